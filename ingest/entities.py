@@ -1,0 +1,76 @@
+"""Which business entities (orders, customers, ...) a session touched."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from ingest.config import EntityRule
+from ingest.models import ToolCall, Turn
+
+
+class EntityFinder:
+    """Collects ids by JSON key (tool arguments and results, recursively, including JSON inside
+    strings) and by text pattern (every turn and every tool argument)."""
+
+    def __init__(self, rules: dict[str, EntityRule]) -> None:
+        self._kind_by_key = {key: kind for kind, rule in sorted(rules.items()) for key in rule.arg_keys}
+        self._patterns = [
+            (kind, re.compile(pattern)) for kind, rule in sorted(rules.items()) for pattern in rule.text_patterns
+        ]
+
+    def find(self, turns: Iterable[Turn], tool_calls: Iterable[ToolCall]) -> dict[str, list[str]]:
+        found: dict[str, set[str]] = {}
+        for call in tool_calls:
+            self._by_key(call.arguments, found)
+            self._by_key(call.result, found)
+            self._by_text(json.dumps(call.arguments, ensure_ascii=False, sort_keys=True), found)
+        for turn in turns:
+            self._by_text(turn.text, found)
+        return {kind: sorted(ids) for kind, ids in sorted(found.items()) if ids}
+
+    def _by_key(self, value: Any, found: dict[str, set[str]]) -> None:
+        if isinstance(value, str):
+            nested = _json_container(value)
+            if nested is not None:
+                self._by_key(nested, found)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                kind = self._kind_by_key.get(key)
+                if kind is not None:
+                    for entity_id in _scalar_ids(item):
+                        found.setdefault(kind, set()).add(entity_id)
+                self._by_key(item, found)
+        elif isinstance(value, list):
+            for item in value:
+                self._by_key(item, found)
+
+    def _by_text(self, text: str, found: dict[str, set[str]]) -> None:
+        for kind, pattern in self._patterns:
+            for match in pattern.finditer(text):
+                found.setdefault(kind, set()).add(match.group(0))
+
+
+def _scalar_ids(value: Any) -> list[str]:
+    if isinstance(value, bool) or value is None:
+        return []
+    if isinstance(value, (str, int)):
+        text = str(value).strip()
+        return [text] if text else []
+    if isinstance(value, list):
+        return [entity_id for item in value for entity_id in _scalar_ids(item) if not isinstance(item, list)]
+    return []
+
+
+def _json_container(text: str) -> Any:
+    """A dict or list encoded in `text`, else None."""
+    stripped = text.strip()
+    if not stripped.startswith(("{", "[")):
+        return None
+    try:
+        value = json.loads(stripped)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, (dict, list)) else None

@@ -1,0 +1,156 @@
+"""Readers for a drop folder: one subfolder per source, every record accepted or quarantined.
+
+`read_file` streams (line by line for JSONL and text logs) and never raises on bad input.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from ingest.config import IngestConfig
+from ingest.models import SOURCES, QuarantinedRecord, RawRecord
+from ingest.readers.base import Item, ReadStats, Skip, Where
+from ingest.readers.events import deploy_from_line, escalation_from_line
+from ingest.readers.lines import decode_json_object, iter_lines
+from ingest.readers.logs import otlp_logs_from_line, text_log_from_line
+from ingest.readers.tickets import comments_from_file, tickets_from_page
+from ingest.readers.traces import spans_from_line
+
+__all__ = ["ReadStats", "list_source_files", "read_file"]
+
+LineHandler = Callable[[Any, Where], Item | Iterable[Item]]
+
+
+def list_source_files(root: Path, source: str) -> list[Path]:
+    """Every regular, non-hidden file under `root/source`, sorted (unsupported ones are quarantined when read)."""
+    folder = root / source
+    if not folder.is_dir():
+        return []
+    return sorted(
+        path
+        for path in folder.rglob("*")
+        if path.is_file() and not any(part.startswith(".") for part in path.relative_to(folder).parts)
+    )
+
+
+def read_file(
+    source: str,
+    path: Path,
+    root: Path,
+    config: IngestConfig,
+    *,
+    start_byte: int = 0,
+    start_line: int = 0,
+    stats: ReadStats | None = None,
+) -> Iterator[tuple[RawRecord | QuarantinedRecord, int]]:
+    """Records of one file with the byte offset just after each.
+
+    Line-based files resume from `start_byte` / `start_line` (a previous offset and line
+    count). Whole-file JSON (Zendesk pages and comments) cannot resume: `start_byte` must be
+    0, or the file size when it was fully read before (then nothing is yielded).
+    Records below error severity are not yielded; `stats` (if given) counts them as skipped.
+    """
+    counts = stats if stats is not None else ReadStats()
+    relative = path.relative_to(root).as_posix()
+    try:
+        for item, offset in _dispatch(source, path, relative, config, start_byte, start_line):
+            counts.count(item)
+            if not isinstance(item, Skip):
+                yield item, offset
+    except OSError:
+        item = Where(source, relative, 0).quarantine("file could not be read")
+        counts.count(item)
+        yield item, start_byte
+
+
+def _dispatch(
+    source: str, path: Path, relative: str, config: IngestConfig, start_byte: int, start_line: int
+) -> Iterator[tuple[Item, int]]:
+    if source not in SOURCES:
+        yield Where(source, relative, 0).quarantine("unknown source"), path.stat().st_size
+        return
+    handler = _line_handler(source, path.name, config)
+    if handler is not None:
+        yield from _read_lines(source, path, relative, config, handler, start_byte, start_line)
+    elif source == "tickets" and path.suffix == ".json":
+        yield from _read_whole_ticket_file(path, relative, config, start_byte)
+    else:
+        yield Where(source, relative, 0).quarantine("unsupported file type for this source"), path.stat().st_size
+
+
+def _line_handler(source: str, name: str, config: IngestConfig) -> LineHandler | None:
+    if name.endswith(".jsonl"):
+        per_object = {
+            "traces": spans_from_line,
+            "error_logs": otlp_logs_from_line,
+            "escalations": escalation_from_line,
+            "deploys": deploy_from_line,
+        }.get(source)
+        if per_object is None:
+            return None
+        return lambda data, where: _json_then(per_object, data, where, config)
+    if source == "error_logs" and name.endswith(".log"):
+        pattern = re.compile(config.text_log_pattern)
+        return lambda data, where: _text_then(data, where, config, pattern)
+    return None
+
+
+def _json_then(per_object: Callable[..., Any], data: bytes, where: Where, config: IngestConfig) -> Any:
+    decoded = decode_json_object(data)
+    if isinstance(decoded, str):
+        return where.quarantine(decoded, data)
+    return per_object(decoded, where, config)
+
+
+def _text_then(data: bytes, where: Where, config: IngestConfig, pattern: re.Pattern[str]) -> Item:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return where.quarantine("invalid UTF-8", data)
+    return text_log_from_line(text, where, config, pattern)
+
+
+def _read_lines(
+    source: str,
+    path: Path,
+    relative: str,
+    config: IngestConfig,
+    handler: LineHandler,
+    start_byte: int,
+    start_line: int,
+) -> Iterator[tuple[Item, int]]:
+    limit = config.max_record_bytes
+    for line in iter_lines(path, max_bytes=limit, start_byte=start_byte, start_line=start_line):
+        where = Where(source, relative, line.number)
+        if line.data is None:
+            yield where.quarantine(f"line over {limit} bytes"), line.end_offset
+            continue
+        for item in _guarded(handler, line.data, where):
+            yield item, line.end_offset
+
+
+def _guarded(handler: LineHandler, data: bytes, where: Where) -> list[Item]:
+    """The handler's items; an unexpected failure on odd input quarantines the line instead of raising."""
+    try:
+        result = handler(data, where)
+        return [result] if isinstance(result, (RawRecord, QuarantinedRecord, Skip)) else list(result)
+    except (ValueError, TypeError, AttributeError, KeyError, RecursionError) as error:
+        return [where.quarantine(f"unreadable record ({type(error).__name__})", data)]
+
+
+def _read_whole_ticket_file(path: Path, relative: str, config: IngestConfig, start_byte: int) -> Iterator[tuple[Item, int]]:
+    size = path.stat().st_size
+    if start_byte == size and start_byte > 0:
+        return
+    if start_byte != 0:
+        raise ValueError("whole-file JSON cannot resume: start_byte must be 0 or the file size")
+    data = path.read_bytes()
+    if path.parent.name == "comments":
+        items = comments_from_file(data, path.stem, "tickets", relative, config)
+    else:
+        items = tickets_from_page(data, "tickets", relative, config)
+    for item in items:
+        yield item, size

@@ -1,0 +1,220 @@
+"""Read-only access to the product's own state, through a StateMapping: a SQL database
+(any SQLAlchemy URL) or a folder of JSON documents keyed by id."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sqlite3
+from abc import ABC, abstractmethod
+from datetime import date, datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, NoSuchTableError, SQLAlchemyError
+
+from ingest.models import StateRows
+from ingest.state_mapping import EntityKind, StateMapping, StateMappingError
+from ingest.timestamps import BadTimestamp, parse_rfc3339, to_utc
+
+__all__ = ["StateMapping", "StateSource", "StateUnavailable", "open_state"]
+
+
+class StateUnavailable(RuntimeError):
+    """The state store does not answer. One line; never contains a password."""
+
+
+class StateSource(ABC):
+    def __init__(self, mapping: StateMapping) -> None:
+        self.mapping = mapping
+
+    @abstractmethod
+    def _rows_where(self, kind: str, column: str, values: list[str]) -> list[dict[str, Any]]:
+        """Rows of `kind` whose `column` is one of `values` (JSON-ready, JSON columns decoded)."""
+
+    def get(self, kind: str, entity_id: str) -> dict[str, Any] | None:
+        rows = self._rows_where(kind, self.mapping.kind(kind).key, [str(entity_id)])
+        return rows[0] if rows else None
+
+    def pii_fields(self, kind: str) -> dict[str, str]:
+        """Column or dotted path -> Presidio entity type, for the scrubber."""
+        return dict(self.mapping.kind(kind).pii)
+
+    def snapshot(self, entity_ids: dict[str, list[str]], as_of: datetime | None) -> StateRows:
+        """The named entities, the child rows referencing them, and every parent those rows
+        reference (transitively); rows dated after `as_of` are left out. Unknown kinds are ignored."""
+        rows: StateRows = {}
+        pending: list[tuple[str, dict[str, Any]]] = []
+
+        def keep(kind: str, found: list[dict[str, Any]]) -> None:
+            spec = self.mapping.kinds[kind]
+            for row in found:
+                row_id = str(row.get(spec.key))
+                if row_id not in rows.get(kind, {}) and _existed(row, spec, as_of):
+                    rows.setdefault(kind, {})[row_id] = row
+                    pending.append((kind, row))
+
+        named = {kind: sorted(set(map(str, ids))) for kind, ids in sorted(entity_ids.items()) if kind in self.mapping.kinds}
+        for kind, ids in named.items():
+            keep(kind, self._rows_where(kind, self.mapping.kinds[kind].key, ids))
+        for kind, ids in named.items():
+            present = sorted(rows.get(kind, {}))
+            for child, column in self.mapping.children_of(kind):
+                if present:
+                    keep(child, self._rows_where(child, column, present))
+        while pending:
+            kind, row = pending.pop()
+            for column, parent in sorted(self.mapping.kinds[kind].foreign_keys.items()):
+                value = row.get(column)
+                if value is not None and str(value) not in rows.get(parent, {}):
+                    keep(parent, self._rows_where(parent, self.mapping.kinds[parent].key, [str(value)]))
+        return {kind: dict(sorted(by_id.items())) for kind, by_id in sorted(rows.items())}
+
+
+def _existed(row: dict[str, Any], spec: EntityKind, as_of: datetime | None) -> bool:
+    if as_of is None or spec.dated_by is None or row.get(spec.dated_by) is None:
+        return True
+    try:
+        dated = parse_rfc3339(str(row[spec.dated_by]), assume_utc=True)
+    except BadTimestamp:
+        return True
+    return dated <= to_utc(as_of)
+
+
+def _json_ready(value: Any) -> Any:
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, (bytes, memoryview)):
+        return bytes(value).hex()
+    return value
+
+
+def _decoded(row: dict[str, Any], spec: EntityKind) -> dict[str, Any]:
+    result = {column: _json_ready(value) for column, value in row.items()}
+    for column in spec.json_columns:
+        if isinstance(result.get(column), str):
+            try:
+                result[column] = json.loads(result[column])
+            except ValueError:
+                pass
+    return result
+
+
+class SqlStateSource(StateSource):
+    def __init__(self, url: str, mapping: StateMapping) -> None:
+        super().__init__(mapping)
+        try:
+            parsed = make_url(url)
+        except ArgumentError:
+            raise StateUnavailable("state location is not a valid SQLAlchemy URL") from None
+        self._label = parsed.render_as_string(hide_password=True)
+        self._engine = _read_only_engine(parsed)
+        tables = sorted({kind.table for kind in mapping.kinds.values() if kind.table})
+        metadata = sa.MetaData()
+        try:
+            metadata.reflect(self._engine, only=tables)
+        except NoSuchTableError:
+            raise StateMappingError("a table named in the mapping is missing from the state database") from None
+        except (SQLAlchemyError, sqlite3.Error) as error:
+            raise StateUnavailable(f"state database {self._label} does not answer ({type(error).__name__})") from None
+        self._tables = metadata.tables
+        for name, kind in sorted(mapping.kinds.items()):
+            if kind.table is not None:
+                columns = self._tables[kind.table].c
+                for column in [kind.key, *kind.foreign_keys, *kind.json_columns, *([kind.dated_by] if kind.dated_by else [])]:
+                    if column not in columns:
+                        raise StateMappingError(f"kinds.{name}: column '{column}' not in table '{kind.table}'")
+
+    def _rows_where(self, kind: str, column: str, values: list[str]) -> list[dict[str, Any]]:
+        spec = self.mapping.kind(kind)
+        if spec.table is None or not values:
+            return []
+        table = self._tables[spec.table]
+        target = table.c[column]
+        typed = [_typed(value, target) for value in values]
+        query = sa.select(table).where(target.in_(typed)).order_by(*table.primary_key.columns or [table.c[spec.key]])
+        try:
+            with self._engine.connect() as connection:
+                found = [dict(row._mapping) for row in connection.execute(query)]
+        except (SQLAlchemyError, sqlite3.Error) as error:
+            raise StateUnavailable(f"state database {self._label} does not answer ({type(error).__name__})") from None
+        return [_decoded(row, spec) for row in found]
+
+
+def _typed(value: str, column: sa.Column) -> Any:
+    try:
+        python_type = column.type.python_type
+    except NotImplementedError:
+        return value
+    if python_type is int and value.lstrip("-").isdigit():
+        return int(value)
+    return value
+
+
+def _read_only_engine(url: sa.URL) -> sa.Engine:
+    if url.get_backend_name() == "sqlite":
+        database = url.database or ""
+        if not database or database == ":memory:" or not Path(database).is_file():
+            raise StateUnavailable(f"state database {url.render_as_string(hide_password=True)} does not exist")
+        uri = Path(database).resolve().as_uri() + "?mode=ro"
+        return sa.create_engine("sqlite://", creator=lambda: sqlite3.connect(uri, uri=True, check_same_thread=False))
+    if url.drivername == "postgresql" and importlib.util.find_spec("psycopg") is None:
+        url = url.set(drivername="postgresql+psycopg2")
+    options = {"connect_args": {"options": "-c default_transaction_read_only=on"}} if url.get_backend_name() == "postgresql" else {}
+    try:
+        return sa.create_engine(url, **options)
+    except ImportError:
+        raise StateUnavailable(f"no database driver installed for {url.drivername}") from None
+
+
+class FolderStateSource(StateSource):
+    """JSON documents in a folder: each either an object keyed by id or a list of rows carrying `key`."""
+
+    def __init__(self, folder: Path, mapping: StateMapping) -> None:
+        super().__init__(mapping)
+        self._folder = folder
+        self._documents: dict[str, dict[str, dict[str, Any]]] = {}
+        for name, kind in mapping.kinds.items():
+            if kind.file is None:
+                raise StateMappingError(f"kinds.{name}: a folder state source needs 'file', not 'table'")
+
+    def _rows_by_id(self, kind: str) -> dict[str, dict[str, Any]]:
+        if kind not in self._documents:
+            spec = self.mapping.kind(kind)
+            try:
+                document = json.loads((self._folder / str(spec.file)).read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                raise StateUnavailable(f"state document for kind '{kind}' cannot be read") from None
+            self._documents[kind] = _index(document, spec)
+        return self._documents[kind]
+
+    def _rows_where(self, kind: str, column: str, values: list[str]) -> list[dict[str, Any]]:
+        spec = self.mapping.kind(kind)
+        rows = self._rows_by_id(kind)
+        if column == spec.key:
+            return [_decoded(rows[value], spec) for value in values if value in rows]
+        wanted = set(values)
+        return [_decoded(row, spec) for _, row in sorted(rows.items()) if str(row.get(column)) in wanted]
+
+
+def _index(document: Any, spec: EntityKind) -> dict[str, dict[str, Any]]:
+    if isinstance(document, dict):
+        return {str(entity_id): {spec.key: entity_id, **row} for entity_id, row in document.items() if isinstance(row, dict)}
+    if isinstance(document, list):
+        return {str(row[spec.key]): row for row in document if isinstance(row, dict) and spec.key in row}
+    raise StateUnavailable(f"state document for kind '{spec.file}' is neither an object nor a list")
+
+
+def open_state(location: str, mapping: StateMapping) -> StateSource:
+    """A SQLAlchemy URL (`sqlite:///state.db`, `postgresql://...`) or a folder of JSON documents."""
+    if "://" in location:
+        return SqlStateSource(location, mapping)
+    folder = Path(location)
+    if folder.is_dir():
+        return FolderStateSource(folder, mapping)
+    raise StateUnavailable("state location is neither a database URL nor an existing folder")

@@ -1,0 +1,110 @@
+"""The declarative mapping from a product's own data (SQL tables or JSON documents) to entity kinds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+PII_ENTITIES = ("PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "LOCATION", "ADDRESS", "CREDIT_CARD", "IBAN_CODE", "IP_ADDRESS", "DATE_TIME", "US_SSN")
+
+
+class StateMappingError(ValueError):
+    """A mapping file that cannot be used; the message names the offending key."""
+
+
+class EntityKind(BaseModel):
+    """One entity kind: where its rows live and what they mean.
+
+    PII paths are dot-separated; inside JSON a `*` segment matches every key of an object
+    or every item of a list (`payment_methods.*.last_four`).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    table: str | None = Field(default=None, description="SQL table holding the rows")
+    file: str | None = Field(default=None, description="JSON document (relative to the state folder) keyed by id")
+    key: str = Field(description="column holding the id; for a keyed JSON document, the field the id is stored under")
+    foreign_keys: dict[str, str] = Field(default_factory=dict, description="column -> referenced kind")
+    pii: dict[str, str] = Field(default_factory=dict, description="column or dotted path -> Presidio entity type")
+    dated_by: str | None = Field(default=None, description="column telling when the row came to exist")
+    json_columns: list[str] = Field(default_factory=list, description="columns holding JSON text to decode")
+
+    @model_validator(mode="after")
+    def _one_location(self) -> EntityKind:
+        if (self.table is None) == (self.file is None):
+            raise ValueError("exactly one of 'table' or 'file' is required")
+        unknown = sorted(set(self.pii.values()) - set(PII_ENTITIES))
+        if unknown:
+            raise ValueError(f"unknown PII entity type(s) {unknown}; known: {list(PII_ENTITIES)}")
+        return self
+
+
+class StateMapping(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    version: int = 1
+    kinds: dict[str, EntityKind]
+
+    @model_validator(mode="after")
+    def _references_known_kinds(self) -> StateMapping:
+        for name, kind in self.kinds.items():
+            for column, target in kind.foreign_keys.items():
+                if target not in self.kinds:
+                    raise ValueError(f"kinds.{name}.foreign_keys.{column}: unknown kind '{target}'")
+        return self
+
+    @classmethod
+    def from_yaml(cls, path: Path | str) -> StateMapping:
+        try:
+            document = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        except yaml.YAMLError as error:
+            raise StateMappingError(f"{path}: not valid YAML ({type(error).__name__})") from None
+        return cls.from_document(document, origin=str(path))
+
+    @classmethod
+    def from_document(cls, document: Any, origin: str = "mapping") -> StateMapping:
+        try:
+            return cls.model_validate(document)
+        except ValidationError as error:
+            first = error.errors(include_url=False, include_input=False)[0]
+            where = ".".join(str(part) for part in first["loc"]) or "(top level)"
+            message = first["msg"].removeprefix("Value error, ")
+            raise StateMappingError(f"{origin}: bad key '{where}': {message}") from None
+
+    def kind(self, name: str) -> EntityKind:
+        if name not in self.kinds:
+            raise KeyError(f"unknown entity kind '{name}'")
+        return self.kinds[name]
+
+    def children_of(self, name: str) -> list[tuple[str, str]]:
+        """(child kind, its column) pairs for every kind whose foreign key points at `name`."""
+        return sorted(
+            (child, column)
+            for child, kind in self.kinds.items()
+            for column, target in kind.foreign_keys.items()
+            if target == name
+        )
+
+
+def values_at(row: Any, path: str) -> list[tuple[str, Any]]:
+    """(concrete path, value) pairs for a PII path in a row; `*` fans out over objects and lists."""
+    found: list[tuple[str, Any]] = []
+
+    def walk(node: Any, parts: list[str], trail: list[str]) -> None:
+        if not parts:
+            if node is not None:
+                found.append((".".join(trail), node))
+            return
+        head, rest = parts[0], parts[1:]
+        if head == "*":
+            items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else []
+            for key, child in items:
+                walk(child, rest, [*trail, str(key)])
+        elif isinstance(node, dict) and head in node:
+            walk(node[head], rest, [*trail, head])
+
+    walk(row, path.split("."), [])
+    return found

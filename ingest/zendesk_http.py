@@ -1,0 +1,97 @@
+"""Zendesk incremental ticket export over HTTP, written into a drop's tickets/ folder in the
+same page format the reader expects. Credentials come from environment variables whose names
+are configured, read at call time."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ZendeskError(RuntimeError):
+    """The export failed; the message carries a status or cause, never credentials or content."""
+
+
+class ZendeskHttpConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    base_url: str = Field(description="https://<subdomain>.zendesk.com")
+    email_env: str = "ZENDESK_EMAIL"
+    token_env: str = "ZENDESK_API_TOKEN"
+    timeout_s: float = 30.0
+    max_retries: int = 5
+    max_pages: int = 10_000
+
+
+class ZendeskFetchReport(BaseModel):
+    pages: int = 0
+    tickets: int = 0
+    retries: int = 0
+
+
+def fetch_incremental_tickets(
+    config: ZendeskHttpConfig, drop: Path, *, start_time: int, sleep: Callable[[float], None] = time.sleep
+) -> ZendeskFetchReport:
+    """Follow `after_url` from `start_time` until `end_of_stream`, writing tickets/page-NNNNN.json."""
+    email, token = os.environ.get(config.email_env), os.environ.get(config.token_env)
+    if not email or not token:
+        raise ZendeskError(f"environment variables {config.email_env} and {config.token_env} must be set")
+    auth = "Basic " + base64.b64encode(f"{email}/token:{token}".encode()).decode()
+    base = config.base_url.rstrip("/")
+    url: str | None = f"{base}/api/v2/incremental/tickets/cursor.json?" + urllib.parse.urlencode(
+        {"start_time": start_time, "include": "users"})
+    folder = drop / "tickets"
+    folder.mkdir(parents=True, exist_ok=True)
+    report = ZendeskFetchReport()
+    while url is not None and report.pages < config.max_pages:
+        if urllib.parse.urlsplit(url).netloc != urllib.parse.urlsplit(base).netloc:
+            raise ZendeskError("next page is on another host; refusing to send credentials there")
+        page = _get_json(url, auth, config, sleep, report)
+        tickets = page.get("tickets") or []
+        end_of_stream = bool(page.get("end_of_stream"))
+        report.pages += 1
+        report.tickets += len(tickets)
+        document = {"tickets": tickets, "users": page.get("users") or [], "end_time": page.get("end_time"),
+                    "next_page": None if end_of_stream else page.get("after_url"), "count": len(tickets),
+                    "end_of_stream": end_of_stream}
+        (folder / f"page-{report.pages:05d}.json").write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+        url = None if end_of_stream else page.get("after_url")
+    return report
+
+
+def _get_json(url: str, auth: str, config: ZendeskHttpConfig, sleep: Callable[[float], None], report: ZendeskFetchReport) -> dict[str, Any]:
+    request = urllib.request.Request(url, headers={"Authorization": auth, "Accept": "application/json"})
+    for attempt in range(config.max_retries + 1):
+        try:
+            with urllib.request.urlopen(request, timeout=config.timeout_s) as response:
+                return json.loads(response.read().decode("utf-8"))
+        except urllib.error.HTTPError as error:
+            if error.code not in (429, 503) or attempt == config.max_retries:
+                raise ZendeskError(f"Zendesk answered HTTP {error.code}") from None
+            wait = _retry_after(error.headers.get("Retry-After"), attempt)
+        except (urllib.error.URLError, TimeoutError) as error:
+            if attempt == config.max_retries:
+                raise ZendeskError(f"Zendesk did not answer ({type(error).__name__})") from None
+            wait = float(2 ** attempt)
+        except ValueError:
+            raise ZendeskError("Zendesk answered with invalid JSON") from None
+        report.retries += 1
+        sleep(wait)
+    raise ZendeskError("Zendesk retries exhausted")
+
+
+def _retry_after(header: str | None, attempt: int) -> float:
+    try:
+        return max(0.0, float(header)) if header else float(2 ** attempt)
+    except ValueError:
+        return float(2 ** attempt)

@@ -1,0 +1,368 @@
+"""`trace2task`: the command line. Every pipeline run goes through the Dagster jobs.
+
+Errors for people: one line saying what went wrong and what to do, exit code 2 for bad
+arguments or configuration, 1 for a failed run; tracebacks only with --debug.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from .config import DEFAULT_CONFIG_FILE, AppConfig, ConfigError, load_config
+
+app = typer.Typer(
+    name="trace2task",
+    help="Turn an AI agent's production incidents into reproducible, scrubbed benchmark tasks.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+console = Console()
+errors = Console(stderr=True)
+
+EXIT_FAILED, EXIT_USAGE = 1, 2
+_state = {"debug": False}
+
+ConfigOption = Annotated[
+    Path, typer.Option("--config", "-c", help="the configuration file", show_default=True)
+]
+
+
+class UserError(Exception):
+    """Shown as one line; exit code 2."""
+
+
+def _config(path: Path) -> AppConfig:
+    return load_config(path)
+
+
+@app.callback()
+def _main(debug: Annotated[bool, typer.Option("--debug", help="show tracebacks")] = False) -> None:
+    _state["debug"] = debug
+
+
+def _parse_day(value: str, name: str) -> date:
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise UserError(f"{name} must be a date like 2026-11-20, not {value!r}") from None
+
+
+def _days(day: str | None, start: str | None, end: str | None) -> list[str]:
+    if day and (start or end):
+        raise UserError("give either --date or --from/--to, not both")
+    if day:
+        return [_parse_day(day, "--date").isoformat()]
+    if start or end:
+        if not (start and end):
+            raise UserError("a date range needs both --from and --to")
+        first, last = _parse_day(start, "--from"), _parse_day(end, "--to")
+        if last < first:
+            raise UserError("--to is before --from")
+        return [(first + timedelta(days=n)).isoformat() for n in range((last - first).days + 1)]
+    return [(datetime.now(timezone.utc).date() - timedelta(days=1)).isoformat()]
+
+
+def _drop_days(config: AppConfig) -> list[str]:
+    """Every day the drop's records cover, from the landed records (the demo runs them all)."""
+    from .store import RawRecordRow
+
+    store = _store(config)
+    days = {row.day for row in store.rows(RawRecordRow, RawRecordRow.day.is_not(None), raw=True)}
+    return sorted(days)
+
+
+def _store(config: AppConfig):
+    from .store import Store
+
+    return Store(config.sqlalchemy_url(config.store.url), config.sqlalchemy_url(config.store.raw_url))
+
+
+def _run_days(config_path: Path, config: AppConfig, days: list[str]) -> list:
+    from .runner import dagster_instance, run_partition
+
+    instance = dagster_instance(config)
+    outcomes = []
+    with Progress(
+        TextColumn("[bold]nightly refresh"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
+        TimeElapsedColumn(), console=console, transient=False,
+    ) as progress:
+        task = progress.add_task("", total=len(days))
+        for day in days:
+            progress.update(task, description=day)
+            outcomes.append(run_partition(instance, config_path, day))
+            progress.advance(task)
+    return outcomes
+
+
+def _print_failures(outcomes) -> bool:
+    failed = [o for o in outcomes if not o.success]
+    for outcome in failed:
+        for line in outcome.failures or ["the run failed (see the Dagster UI)"]:
+            errors.print(f"[red]error[/red] {outcome.partition} (run {outcome.run_id[:8]}): {line}")
+    return bool(failed)
+
+
+def _print_summary(summary) -> None:
+    table = Table(title="records read per source", show_header=True)
+    table.add_column("source")
+    table.add_column("records", justify="right")
+    table.add_column("quarantined", justify="right")
+    for source, n in summary.records.items():
+        table.add_row(source, str(n), str(summary.quarantined.get(source, 0)))
+    for source, n in summary.quarantined.items():
+        if source not in summary.records:
+            table.add_row(source, "-", str(n))
+    console.print(table)
+    if summary.quarantine_reasons:
+        reasons = Table(title="quarantine reasons")
+        reasons.add_column("reason")
+        reasons.add_column("records", justify="right")
+        for reason, n in summary.quarantine_reasons.items():
+            reasons.add_row(reason, str(n))
+        console.print(reasons)
+    strata = Table(title=f"sessions: {summary.sessions}, strata (intent / outcome)")
+    strata.add_column("stratum")
+    strata.add_column("sessions", justify="right")
+    for name, n in summary.strata.items():
+        strata.add_row(name, str(n))
+    console.print(strata)
+    entities = Table(title="personal-data entities replaced")
+    entities.add_column("entity type")
+    entities.add_column("replaced", justify="right")
+    for name, n in summary.entities.items():
+        entities.add_row(name, str(n))
+    console.print(entities)
+    console.print(
+        f"tasks written: {summary.tasks.get('positive', 0)} positive, {summary.tasks.get('negative', 0)} negative stubs; "
+        f"with validation issues: {summary.tasks_with_issues}"
+    )
+    health = ", ".join(f"{k}: {v}" for k, v in summary.health.items()) or "none"
+    console.print(f"health check verdicts: {health}")
+    for name, verdicts in summary.by_set.items():
+        console.print(f"  {name}: " + ", ".join(f"{k} {v}" for k, v in verdicts.items()))
+    console.print(f"output: [bold]{summary.output}[/bold] (tasks/<set>/<task_id>.json, seeds/, manifest.json)")
+
+
+def _finish(config: AppConfig, config_path: Path, days: list[str], outcomes, task_ids=None) -> None:
+    from .summary import summarize_days
+
+    summary = summarize_days(_store(config), days, config.path(config.output).resolve(), task_ids)
+    _print_summary(summary)
+    home = config.path(config.dagster_home).resolve()
+    console.print(f"dagster runs: {home} (see them with `make ui`)")
+    summary_path = config.path(config.output) / "run-summary.json"
+    summary_path.parent.mkdir(parents=True, exist_ok=True)
+    summary_path.write_text(summary.to_json() + "\n", encoding="utf-8")
+    console.print(f"run summary: {summary_path.resolve()}")
+    if _print_failures(outcomes):
+        raise typer.Exit(EXIT_FAILED)
+
+
+@app.command("demo-data")
+def demo_data(
+    out: Annotated[Path, typer.Option(help="folder to write the drop into")],
+    sessions: Annotated[int, typer.Option(min=1, help="agent sessions to generate")] = 300,
+    days: Annotated[int, typer.Option(min=1, help="days the sessions spread over")] = 7,
+    seed: Annotated[int, typer.Option(help="random seed: the same seed writes the same drop")] = 7,
+    start: Annotated[str, typer.Option(help="first day (UTC)")] = "2026-11-16",
+) -> None:
+    """Write a realistic production drop (tickets, traces, logs, escalations, deploys, state)."""
+    from ingest.demo_drop import generate_drop
+
+    first = _parse_day(start, "--start")
+    with Progress(TextColumn("[bold]demo drop"), BarColumn(), MofNCompleteColumn(), console=console) as progress:
+        task = progress.add_task("", total=sessions)
+        summary = generate_drop(
+            out, sessions=sessions, days=days, seed=seed, start=first,
+            progress=lambda n: progress.update(task, completed=n),
+        )
+    console.print(f"wrote a drop of {sessions} sessions over {days} days to [bold]{out.resolve()}[/bold]")
+    console.print(json.dumps(summary.model_dump(mode="json"), indent=2, sort_keys=True))
+
+
+@app.command()
+def run(
+    config_path: ConfigOption = Path(DEFAULT_CONFIG_FILE),
+    day: Annotated[Optional[str], typer.Option("--date", help="the day to refresh (default: yesterday, UTC)")] = None,
+    start: Annotated[Optional[str], typer.Option("--from", help="first day of a backfill")] = None,
+    end: Annotated[Optional[str], typer.Option("--to", help="last day of a backfill")] = None,
+    all_days: Annotated[bool, typer.Option("--all", help="every day the drop's records cover")] = False,
+) -> None:
+    """The nightly refresh over the configured sources folder, for one day or a date range."""
+    config = _config(config_path)
+    drop = config.path(config.drop)
+    if not drop.is_dir():
+        raise UserError(f"sources folder not found: {drop} (write one with `trace2task demo-data --out {drop}`)")
+    config.read_secret()
+    if all_days:
+        if day or start or end:
+            raise UserError("--all takes no --date, --from or --to")
+        _land_everything(config)
+        days = _drop_days(config)
+        if not days:
+            raise UserError(f"no records in {drop}: nothing to run")
+    else:
+        days = _days(day, start, end)
+    outcomes = _run_days(config_path, config, days)
+    _finish(config, config_path, days, outcomes)
+
+
+def _land_everything(config: AppConfig) -> None:
+    """Land every source's new records (idempotent; the raw assets do the same in the run)."""
+    from ingest.models import SOURCES
+
+    from .landing import land_source
+
+    store = _store(config)
+    today = datetime.now(timezone.utc).date().isoformat()
+    for source in SOURCES:
+        land_source(store, config.path(config.drop), source, config.ingest, run_id="cli-lookup", default_day=today)
+
+
+@app.command()
+def incident(
+    incident_id: Annotated[str, typer.Argument(help="a ticket, escalation or deploy event id, a trace id or a session id")],
+    config_path: ConfigOption = Path(DEFAULT_CONFIG_FILE),
+) -> None:
+    """The on-call path: one incident to a draft task and its negative stub, now."""
+    from .runner import dagster_instance, run_partition
+    from .store import TaskRow
+
+    config = _config(config_path)
+    config.read_secret()
+    _land_everything(config)
+    store = _store(config)
+    sessions = store.resolve_incident(incident_id)
+    if not sessions:
+        raise UserError(f"incident {incident_id!r} not found: no ticket, escalation, deploy, trace or session has that id")
+    day = store.incident_day(sessions) or datetime.now(timezone.utc).date().isoformat()
+    with console.status(f"incident {incident_id}: {len(sessions)} session(s), partition {day}"):
+        outcome = run_partition(dagster_instance(config), config_path, day, incident_id=incident_id)
+    tasks = store.rows(TaskRow, TaskRow.session_id.in_(sessions))
+    out = config.path(config.output).resolve()
+    for task in sorted(tasks, key=lambda t: (t.pair_id, t.polarity != "positive")):
+        console.print(f"{task.polarity:8} {out / task.path}")
+    _finish(config, config_path, [day], [outcome], task_ids=[t.task_id for t in tasks])
+
+
+@app.command()
+def validate(
+    folder: Annotated[Path, typer.Argument(help="a folder of task files (out/ or out/tasks/<set>)")],
+) -> None:
+    """Check a folder of tasks: set validation and the three-agent health check."""
+    from .validation import validate_folder
+
+    if not folder.is_dir():
+        raise UserError(f"not a folder: {folder}")
+    report = validate_folder(folder)
+    console.print(report.table)
+    console.print(report.markdown)
+    if report.failed:
+        raise typer.Exit(EXIT_FAILED)
+
+
+@app.command()
+def scrub(
+    path: Annotated[str, typer.Argument(help="a text, JSON or JSON Lines file, a folder, or - for standard input")],
+    out: Annotated[Optional[Path], typer.Option(help="where to write (default: beside the input)")] = None,
+    config_path: ConfigOption = Path(DEFAULT_CONFIG_FILE),
+) -> None:
+    """Scrub personal data from a file or folder with the pipeline's engine and secret."""
+    from scrubbers import scrub_path
+
+    from .stages import scrubber_for
+
+    config = _config(config_path)
+    source: Path | str = path if path == "-" else Path(path)
+    if isinstance(source, Path) and not source.exists():
+        raise UserError(f"no such file or folder: {source}")
+    result = scrub_path(source, out, scrubber_for(config))
+    report = errors if path == "-" else console
+    counts = ", ".join(f"{k}: {v}" for k, v in sorted(result.counts.items())) or "nothing found"
+    report.print(f"replaced {counts}")
+    if path != "-":
+        report.print(f"scrubbed copy: {result.output}")
+
+
+@app.command("purge-raw")
+def purge_raw(config_path: ConfigOption = Path(DEFAULT_CONFIG_FILE)) -> None:
+    """Delete raw records older than the configured retention from the raw landing zone."""
+    config = _config(config_path)
+    cutoff = datetime.now(timezone.utc) - timedelta(days=config.store.raw_retention_days)
+    removed = _store(config).purge_raw(cutoff)
+    console.print(f"purged {removed} raw records landed before {cutoff:%Y-%m-%d}")
+
+
+@app.command()
+def demo(
+    config_path: ConfigOption = Path(DEFAULT_CONFIG_FILE),
+    sessions: Annotated[int, typer.Option(min=1)] = 300,
+    days: Annotated[int, typer.Option(min=1)] = 7,
+) -> None:
+    """Write the demo drop if it is missing, make a secret if there is none, run every day."""
+    from ingest.demo_drop import generate_drop
+
+    config = _config(config_path)
+    drop = config.path(config.drop)
+    if not (drop / "traces").is_dir():
+        console.print(f"writing the demo drop to {drop.resolve()} ...")
+        generate_drop(drop, sessions=sessions, days=days, seed=7, start=date(2026, 11, 16))
+    if config.secret.file is not None and not config.path(config.secret.file).exists():
+        if not (config.secret.env and __import__("os").environ.get(config.secret.env)):
+            config.read_secret(create=True)
+            console.print(f"made a new pseudonym secret in {config.path(config.secret.file).resolve()} (mode 0600)")
+    run(config_path=config_path, day=None, start=None, end=None, all_days=True)
+
+
+def _mount_review() -> None:
+    try:
+        from .review_cli import review_app
+    except ImportError:  # the review commands are optional in a minimal install
+        return
+    app.add_typer(review_app, name="review")
+
+
+_mount_review()
+
+
+def main() -> None:
+    from .runner import RunFailed
+    from .store import StoreUnavailable
+
+    try:
+        app(standalone_mode=False)
+    except (UserError, ConfigError) as exc:
+        errors.print(f"[red]error[/red] {exc}")
+        if _state["debug"]:
+            raise
+        sys.exit(EXIT_USAGE)
+    except (StoreUnavailable, RunFailed, OSError) as exc:
+        errors.print(f"[red]error[/red] {exc}")
+        if _state["debug"]:
+            raise
+        sys.exit(EXIT_FAILED)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        errors.print("aborted")
+        sys.exit(130)
+    except Exception as exc:  # click's usage errors and anything unforeseen: one line, no values
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            sys.exit(EXIT_USAGE)
+        errors.print(f"[red]error[/red] {type(exc).__name__}: {exc}".splitlines()[0])
+        if _state["debug"]:
+            raise
+        sys.exit(EXIT_FAILED)

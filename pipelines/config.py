@@ -1,0 +1,146 @@
+"""The one configuration file, `trace2task.yaml`, validated into a typed model at start-up.
+
+Relative paths in the file are relative to the file's own folder. Nothing here reads the
+environment at import time: the secret's environment variable is read when asked for.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import stat
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ingest.config import IngestConfig
+from scrubbers.config import ScrubConfig
+from taskgen.config import TaskgenConfig
+
+DEFAULT_CONFIG_FILE = "trace2task.yaml"
+
+
+class ConfigError(Exception):
+    """A configuration problem, worded for a person: what is wrong and where."""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class StateConfig(_Section):
+    location: str = Field(description="SQLAlchemy URL of the app database, or a folder of JSON documents")
+    mapping: Path = Field(description="YAML mapping of entity kinds onto tables or files")
+
+
+class StoreConfig(_Section):
+    url: str = Field(default="sqlite:///.trace2task/store.db", description="SQLAlchemy URL of the task store")
+    raw_url: str = Field(
+        default="sqlite:///.trace2task/raw.db",
+        description="SQLAlchemy URL of the raw landing zone (the only place raw values live)",
+    )
+    raw_retention_days: int = Field(default=30, ge=1)
+
+
+class SecretConfig(_Section):
+    env: str | None = Field(default="TRACE2TASK_SECRET", description="environment variable holding the secret")
+    file: Path | None = Field(default=Path(".trace2task/secret"), description="file holding the secret")
+
+
+class ScheduleConfig(_Section):
+    cron: str = "0 2 * * *"
+    timezone: str = "UTC"
+
+
+class TelemetryConfig(_Section):
+    exporter: Literal["none", "console", "otlp", "file"] = "none"
+    endpoint: str | None = Field(default=None, description="OTLP/HTTP endpoint, for exporter: otlp")
+    path: Path | None = Field(default=None, description="JSON Lines file, for exporter: file")
+
+
+class AppConfig(_Section):
+    drop: Path = Field(description="the sources folder: one subfolder per source")
+    state: StateConfig
+    store: StoreConfig = Field(default_factory=StoreConfig)
+    output: Path = Path("out")
+    dagster_home: Path = Field(default=Path(".dagster_home"), description="the Dagster instance the runs are recorded in")
+    secret: SecretConfig = Field(default_factory=SecretConfig)
+    schedule: ScheduleConfig = Field(default_factory=ScheduleConfig)
+    quarantine_max_share: float = Field(default=0.05, ge=0, le=1)
+    telemetry: TelemetryConfig = Field(default_factory=TelemetryConfig)
+    ingest: IngestConfig = Field(default_factory=IngestConfig)
+    scrub: ScrubConfig = Field(default_factory=ScrubConfig)
+    taskgen: TaskgenConfig = Field(default_factory=TaskgenConfig)
+
+    base_dir: Path = Field(default=Path("."), exclude=True, description="folder the relative paths start from")
+
+    def path(self, value: Path) -> Path:
+        return value if value.is_absolute() else (self.base_dir / value)
+
+    def sqlalchemy_url(self, url: str) -> str:
+        """A relative SQLite path in a URL is relative to the config file's folder."""
+        prefix = "sqlite:///"
+        if url.startswith(prefix) and not url.startswith(prefix + "/") and ":memory:" not in url:
+            return prefix + str((self.base_dir / url[len(prefix):]).resolve())
+        return url
+
+    def state_location(self) -> str:
+        loc = self.state.location
+        if "://" in loc:
+            return self.sqlalchemy_url(loc)
+        return str(self.path(Path(loc)))
+
+    def read_secret(self, *, create: bool = False) -> bytes:
+        """The pseudonym secret: the environment variable first, then the file.
+
+        With `create`, a missing file is made with a fresh random secret (mode 0600): the demo
+        does this and says so.
+        """
+        if self.secret.env and os.environ.get(self.secret.env):
+            return os.environ[self.secret.env].encode("utf-8")
+        if self.secret.file is not None:
+            path = self.path(self.secret.file)
+            if path.is_file():
+                value = path.read_bytes().strip()
+                if value:
+                    return value
+            if create:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, stat.S_IRUSR | stat.S_IWUSR)
+                with os.fdopen(fd, "w") as fh:
+                    fh.write(secrets.token_hex(32) + "\n")
+                return path.read_bytes().strip()
+        where = " or ".join(
+            part
+            for part in (
+                f"environment variable {self.secret.env}" if self.secret.env else "",
+                f"file {self.path(self.secret.file)}" if self.secret.file else "",
+            )
+            if part
+        )
+        raise ConfigError(f"no pseudonym secret: set {where or 'secret.env or secret.file'}")
+
+
+def load_config(path: str | Path = DEFAULT_CONFIG_FILE) -> AppConfig:
+    """Read and validate the configuration file; a ConfigError names the bad key."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"configuration file not found: {path} (run `trace2task init` or pass --config)")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        raise ConfigError(f"{path}: not valid YAML{where}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the top level must be a mapping of settings")
+    try:
+        config = AppConfig.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        key = ".".join(str(part) for part in first["loc"]) or "(top level)"
+        raise ConfigError(f"{path}: bad setting '{key}': {first['msg']}") from None
+    config.base_dir = path.resolve().parent
+    return config

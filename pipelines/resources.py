@@ -1,0 +1,118 @@
+"""Dagster resources: one per external thing, each with a file-drop or fake implementation.
+
+- `SettingsResource`: the validated `trace2task.yaml` (path given by the run, never by import).
+- `IncidentSource` (abstract) / `DropFolderSource`: where incident records come from; lands new
+  ones into the raw zone.
+- `StateDatabase` (abstract) / `MappedStateDatabase`: the product's own state, read only.
+- `StoreResource`: the task store and the raw landing zone.
+- `RunScope`: empty for the nightly refresh; the incident id and its sessions on the on-call path.
+"""
+
+
+from abc import abstractmethod
+from datetime import datetime
+from functools import lru_cache
+from pathlib import Path
+
+from dagster import ConfigurableResource
+
+from ingest.models import StateRows
+from ingest.state import StateMapping, open_state
+
+from .config import AppConfig, load_config
+from .landing import LandingResult, land_source
+from .store import Store
+
+
+@lru_cache(maxsize=8)
+def _cached_config(path: str) -> AppConfig:
+    return load_config(path)
+
+
+@lru_cache(maxsize=8)
+def _cached_store(url: str, raw_url: str) -> Store:
+    return Store(url, raw_url)
+
+
+class SettingsResource(ConfigurableResource):
+    config_path: str = "trace2task.yaml"
+
+    def load(self) -> AppConfig:
+        return _cached_config(str(Path(self.config_path).resolve()))
+
+
+class StoreResource(ConfigurableResource):
+    settings: SettingsResource
+
+    def get(self) -> Store:
+        config = self.settings.load()
+        return _cached_store(config.sqlalchemy_url(config.store.url), config.sqlalchemy_url(config.store.raw_url))
+
+
+class IncidentSource(ConfigurableResource):
+    """Where the incident records of one source come from."""
+
+    @abstractmethod
+    def land(self, store: Store, source: str, *, run_id: str, day: str) -> LandingResult: ...
+
+
+class DropFolderSource(IncidentSource):
+    """A drop folder with one subfolder per source (the configured `drop`, unless `root` is set)."""
+
+    settings: SettingsResource
+    root: str = ""
+
+    def folder(self) -> Path:
+        config = self.settings.load()
+        return Path(self.root) if self.root else config.path(config.drop)
+
+    def land(self, store: Store, source: str, *, run_id: str, day: str) -> LandingResult:
+        config = self.settings.load()
+        return land_source(store, self.folder(), source, config.ingest, run_id=run_id, default_day=day)
+
+
+class StateDatabase(ConfigurableResource):
+    """The product's own database, read only."""
+
+    @abstractmethod
+    def snapshot(self, entity_ids: dict[str, list[str]], as_of: datetime | None) -> StateRows: ...
+
+    @abstractmethod
+    def pii_fields(self) -> dict[str, dict[str, str]]: ...
+
+
+@lru_cache(maxsize=8)
+def _cached_state(location: str, mapping_path: str):
+    mapping = StateMapping.from_yaml(Path(mapping_path))
+    return mapping, open_state(location, mapping)
+
+
+class MappedStateDatabase(StateDatabase):
+    """Any SQLAlchemy URL or folder of JSON documents, described by a mapping file."""
+
+    settings: SettingsResource
+
+    def _open(self):
+        config = self.settings.load()
+        return _cached_state(config.state_location(), str(config.path(config.state.mapping)))
+
+    def snapshot(self, entity_ids: dict[str, list[str]], as_of: datetime | None) -> StateRows:
+        return self._open()[1].snapshot(entity_ids, as_of)
+
+    def pii_fields(self) -> dict[str, dict[str, str]]:
+        mapping, source = self._open()
+        return {kind: source.pii_fields(kind) for kind in sorted(mapping.kinds)}
+
+
+class RunScope(ConfigurableResource):
+    """Empty for the nightly refresh; on the on-call path, the incident's id.
+
+    The id may be a ticket, escalation or deploy event id, a trace id or a session id; the
+    sessions it names are looked up among the landed records.
+    """
+
+    incident_id: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.incident_id or "nightly"

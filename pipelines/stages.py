@@ -1,0 +1,443 @@
+"""What each asset does for one day, as plain functions over the store and the libraries.
+
+The assets, the on-call path and the tests all call these; nothing here imports dagster.
+`scope` is "nightly" or the incident id: the incident path writes its own sample row, so it
+never disturbs the nightly one.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from ingest.assemble import assemble_sessions
+from ingest.models import QuarantinedRecord, RawRecord, Session, canonical_json
+from scrubbers import Scrubber
+from taskgen.classify import Classification, classify
+from taskgen.config import TaskgenConfig
+from taskgen.draft import draft_pair
+from taskgen.health import health_check, summarize
+from taskgen.output import load_tasks, write_manifest, write_seed, write_task
+from taskgen.review import current_version
+from taskgen.sample import StratifiedSample, stratified_sample
+from taskgen.sample import coverage_markdown as _coverage_markdown
+from taskgen.seeds import Seed, freeze_seed
+from taskgen.validate import validate_set, validate_task
+
+from .config import AppConfig
+from .store import (
+    ClassificationRow,
+    QuarantineRow,
+    RawRecordRow,
+    RawSessionRow,
+    SampleRow,
+    ScrubbedSessionRow,
+    SeedRow,
+    Store,
+    TaskRow,
+    day_of,
+)
+
+if TYPE_CHECKING:
+    from .resources import StateDatabase
+
+
+# ---------------------------------------------------------------- assemble
+@dataclass
+class AssembleResult:
+    sessions: int
+    quarantined: int
+    records_by_source: dict[str, int]
+
+
+def _raw_record(row: RawRecordRow) -> RawRecord:
+    return RawRecord(
+        source=row.source, kind=row.kind, external_id=row.external_id, file=row.file, position=row.position,
+        occurred_at=row.occurred_at.replace(tzinfo=timezone.utc) if row.occurred_at and row.occurred_at.tzinfo is None
+        else row.occurred_at,
+        session_id=row.session_id, trace_id=row.trace_id, payload=json.loads(row.payload), sha256=row.sha256,
+    )
+
+
+def _session_day(session: Session) -> str | None:
+    return day_of(session.started_at or session.ended_at)
+
+
+def _home_day(session: Session, day: str) -> str:
+    """The partition a session belongs to: the day it started, else the partition running it."""
+    return _session_day(session) or day
+
+
+class IncidentNotFound(Exception):
+    pass
+
+
+def scope_sessions(store: Store, incident_id: str) -> list[str]:
+    """[] for the nightly refresh; the incident's sessions on the on-call path."""
+    if not incident_id:
+        return []
+    found = store.resolve_incident(incident_id)
+    if not found:
+        raise IncidentNotFound(
+            f"incident {incident_id!r} is not among the landed records: no ticket, escalation, deploy, trace or session has that id"
+        )
+    return found
+
+
+def assemble_day(store: Store, config: AppConfig, day: str, *, run_id: str, only: list[str]) -> AssembleResult:
+    """Assemble the day's sessions; with `only`, just those sessions, whatever their day."""
+    rows = store.raw_records_for_sessions(only) if only else store.raw_records_for_day(day)
+    records = [_raw_record(row) for row in rows]
+    result = assemble_sessions(records, config.ingest)
+    if only:
+        wanted = set(only)
+        kept = [s for s in result.sessions if s.session_id in wanted]
+    else:
+        kept = [s for s in result.sessions if _session_day(s) in (day, None)]
+    now = datetime.now(timezone.utc)
+    store.upsert(
+        RawSessionRow,
+        [dict(session_id=s.session_id, day=_home_day(s, day), body=s.model_dump_json(), assembled_at=now) for s in kept],
+        raw=True,
+    )
+    store.quarantine(result.quarantined, day=day, stage="assemble", run_id=run_id)
+    return AssembleResult(
+        sessions=len(kept),
+        quarantined=len(result.quarantined),
+        records_by_source=dict(Counter(r.source for r in rows if r.day == day)),
+    )
+
+
+def _raw_sessions(store: Store, day: str, only: list[str] | None = None) -> list[Session]:
+    where = [RawSessionRow.session_id.in_(only)] if only else [RawSessionRow.day == day]
+    rows = store.rows(RawSessionRow, *where, raw=True)
+    return [Session.model_validate_json(row.body) for row in sorted(rows, key=lambda r: r.session_id)]
+
+
+# ---------------------------------------------------------------- classify and sample
+@lru_cache(maxsize=4)
+def _taxonomy(config_json: str):
+    return TaskgenConfig.model_validate_json(config_json).load_taxonomy()
+
+
+@lru_cache(maxsize=4)
+def _domain(config_json: str):
+    return TaskgenConfig.model_validate_json(config_json).load_domain()
+
+
+def classify_day(store: Store, config: AppConfig, day: str, *, only: list[str]) -> Counter:
+    taxonomy = _taxonomy(config.taskgen.model_dump_json())
+    rows, cells = [], Counter()
+    for session in _raw_sessions(store, day, only):
+        c = classify(session, taxonomy)
+        cells[(c.intent, c.outcome)] += 1
+        rows.append(
+            dict(session_id=session.session_id, day=_home_day(session, day), intent=c.intent, outcome=c.outcome,
+                 signature=c.signature, evidence=canonical_json(c.evidence))
+        )
+    store.upsert(ClassificationRow, rows)
+    return cells
+
+
+def strata_markdown(cells: Counter) -> str:
+    lines = ["| intent | outcome | sessions |", "| --- | --- | ---: |"]
+    lines += [f"| {i} | {o} | {n} |" for (i, o), n in sorted(cells.items())]
+    return "\n".join(lines)
+
+
+def _classifications(store: Store, day: str, only: list[str] | None = None) -> dict[str, Classification]:
+    where = [ClassificationRow.session_id.in_(only)] if only else [ClassificationRow.day == day]
+    return {
+        row.session_id: Classification(
+            intent=row.intent, outcome=row.outcome, evidence=json.loads(row.evidence), signature=row.signature
+        )
+        for row in store.rows(ClassificationRow, *where)
+    }
+
+
+def sample_day(store: Store, config: AppConfig, day: str, *, scope: str, only: list[str]) -> StratifiedSample:
+    items = sorted(_classifications(store, day, only).items())
+    if only:
+        every = max(1, len(items))  # the on-call path drafts every session of its incident
+        sample = stratified_sample(
+            items, config.taskgen.sampling.model_copy(update={"easy_cell_cap": every, "default_quota": every})
+        )
+    else:
+        sample = stratified_sample(items, config.taskgen.sampling)
+    store.upsert(
+        SampleRow,
+        [dict(day=day, scope=scope, selected=canonical_json(sample.selected),
+              members=canonical_json(sample.members), coverage=sample.model_dump_json())],
+    )
+    return sample
+
+
+def coverage_markdown(sample: StratifiedSample) -> str:
+    return _coverage_markdown(sample)
+
+
+def _sample(store: Store, day: str, scope: str) -> StratifiedSample | None:
+    rows = store.rows(SampleRow, SampleRow.day == day, SampleRow.scope == scope)
+    return StratifiedSample.model_validate_json(rows[0].coverage) if rows else None
+
+
+# ---------------------------------------------------------------- scrub
+@dataclass
+class ScrubDayResult:
+    scrubbed: int = 0
+    failed: int = 0
+    entities: dict[str, int] = field(default_factory=dict)
+
+
+@lru_cache(maxsize=2)
+def _scrubber(config_json: str, secret: bytes) -> Scrubber:
+    from scrubbers.config import ScrubConfig
+
+    return Scrubber(ScrubConfig.model_validate_json(config_json), secret)
+
+
+def scrubber_for(config: AppConfig) -> Scrubber:
+    return _scrubber(config.scrub.model_dump_json(), config.read_secret())
+
+
+def scrub_day(
+    store: Store, config: AppConfig, state: "StateDatabase", day: str, *, scope: str, run_id: str
+) -> ScrubDayResult:
+    sample = _sample(store, day, scope)
+    result = ScrubDayResult()
+    if sample is None or not sample.selected:
+        return result
+    sessions = _raw_sessions(store, day, sample.selected)
+    items = [(s, state.snapshot(s.entity_ids, s.incident_at)) for s in sessions]
+    scrubbed = scrubber_for(config).scrub_sessions(items, state.pii_fields())
+    entities: Counter = Counter()
+    rows, failures = [], []
+    for item in scrubbed:
+        entities.update(item.report.counts)
+        if not item.report.leak_passed:
+            failures.append(item.report)
+            continue
+        rows.append(
+            dict(session_id=item.session.session_id, day=_home_day(item.session, day), session=item.session.model_dump_json(),
+                 state=canonical_json(item.state), counts=canonical_json(item.report.counts))
+        )
+    store.upsert(ScrubbedSessionRow, rows)
+    store.quarantine(
+        [
+            QuarantinedRecord(
+                source="sessions", file=f"session:{report.session_id}", position=0,
+                reason="leak gate: " + ", ".join(sorted(report.leak_types)),
+            )
+            for report in failures
+        ],
+        day=day, stage="scrub", run_id=run_id,
+    )
+    result.scrubbed, result.failed, result.entities = len(rows), len(failures), dict(entities)
+    return result
+
+
+def _scrubbed(store: Store, day: str, scope: str) -> list[ScrubbedSessionRow]:
+    sample = _sample(store, day, scope)
+    if sample is None:
+        return []
+    rows = store.rows(ScrubbedSessionRow, ScrubbedSessionRow.session_id.in_(sample.selected))
+    return sorted(rows, key=lambda r: r.session_id)
+
+
+# ---------------------------------------------------------------- freeze and draft
+@dataclass
+class FreezeResult:
+    seeds: int
+    sessions: int
+
+
+def _clock(session: Session, day: str) -> datetime:
+    """The incident time; a session with no time at all is frozen at its partition's start."""
+    return session.incident_at or datetime.fromisoformat(day).replace(tzinfo=timezone.utc)
+
+
+def freeze_day(store: Store, config: AppConfig, day: str, *, scope: str) -> FreezeResult:
+    out = config.path(config.output)
+    seed_ids = set()
+    items = _scrubbed(store, day, scope)
+    for row in items:
+        session, state = Session.model_validate_json(row.session), json.loads(row.state)
+        seed = freeze_seed(state, _clock(session, day), domain=config.taskgen.domain)
+        seed_ids.add(seed.seed_id)
+        store.upsert(SeedRow, [dict(seed_id=seed.seed_id, body=seed.model_dump_json())])
+        store.set_seed(session.session_id, seed.seed_id)
+        write_seed(out, seed)
+    return FreezeResult(seeds=len(seed_ids), sessions=len(items))
+
+
+@dataclass
+class DraftResult:
+    positives: int = 0
+    negatives: int = 0
+    written: int = 0
+    by_set: dict[str, int] = field(default_factory=dict)
+
+
+def draft_day(store: Store, config: AppConfig, day: str, *, scope: str) -> DraftResult:
+    out = config.path(config.output)
+    sample = _sample(store, day, scope)
+    classified = _classifications(store, day, sample.selected if sample else None)
+    domain = _domain(config.taskgen.model_dump_json())
+    result, by_set, rows = DraftResult(), Counter(), []
+    seeds = {row.seed_id: Seed.model_validate_json(row.body) for row in store.rows(SeedRow)}
+    for row in _scrubbed(store, day, scope):
+        session, seed = Session.model_validate_json(row.session), seeds[row.seed_id]
+        members = (sample.members.get(session.session_id) if sample else None) or [session.session_id]
+        pair = draft_pair(
+            session, classified[session.session_id], seed, domain, members=members, config=config.taskgen
+        )
+        write_seed(out, pair.negative_seed)
+        store.upsert(SeedRow, [dict(seed_id=pair.negative_seed.seed_id, body=pair.negative_seed.model_dump_json())])
+        for task in (pair.positive, pair.negative):
+            path = write_task(out, task)
+            by_set[task.set] += 1
+            rows.append(
+                dict(task_id=task.task_id, day=_home_day(session, day), session_id=session.session_id, task_set=task.set,
+                     polarity=task.polarity, pair_id=task.pair_id, seed_id=task.seed_id,
+                     path=str(path.relative_to(out)), sha256=_sha256_file(path), issues="[]", health="{}")
+            )
+        result.positives += 1
+        result.negatives += 1
+        result.written += 2
+    store.upsert(TaskRow, rows)
+    result.by_set = dict(by_set)
+    return result
+
+
+def _sha256_file(path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# ---------------------------------------------------------------- validate
+@dataclass
+class ValidationReport:
+    tasks: int = 0
+    with_issues: int = 0
+    reference_failures: int = 0
+    markdown: str = ""
+    summary: dict = field(default_factory=dict)
+
+
+def validate_day(store: Store, config: AppConfig, day: str, *, scope: str) -> ValidationReport:
+    out = config.path(config.output)
+    domain = _domain(config.taskgen.model_dump_json())
+    sample = _sample(store, day, scope)
+    where = [TaskRow.day == day]
+    if sample is not None and scope != "nightly":
+        where = [TaskRow.session_id.in_(sample.selected)]
+    task_rows = {row.task_id: row for row in store.rows(TaskRow, *where)}
+    tasks = [t for t in load_tasks(out / "tasks") if t.task_id in task_rows]
+    seeds = {row.seed_id: Seed.model_validate_json(row.body) for row in store.rows(SeedRow)}
+    results, updates, report = [], [], ValidationReport(tasks=len(tasks))
+    set_issues = validate_set(tasks)
+    for task in tasks:
+        seed = seeds[task.seed_id]
+        issues = validate_task(task, seed) + [i for i in set_issues if i.subject in (task.task_id, task.pair_id)]
+        health = health_check(task, seed, domain)
+        results.append(health)
+        report.with_issues += bool(issues)
+        report.reference_failures += not health.reference_passed
+        updates.append(
+            dict(task_rows[task.task_id].model_dump(), issues=canonical_json([i.model_dump() for i in issues]),
+                 health=health.model_dump_json())
+        )
+    store.upsert(TaskRow, updates)
+    version = current_version(out)
+    summary = summarize(results, tasks, version)
+    report.summary = summary.model_dump()
+    report.markdown = health_markdown(summary)
+    write_manifest(out, version, load_tasks(out / "tasks"))
+    return report
+
+
+def health_markdown(summary) -> str:
+    lines = [
+        f"task-set version: {summary.version}",
+        "",
+        "| set | tasks | works | broken | no power | reference pass | refund-all pass | do-nothing pass |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for name in ("capability", "regression"):
+        s = getattr(summary, name)
+        lines.append(
+            f"| {name} | {s.tasks} | {s.works} | {s.broken} | {s.no_discriminating_power} | "
+            f"{s.reference_pass_rate:.0%} | {s.refund_all_pass_rate:.0%} | {s.do_nothing_pass_rate:.0%} |"
+        )
+    return "\n".join(lines)
+
+
+def quarantine_share(store: Store, source: str, day: str) -> tuple[int, int]:
+    accepted = store.count(RawRecordRow, RawRecordRow.source == source, RawRecordRow.day == day, raw=True)
+    quarantined = store.count(QuarantineRow, QuarantineRow.source == source, QuarantineRow.day == day)
+    return accepted, quarantined
+
+
+# ---------------------------------------------------------------- residue check
+@dataclass
+class ResidueResult:
+    checked: int = 0
+    values: int = 0
+    leaks: dict[str, int] = field(default_factory=dict)
+
+
+def _known_values(session: Session, state: dict, pii_fields: dict[str, dict[str, str]]) -> list[tuple[str, str]]:
+    """(entity type, value) pairs the raw side knows from structured fields."""
+    found: list[tuple[str, str]] = []
+    for person in session.people:
+        for entity, value in (("PERSON", person.name), ("EMAIL_ADDRESS", person.email), ("PHONE_NUMBER", person.phone)):
+            if value:
+                found.append((entity, value))
+    for kind, rows in state.items():
+        for row in rows.values():
+            for path, entity in pii_fields.get(kind, {}).items():
+                value: object = row
+                for part in path.split("."):
+                    value = value.get(part) if isinstance(value, dict) else None
+                if isinstance(value, str) and value.strip():
+                    found.append((entity, value))
+    return found
+
+
+_DIGIT_RUN = re.compile(r"\+?\d[\d\s().-]{5,}\d")
+
+
+def residue_day(store: Store, config: AppConfig, state: "StateDatabase", day: str, *, scope: str) -> ResidueResult:
+    """An independent look for raw values in the scrubbed sessions: the asset check's evidence.
+
+    The originals are read from the raw zone and the state database and held in memory only.
+    """
+    result, leaks = ResidueResult(), Counter()
+    pii_fields = state.pii_fields()
+    rows = _scrubbed(store, day, scope)
+    raw = {s.session_id: s for s in _raw_sessions(store, day, [r.session_id for r in rows])}
+    for row in rows:
+        session = raw.get(row.session_id)
+        if session is None:
+            continue
+        haystack = (row.session + row.state).casefold()
+        digit_runs = {re.sub(r"\D", "", run) for run in _DIGIT_RUN.findall(haystack)}
+        snapshot = state.snapshot(session.entity_ids, session.incident_at)
+        result.checked += 1
+        for entity, value in _known_values(session, snapshot, pii_fields):
+            result.values += 1
+            needle = value.casefold()
+            value_digits = "".join(ch for ch in value if ch.isdigit())
+            if (len(needle) >= 4 and needle in haystack) or (
+                entity in ("PHONE_NUMBER", "CREDIT_CARD") and len(value_digits) >= 7
+                and any(value_digits in run for run in digit_runs)
+            ):
+                leaks[entity] += 1
+    result.leaks = dict(leaks)
+    return result

@@ -1,0 +1,72 @@
+"""The run summary a person reads: counts from the store, never a record's values."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ingest.models import SOURCES
+
+from .store import (
+    ClassificationRow,
+    QuarantineRow,
+    RawRecordRow,
+    RawSessionRow,
+    ScrubbedSessionRow,
+    Store,
+    TaskRow,
+)
+
+
+@dataclass
+class RunSummary:
+    days: list[str]
+    records: dict[str, int] = field(default_factory=dict)
+    quarantined: dict[str, int] = field(default_factory=dict)
+    quarantine_reasons: dict[str, int] = field(default_factory=dict)
+    sessions: int = 0
+    strata: dict[str, int] = field(default_factory=dict)
+    entities: dict[str, int] = field(default_factory=dict)
+    tasks: dict[str, int] = field(default_factory=dict)
+    tasks_with_issues: int = 0
+    health: dict[str, int] = field(default_factory=dict)
+    by_set: dict[str, dict[str, int]] = field(default_factory=dict)
+    output: str = ""
+
+    def to_json(self) -> str:
+        return json.dumps(self.__dict__, sort_keys=True, indent=2)
+
+
+def summarize_days(store: Store, days: list[str], output: Path, task_ids: list[str] | None = None) -> RunSummary:
+    summary = RunSummary(days=days, output=str(output))
+    day_in = lambda column: column.in_(days)  # noqa: E731 - a short filter reused below
+    records = Counter(r.source for r in store.rows(RawRecordRow, day_in(RawRecordRow.day), raw=True))
+    summary.records = {source: records.get(source, 0) for source in SOURCES}
+    quarantine = store.rows(QuarantineRow, day_in(QuarantineRow.day))
+    summary.quarantined = dict(sorted(Counter(q.source for q in quarantine).items()))
+    summary.quarantine_reasons = dict(sorted(Counter(q.reason for q in quarantine).items()))
+    summary.sessions = store.count(RawSessionRow, day_in(RawSessionRow.day), raw=True)
+    strata = Counter(
+        f"{c.intent} / {c.outcome}" for c in store.rows(ClassificationRow, day_in(ClassificationRow.day))
+    )
+    summary.strata = dict(sorted(strata.items()))
+    entities: Counter = Counter()
+    for row in store.rows(ScrubbedSessionRow, day_in(ScrubbedSessionRow.day)):
+        entities.update(json.loads(row.counts))
+    summary.entities = dict(sorted(entities.items()))
+    task_filter = TaskRow.task_id.in_(task_ids) if task_ids is not None else day_in(TaskRow.day)
+    tasks = store.rows(TaskRow, task_filter)
+    summary.tasks = dict(sorted(Counter(t.polarity for t in tasks).items()))
+    summary.tasks_with_issues = sum(1 for t in tasks if json.loads(t.issues))
+    health: Counter = Counter()
+    by_set: dict[str, Counter] = {}
+    for task in tasks:
+        result = json.loads(task.health or "{}")
+        verdict = result.get("verdict", "not checked")
+        health[verdict] += 1
+        by_set.setdefault(task.task_set, Counter())[verdict] += 1
+    summary.health = dict(sorted(health.items()))
+    summary.by_set = {name: dict(sorted(c.items())) for name, c in sorted(by_set.items())}
+    return summary

@@ -1,0 +1,122 @@
+"""One stand-in per original across a run, with a person's other forms following their full name.
+
+Keyed by the HMAC digest of (type, normalized original): the originals themselves are never
+stored here, only digests and stand-ins.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import quote, quote_plus
+
+from scrubbers.pseudonyms import RESERVED_EMAIL_DOMAINS, TITLES, Pseudonymizer, normalize, same_case
+from scrubbers.recognizers.url import personal_url_parts
+
+_HANDLE_PIECES = re.compile(r"([._\-+]|\d+)")
+LAYOUT_TYPES = frozenset({"PHONE_NUMBER", "CREDIT_CARD", "US_SSN", "IBAN_CODE", "DATE_OF_BIRTH"})
+"""Types whose stand-in follows each mention's own layout (one number, several formats)."""
+
+
+class ConsistencyMap:
+    def __init__(self, pseudonymizer: Pseudonymizer) -> None:
+        self._pseudonymizer = pseudonymizer
+        self._stand_ins: dict[str, str] = {}
+        self._laid_out: set[str] = set()
+        self._last_names: dict[str, str] = {}
+        """digest of an original surname's first-name initial + surname -> stand-in initial + surname."""
+
+    @property
+    def stand_ins(self) -> frozenset[str]:
+        return frozenset(self._stand_ins.values()) | frozenset(self._laid_out)
+
+    def register_people(self, names: list[str]) -> None:
+        """Map full names first (most tokens first), so their parts are bound before lone mentions."""
+        ordered = sorted({" ".join(n.split()) for n in names}, key=lambda n: (-len(n.split()), normalize("PERSON", n)))
+        for name in ordered:
+            self.replace("PERSON", name)
+
+    def replace(self, entity_type: str, value: str) -> str:
+        digest = self._pseudonymizer.digest(entity_type, value)
+        if entity_type in LAYOUT_TYPES:
+            self._laid_out.add(self._pseudonymizer.stand_in(entity_type, value))
+        if digest not in self._stand_ins:
+            self._stand_ins[digest] = self._make(entity_type, value)
+        stand_in = self._stand_ins[digest]
+        if entity_type in LAYOUT_TYPES:
+            return self._pseudonymizer.stand_in(entity_type, value)
+        if entity_type == "PERSON":
+            return " ".join(same_case(o, r) for o, r in zip(value.split(), stand_in.split()))
+        return stand_in
+
+    def _known(self, entity_type: str, value: str) -> str | None:
+        return self._stand_ins.get(self._pseudonymizer.digest(entity_type, value))
+
+    def _make(self, entity_type: str, value: str) -> str:
+        if entity_type == "PERSON":
+            return self._person(value)
+        if entity_type == "EMAIL_ADDRESS":
+            return self._email(value)
+        if entity_type == "USERNAME":
+            prefix = "@" if value.startswith("@") else ""
+            return prefix + (self._handle_from_names(value.lstrip("@")) or self._pseudonymizer.stand_in(entity_type, value.lstrip("@")))
+        if entity_type == "URL":
+            return self._url(value)
+        return self._pseudonymizer.stand_in(entity_type, value)
+
+    def _person(self, value: str) -> str:
+        tokens = value.split()
+        title = tokens[:1] if len(tokens) > 1 and tokens[0].rstrip(".").lower() in TITLES else []
+        names = tokens[len(title) :]
+        if len(names) == 1:
+            known = self._known("PERSON", names[0])
+            return " ".join(title + [known or self._pseudonymizer.stand_in("PERSON", value).split()[-1]])
+        stand_in = self._pseudonymizer.stand_in("PERSON", " ".join(names)).split()
+        for original, replacement in zip(names, stand_in):
+            part_digest = self._pseudonymizer.digest("PERSON", original)
+            self._stand_ins.setdefault(part_digest, replacement)
+        initial_key = self._pseudonymizer.digest("PERSON_INITIAL_SURNAME", names[0][0] + names[-1])
+        self._last_names.setdefault(initial_key, stand_in[0][0] + stand_in[-1])
+        return " ".join(title + stand_in)
+
+    def _handle_from_names(self, handle: str) -> str | None:
+        """'jane.gonzalez', 'jgonzalez', 'Jane_Gonzalez88' rebuilt from a known person's stand-in name."""
+        pieces = _HANDLE_PIECES.split(handle)
+        words = [p for p in pieces if p and p.isalpha()]
+        if not words:
+            return None
+        rebuilt = []
+        for piece in pieces:
+            if not piece.isalpha():
+                rebuilt.append(piece)
+                continue
+            known = self._known("PERSON", piece) or self._last_names.get(
+                self._pseudonymizer.digest("PERSON_INITIAL_SURNAME", piece)
+            )
+            if known is None and len(piece) > 1:
+                return None
+            rebuilt.append(same_case(piece, known.replace(" ", "")) if known else piece)
+        result = "".join(rebuilt)
+        return result if result.lower() != handle.lower() else None
+
+    def _email(self, value: str) -> str:
+        local, _, domain = value.rpartition("@")
+        base = self._pseudonymizer.stand_in("EMAIL_ADDRESS", value)
+        from_names = self._handle_from_names(local)
+        if from_names is None:
+            return base
+        reserved = RESERVED_EMAIL_DOMAINS[int(self._pseudonymizer.digest("EMAIL_DOMAIN", domain), 16) % 3]
+        return f"{from_names.lower() if local.islower() else from_names}@{reserved}"
+
+    def _url(self, value: str) -> str:
+        result = value
+        for part in personal_url_parts(value):
+            if "@" in part.strip("@"):
+                replacement = self.replace("EMAIL_ADDRESS", part.strip("@"))
+            else:
+                slug = part.lstrip("@~")
+                replacement = part[: len(part) - len(slug)] + (
+                    self._handle_from_names(slug) or self._pseudonymizer.stand_in("USERNAME", slug)
+                )
+            for encode in (str, lambda s: quote(s, safe=""), quote_plus):
+                result = result.replace(encode(part), encode(replacement))
+        return result

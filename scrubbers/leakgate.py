@@ -1,0 +1,62 @@
+"""After scrubbing: no original may survive, and no residual high-confidence PII may appear."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from spacy.lang.en.stop_words import STOP_WORDS
+
+from scrubbers.engine import Detector
+from scrubbers.pseudonyms import DIGIT_TYPES
+from scrubbers.shapes import digits_only
+
+MIN_DIGITS = 7
+
+
+@dataclass(frozen=True)
+class LeakVerdict:
+    passed: bool
+    types: list[str]
+    """Entity types that leaked (never the values)."""
+
+
+def _original_survives(entity_type: str, original: str, texts: list[str], digit_texts: list[str], folded: str) -> bool:
+    digits = digits_only(original)
+    if entity_type in DIGIT_TYPES and len(digits) >= MIN_DIGITS:
+        return any(digits in text for text in digit_texts)
+    if original.strip().casefold() not in folded:
+        return False
+    flags = 0 if original.strip().lower() in STOP_WORDS else re.IGNORECASE
+    pattern = re.compile(r"(?<!\w)" + re.escape(original.strip()) + r"(?!\w)", flags)
+    return any(pattern.search(text) for text in texts)
+
+
+def check_leaks(
+    originals: Iterable[tuple[str, str]],
+    output_strings: Iterable[str],
+    stand_ins: frozenset[str],
+    detector: Detector,
+) -> LeakVerdict:
+    """`originals` are (type, value) pairs replaced in this session, held in memory only for this check.
+
+    Originals equal to one of our stand-ins (a real 'Maria' next to a stand-in 'Maria') are not
+    leaks. Residual findings inside one of our stand-ins are ours, not leaks.
+    """
+    texts = sorted(set(output_strings))
+    digit_texts = [digits_only(text) for text in texts]
+    folded_text = "\n".join(texts).casefold()
+    folded_stand_ins = {s.casefold() for s in stand_ins}
+    all_stand_ins = "\n".join(sorted(folded_stand_ins))
+    leaked: set[str] = set()
+    for entity_type, original in sorted(set(originals)):
+        if len(original.strip()) < 2 or original.strip().casefold() in folded_stand_ins:
+            continue
+        if _original_survives(entity_type, original, texts, digit_texts, folded_text):
+            leaked.add(entity_type)
+    for text in texts:
+        for finding in detector.residual_findings(text):
+            if text[finding.start : finding.end].casefold() not in all_stand_ins:
+                leaked.add(finding.entity_type)
+    return LeakVerdict(passed=not leaked, types=sorted(leaked))

@@ -1,0 +1,202 @@
+"""Realistic, same-shaped stand-ins derived from HMAC-SHA256(secret, type + normalized value)."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import ipaddress
+import os
+import random
+import re
+from datetime import date, datetime
+from pathlib import Path
+
+import phonenumbers
+from faker import Faker
+
+from scrubbers.shapes import digits_only, iban_with_check_digits, luhn_check_digit, pour_digits, scramble_alnum
+
+RESERVED_EMAIL_DOMAINS = ("example.com", "example.net", "example.org")
+DOC_IPV4_NETWORKS = tuple(ipaddress.ip_network(n) for n in ("192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24"))
+DOC_IPV6_NETWORK = ipaddress.ip_network("2001:db8::/32")
+TITLES = frozenset({"mr", "mrs", "ms", "miss", "mx", "dr", "prof", "sir"})
+DIGIT_TYPES = frozenset({"PHONE_NUMBER", "CREDIT_CARD", "US_SSN"})
+DATE_FORMATS = (
+    "%Y-%m-%d", "%m/%d/%Y", "%d/%m/%Y", "%d.%m.%Y", "%m-%d-%Y", "%d-%m-%Y", "%m/%d/%y",
+    "%B %d, %Y", "%b %d, %Y", "%d %B %Y", "%d %b %Y", "%B %d %Y",
+)
+BIRTH_RANGE = (date(1940, 1, 1), date(2006, 12, 31))
+
+
+def normalize(entity_type: str, value: str) -> str:
+    """The form two mentions of one value share: digits for numbers, else case-folded, spaces collapsed."""
+    if entity_type == "PHONE_NUMBER":
+        return national_digits(value)
+    if entity_type in DIGIT_TYPES:
+        return digits_only(value)
+    if entity_type == "IBAN_CODE":
+        return "".join(value.split()).upper()
+    return " ".join(value.casefold().split())
+
+
+def load_secret(env_var: str | None = None, file: Path | None = None) -> bytes:
+    """The pseudonym secret from an environment variable (read now) or a file; one-line error otherwise."""
+    if env_var and os.environ.get(env_var, "").strip():
+        return os.environ[env_var].strip().encode("utf-8")
+    if file is not None and file.is_file():
+        secret = file.read_bytes().strip()
+        if secret:
+            return secret
+    raise ValueError(
+        f"no pseudonym secret: set environment variable {env_var or '(none given)'} "
+        f"or pass a non-empty secret file ({file or 'none given'})"
+    )
+
+
+def same_case(template: str, value: str) -> str:
+    if template.islower():
+        return value.lower()
+    if template.isupper() and len(template) > 1:
+        return value.upper()
+    return value
+
+
+class Pseudonymizer:
+    """`stand_in(type, value)`: a deterministic, realistic replacement of the same type and shape.
+
+    Uses one private Faker reseeded per call from the HMAC digest, so results never depend on
+    Faker's global state or call order. Without the secret the mapping cannot be recomputed.
+    """
+
+    def __init__(self, secret: bytes, locale: str = "en_US") -> None:
+        if not secret:
+            raise ValueError("pseudonym secret must not be empty")
+        self._secret = secret
+        self._faker = Faker(locale)
+
+    def digest(self, entity_type: str, value: str) -> str:
+        message = f"{entity_type}\x1f{normalize(entity_type, value)}".encode("utf-8")
+        return hmac.new(self._secret, message, hashlib.sha256).hexdigest()
+
+    def seeded(self, digest: str) -> tuple[Faker, random.Random]:
+        seed = int(digest[:16], 16)
+        self._faker.seed_instance(seed)
+        return self._faker, random.Random(seed)
+
+    def stand_in(self, entity_type: str, value: str) -> str:
+        fake, rng = self.seeded(self.digest(entity_type, value))
+        maker = _MAKERS.get(entity_type, _make_generic)
+        result = maker(fake, rng, value)
+        if normalize(entity_type, result) == normalize(entity_type, value):
+            fake, rng = self.seeded(self.digest(entity_type, value + "\x00retry"))
+            result = maker(fake, rng, value)
+        return result
+
+
+def _make_person(fake: Faker, rng: random.Random, value: str) -> str:
+    tokens = value.split()
+    title = [tokens.pop(0)] if len(tokens) > 1 and tokens[0].rstrip(".").lower() in TITLES else []
+    if len(tokens) <= 1:
+        names = [fake.last_name() if title else fake.first_name()]
+    else:
+        names = [fake.first_name(), *(fake.first_name() for _ in tokens[1:-1]), fake.last_name()]
+    return " ".join(title + [same_case(t, n) for t, n in zip(tokens or [value], names)])
+
+
+def _make_email(fake: Faker, rng: random.Random, value: str) -> str:
+    local = fake.user_name()
+    return f"{same_case(value, local)}@{rng.choice(RESERVED_EMAIL_DOMAINS)}"
+
+
+def national_digits(phone: str) -> str:
+    """The national significant number: without '+CC' / '00CC' and a trunk '0', so formats agree."""
+    digits = digits_only(phone)
+    stripped = phone.lstrip()
+    if stripped.startswith("+"):
+        digits = digits[_country_code_length(digits) :]
+    elif digits.startswith("00"):
+        digits = digits[2 + _country_code_length(digits[2:]) :]
+    return digits[1:] if digits.startswith("0") else digits
+
+
+def _make_phone(fake: Faker, rng: random.Random, value: str) -> str:
+    """Same layout and country/trunk prefix; new national digits (the same for every format of one number)."""
+    digits = digits_only(value)
+    national = national_digits(value)
+    kept = digits[: len(digits) - len(national)]
+    new = str(rng.randint(2, 9)) + "".join(rng.choice("0123456789") for _ in national[1:])
+    return pour_digits(value, kept + new)
+
+
+def _country_code_length(digits: str) -> int:
+    for length in (1, 2, 3):
+        if phonenumbers.region_code_for_country_code(int(digits[:length] or 0)) != "ZZ":
+            return length
+    return 1
+
+
+def _make_card(fake: Faker, rng: random.Random, value: str) -> str:
+    digits = digits_only(value)
+    prefix = {"3": "37", "4": "4", "5": "5" + str(rng.randint(1, 5)), "6": "6011"}.get(digits[:1], "4")
+    body = prefix + "".join(rng.choice("0123456789") for _ in range(len(digits) - len(prefix) - 1))
+    return pour_digits(value, body + luhn_check_digit(body))
+
+
+def _make_ip(fake: Faker, rng: random.Random, value: str) -> str:
+    if ":" in value:
+        return str(DOC_IPV6_NETWORK[rng.randrange(1, 2**96)])
+    network = rng.choice(DOC_IPV4_NETWORKS)
+    return str(network[rng.randint(1, 254)])
+
+
+def _make_iban(fake: Faker, rng: random.Random, value: str) -> str:
+    return iban_with_check_digits(scramble_alnum(value.upper(), rng, keep=2))
+
+
+def _make_ssn(fake: Faker, rng: random.Random, value: str) -> str:
+    """Area numbers 900-999 are never issued as SSNs: realistic shape, no real person's number."""
+    digits = "9" + "".join(rng.choice("0123456789") for _ in range(len(digits_only(value)) - 1))
+    return pour_digits(value, digits)
+
+
+def _make_birth_date(fake: Faker, rng: random.Random, value: str) -> str:
+    born = fake.date_between_dates(*BIRTH_RANGE)
+    for fmt in DATE_FORMATS:
+        try:
+            datetime.strptime(value, fmt)
+        except ValueError:
+            continue
+        return born.strftime(fmt)
+    return scramble_alnum(value, rng)
+
+
+def _make_address(fake: Faker, rng: random.Random, value: str) -> str:
+    has_unit = re.search(r"(?i)\b(?:apt|apartment|suite|ste|unit|fl|floor|room|rm)\b|#", value) is not None
+    street = fake.street_address() if not has_unit else f"{fake.building_number()} {fake.street_name()} {fake.secondary_address()}"
+    if re.search(r"\b\d{5}(?:-\d{4})?\s*$", value):
+        separator = "\n" if "\n" in value else ", "
+        return f"{street}{separator}{fake.city()}, {fake.state_abbr()} {fake.zipcode()}"
+    return street
+
+
+def _make_username(fake: Faker, rng: random.Random, value: str) -> str:
+    prefix = "@" if value.startswith("@") else ""
+    return prefix + fake.user_name()
+
+
+def _make_generic(fake: Faker, rng: random.Random, value: str) -> str:
+    return scramble_alnum(value, rng)
+
+
+_MAKERS = {
+    "PERSON": _make_person,
+    "EMAIL_ADDRESS": _make_email,
+    "PHONE_NUMBER": _make_phone,
+    "CREDIT_CARD": _make_card,
+    "IP_ADDRESS": _make_ip,
+    "IBAN_CODE": _make_iban,
+    "US_SSN": _make_ssn,
+    "DATE_OF_BIRTH": _make_birth_date,
+    "STREET_ADDRESS": _make_address,
+    "USERNAME": _make_username,
+}

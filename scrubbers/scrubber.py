@@ -1,0 +1,265 @@
+"""The scrubber: detect (batched), replace consistently, check for leaks."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+from spacy.lang.en.stop_words import STOP_WORDS
+
+from ingest.models import Session, StateRows
+from scrubbers.config import ScrubConfig
+from scrubbers.consistency import ConsistencyMap
+from scrubbers.engine import Finding, get_detector, tidy_people
+from scrubbers.leakgate import check_leaks
+from scrubbers.pseudonyms import DIGIT_TYPES, TITLES, Pseudonymizer
+from scrubbers.shapes import digits_only
+from scrubbers.structured import Policy, iter_fields, iter_output_strings, rule_policy, transform
+
+SESSION_SKIP = (
+    "session_id", "trace_ids", "started_at", "ended_at", "provenance*", "usage*",
+    "turns.role", "turns.source", "turns.at",
+    "tool_calls.name", "tool_calls.call_id", "tool_calls.status", "tool_calls.at", "tool_calls.duration_ms",
+    "people.role", "people.external_id",
+    "signals.tickets.id", "signals.tickets.status", "signals.tickets.priority", "signals.tickets.tags", "signals.tickets.at",
+    "signals.errors.template", "signals.errors.severity", "signals.errors.source", "signals.errors.at",
+    "signals.escalations.id", "signals.escalations.queue", "signals.escalations.at",
+    "signals.deploys.id", "signals.deploys.kind", "signals.deploys.at", "signals.deploys.service",
+    "signals.deploys.from_version", "signals.deploys.to_version", "signals.deploys.incident_id",
+    "signals.span_errors",
+)
+IDS = "IDS"
+"""A pseudo field rule: identifiers (state-row keys, entity ids) get known-value replacement only, no NER."""
+SESSION_RULES = (("entity_ids.*", IDS), ("people.name", "PERSON"), ("people.email", "EMAIL_ADDRESS"), ("people.phone", "PHONE_NUMBER"))
+GENERIC_LOCAL_PARTS = frozenset({"info", "support", "admin", "help", "sales", "billing", "noreply", "no-reply", "contact", "team", "hello"})
+
+
+class ScrubReport(BaseModel):
+    """What was replaced and whether the leak gate passed: counts and types only, never values."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    session_id: str
+    counts: dict[str, int]
+    leak_passed: bool
+    leak_types: list[str]
+
+
+class ScrubResult(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    session: Session
+    state: dict[str, dict[str, dict[str, Any]]]
+    report: ScrubReport
+
+
+@dataclass
+class _Document:
+    """One JSON-like value to scrub with its field policy; `keyed` means its 2nd-level keys are ids to scrub."""
+
+    value: Any
+    policy: Policy
+    keyed: bool = False
+
+
+@dataclass
+class _Item:
+    documents: list[_Document]
+    originals: set[tuple[str, str]] = field(default_factory=set)
+    counts: Counter = field(default_factory=Counter)
+    known: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _fields(document: _Document) -> Iterable[tuple[str | None, str]]:
+    if document.keyed:
+        for kind, rows in document.value.items():
+            for row_id, row in rows.items():
+                yield IDS, row_id
+                yield from ((rule, text) for _, rule, text in iter_fields(row, document.policy, kind))
+    else:
+        yield from ((rule, text) for _, rule, text in iter_fields(document.value, document.policy))
+
+
+class KnownValues:
+    """Values known for one item, found in any text in one regex pass (word-bounded).
+
+    Case-insensitive, except values that are English stop words ('Will', 'May'): those only
+    match as written. Numbers match by digits whatever the separators.
+    """
+
+    def __init__(self, known: list[tuple[str, str]]) -> None:
+        self._types: dict[str, str] = {}
+        words, exact, numbers = [], [], []
+        for entity, value in known:
+            if entity in DIGIT_TYPES:
+                numbers.append((entity, r"[\s().-]*".join(digits_only(value)[-10:])))
+                continue
+            self._types.setdefault(value if value.lower() in STOP_WORDS else value.casefold(), entity)
+            (exact if value.lower() in STOP_WORDS else words).append(re.escape(value))
+        alternatives = [f"(?i:{'|'.join(words)})"] if words else []
+        alternatives += [f"(?:{'|'.join(exact)})"] if exact else []
+        self._words = re.compile(r"(?<!\w)(?:" + "|".join(alternatives) + r")(?!\w)") if alternatives else None
+        self._numbers = [(entity, re.compile(r"(?<!\d)" + digits + r"(?!\d)")) for entity, digits in numbers]
+
+    def find(self, text: str) -> list[Finding]:
+        found = [Finding(m.start(), m.end(), entity, 1.0) for entity, p in self._numbers for m in p.finditer(text)]
+        if self._words is not None:
+            for match in self._words.finditer(text):
+                value = match.group()
+                entity = self._types.get(value) or self._types[value.casefold()]
+                found.append(Finding(match.start(), match.end(), entity, 1.0))
+        return found
+
+
+def _name_parts(name: str) -> list[str]:
+    return [t for t in name.split() if len(t) >= 2 and t.rstrip(".").lower() not in TITLES]
+
+
+def _name_handles(parts: list[str]) -> list[str]:
+    """Handles people build from their name: jgonzalez, janegonzalez, jane.gonzalez, jane_gonzalez."""
+    if len(parts) < 2 or not all(p.isalpha() for p in (parts[0], parts[-1])):
+        return []
+    first, last = parts[0].lower(), parts[-1].lower()
+    return [f"{first[0]}{last}", f"{first}{last}", f"{first}.{last}", f"{first}_{last}"]
+
+
+class Scrubber:
+    """Replace every person in sessions, state rows, texts and JSON by consistent, realistic stand-ins."""
+
+    def __init__(self, config: ScrubConfig, secret: bytes) -> None:
+        self.config = config
+        self.detector = get_detector(config)
+        self._pseudonymizer = Pseudonymizer(secret)
+        self._config_rules = tuple(config.field_rules)
+
+    # -- public API -------------------------------------------------------------------------
+
+    def scrub_sessions(
+        self,
+        items: Sequence[tuple[Session, StateRows]],
+        pii_fields: dict[str, dict[str, str]] | None = None,
+    ) -> list[ScrubResult]:
+        prepared = [_Item(self._session_documents(session, state, pii_fields)) for session, state in items]
+        outputs, cmap = self._run(prepared)
+        results = []
+        for (session, _), item, (session_out, state_out) in zip(items, prepared, outputs):
+            verdict = check_leaks(
+                item.originals | set(item.known), iter_output_strings([session_out, state_out]), cmap.stand_ins, self.detector
+            )
+            report = ScrubReport(
+                session_id=session.session_id,
+                counts=dict(sorted(item.counts.items())),
+                leak_passed=verdict.passed,
+                leak_types=verdict.types,
+            )
+            results.append(ScrubResult(session=Session.model_validate(session_out), state=state_out, report=report))
+        return results
+
+    def scrub_text(self, text: str) -> tuple[str, dict[str, int]]:
+        value, counts = self.scrub_json(text)
+        return value, counts
+
+    def scrub_json(self, value: Any) -> tuple[Any, dict[str, int]]:
+        """Every string of `value` scrubbed (JSON inside strings too); field rules apply by path."""
+        item = _Item([_Document(value, rule_policy(self._config_rules))])
+        (output,), _ = self._run([item])
+        return output, dict(sorted(item.counts.items()))
+
+    def collect_texts(self, session: Session, state: StateRows, pii_fields: dict[str, dict[str, str]] | None = None) -> list[str]:
+        """Exactly the free texts this scrubber runs NER over for one session (in order, unique)."""
+        documents = self._session_documents(session, state, pii_fields)
+        return list(dict.fromkeys(text for d in documents for rule, text in _fields(d) if rule is None))
+
+    def find_spans(self, texts: Sequence[str]) -> list[list[Finding]]:
+        """The spans `scrub_json(list(texts))` would replace in each text (for measuring)."""
+        item = _Item([_Document(list(texts), rule_policy(self._config_rules))])
+        findings = dict(zip(texts, self.detector.analyze_batch(list(dict.fromkeys(texts)))))
+        item.known = self._known_values(item, findings)
+        known = KnownValues(item.known)
+        return [self._spans(text, findings[text], known) for text in texts]
+
+    # -- the run ----------------------------------------------------------------------------
+
+    def _session_documents(self, session: Session, state: StateRows, pii_fields: dict[str, dict[str, str]] | None) -> list[_Document]:
+        session_policy = rule_policy(SESSION_RULES + self._config_rules, skip=SESSION_SKIP)
+        state_rules = tuple(
+            (f"{kind}.{path}", entity) for kind, paths in sorted((pii_fields or {}).items()) for path, entity in paths.items()
+        )
+        return [
+            _Document(session.model_dump(mode="python"), session_policy),
+            _Document(state, rule_policy(state_rules + self._config_rules), keyed=True),
+        ]
+
+    def _run(self, items: list[_Item]) -> tuple[list[Any], ConsistencyMap]:
+        texts = list(dict.fromkeys(t for item in items for d in item.documents for rule, t in _fields(d) if rule is None))
+        findings = dict(zip(texts, self.detector.analyze_batch(texts)))
+        cmap = ConsistencyMap(self._pseudonymizer)
+        people: list[str] = []
+        for item in items:
+            item.known = self._known_values(item, findings)
+            people += [value for entity, value in item.known if entity == "PERSON"]
+        cmap.register_people(people)
+        outputs = [[self._transform(d, item, findings, cmap) for d in item.documents] for item in items]
+        return [tuple(o) if len(o) > 1 else o[0] for o in outputs], cmap
+
+    def _known_values(self, item: _Item, findings: dict[str, list[Finding]]) -> list[tuple[str, str]]:
+        """Values known from field rules and detected names, with their parts; searched in every free text."""
+        known: set[tuple[str, str]] = set()
+        for document in item.documents:
+            for rule, text in _fields(document):
+                if rule not in (None, IDS):
+                    known.add((rule, text.strip()))
+                else:
+                    known.update(("PERSON", text[f.start : f.end]) for f in findings[text] if f.entity_type == "PERSON")
+        for entity, value in list(known):
+            if entity == "PERSON":
+                parts = _name_parts(value)
+                known.update(("PERSON", part) for part in parts)
+                known.update(("USERNAME", handle) for handle in _name_handles(parts))
+            elif entity == "EMAIL_ADDRESS":
+                local = value.rpartition("@")[0]
+                if len(local) >= 4 and local.lower() not in GENERIC_LOCAL_PARTS:
+                    known.add(("USERNAME", local))
+        return sorted(known, key=lambda pair: (-len(pair[1]), pair))
+
+    def _transform(self, document: _Document, item: _Item, findings: dict[str, list[Finding]], cmap: ConsistencyMap) -> Any:
+        known = KnownValues(item.known)
+
+        def replace(rule: str | None, text: str) -> str:
+            if rule not in (None, IDS):
+                return self._replace_value(rule, text, item, cmap)
+            return self._replace_spans(text, findings.get(text, []), known, item, cmap)
+
+        if not document.keyed:
+            return transform(document.value, document.policy, replace)
+        return {
+            kind: {replace(IDS, row_id): transform(row, document.policy, replace, kind) for row_id, row in sorted(rows.items())}
+            for kind, rows in sorted(document.value.items())
+        }
+
+    def _spans(self, text: str, detected: list[Finding], known: KnownValues) -> list[Finding]:
+        return tidy_people(text, self.detector.unprotected(text, [*detected, *known.find(text)]))
+
+    def _replace_value(self, entity: str, value: str, item: _Item, cmap: ConsistencyMap) -> str:
+        item.originals.add((entity, value))
+        item.counts[entity] += 1
+        return cmap.replace(entity, value)
+
+    def _replace_spans(
+        self,
+        text: str,
+        detected: list[Finding],
+        known: KnownValues,
+        item: _Item,
+        cmap: ConsistencyMap,
+    ) -> str:
+        spans = self._spans(text, detected, known)
+        pieces, position = [], 0
+        for span in spans:
+            pieces += [text[position : span.start], self._replace_value(span.entity_type, text[span.start : span.end], item, cmap)]
+            position = span.end
+        return "".join(pieces) + text[position:]

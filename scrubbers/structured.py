@@ -1,0 +1,169 @@
+"""Walking JSON-like values: field rules by dotted path, free texts, and JSON nested inside strings."""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable, Iterator
+from fnmatch import fnmatchcase
+from typing import Any
+
+from scrubbers.shapes import digits_only
+
+SKIP = "SKIP"
+"""A policy answer: leave this field exactly as it is (ids, roles, tool names, ...)."""
+
+Policy = Callable[[str], str | None]
+"""dotted path (list indices left out) -> SKIP, an entity type (field rule), or None (free text)."""
+
+
+def rule_policy(rules: tuple[tuple[str, str], ...] | list[tuple[str, str]], skip: tuple[str, ...] = ()) -> Policy:
+    """First matching glob wins: skip globs, then `rules` in order."""
+
+    @functools.lru_cache(maxsize=4096)
+    def policy(path: str) -> str | None:
+        if any(fnmatchcase(path, pattern) for pattern in skip):
+            return SKIP
+        for pattern, entity in rules:
+            if fnmatchcase(path, pattern):
+                return entity
+        return None
+
+    return policy
+
+
+def plausible(entity_type: str, value: str) -> bool:
+    """Whether a field-rule value really is one (not 'n/a', '' or a placeholder)."""
+    value = value.strip()
+    if entity_type == "EMAIL_ADDRESS":
+        return "@" in value and "." in value.rpartition("@")[2]
+    if entity_type in {"PHONE_NUMBER", "CREDIT_CARD", "US_SSN"}:
+        return len(digits_only(value)) >= 7
+    if entity_type == "PERSON":
+        return sum(c.isalpha() for c in value) >= 2 and value.casefold() not in {"n/a", "none", "null", "unknown"}
+    return len(value) >= 2
+
+
+def join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def embedded_json(text: str) -> dict | list | None:
+    """The object or array a string holds, if it is one."""
+    stripped = text.strip()
+    if not (stripped[:1] in "{[" and stripped[-1:] in "}]" and len(stripped) > 1):
+        return None
+    try:
+        value = json.loads(stripped)
+    except ValueError:
+        return None
+    return value if isinstance(value, (dict, list)) else None
+
+
+def dump_like(original: str, value: Any) -> str:
+    """Serialize `value` in the formatting style `original` used (indent, separators, escaping)."""
+    stripped = original.strip()
+    lead, trail = original[: len(original) - len(original.lstrip())], original[len(original.rstrip()) :]
+    original_value = json.loads(stripped)
+    styles = [
+        (indent, separators, ascii_only)
+        for indent in (None, 2, 4, "\t", 1, 3)
+        for separators in ((",", ":"), (", ", ": "), (",", ": "))
+        for ascii_only in (False, True)
+    ]
+    for indent, separators, ascii_only in styles:
+        if json.dumps(original_value, indent=indent, separators=separators, ensure_ascii=ascii_only) == stripped:
+            return lead + json.dumps(value, indent=indent, separators=separators, ensure_ascii=ascii_only) + trail
+    separators = (", ", ": ") if ", " in stripped else (",", ":")
+    return lead + json.dumps(value, separators=separators, ensure_ascii=False) + trail
+
+
+def iter_fields(value: Any, policy: Policy, path: str = "") -> Iterator[tuple[str, str | None, str]]:
+    """(path, field rule or None, string) for every string to scrub, inside embedded JSON too.
+
+    Strings under a field rule are yielded whole with their rule; every other string once as
+    free text (None). Keys are not yielded: they are field names, not content.
+    """
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _iter_field(item, policy, join(path, str(key)))
+    elif isinstance(value, list):
+        for item in value:
+            yield from iter_fields(item, policy, path)
+    elif isinstance(value, str):
+        yield from _iter_string(value, policy, path, None)
+
+
+def _iter_field(value: Any, policy: Policy, path: str) -> Iterator[tuple[str, str | None, str]]:
+    rule = policy(path)
+    if rule == SKIP:
+        return
+    if isinstance(value, str):
+        yield from _iter_string(value, policy, path, rule)
+    elif isinstance(value, (int, float)) and not isinstance(value, bool) and rule and plausible(rule, str(value)):
+        yield path, rule, str(value)
+    else:
+        yield from iter_fields(value, policy, path)
+
+
+def _iter_string(text: str, policy: Policy, path: str, rule: str | None) -> Iterator[tuple[str, str | None, str]]:
+    inner = embedded_json(text)
+    if inner is not None:
+        yield from iter_fields(inner, policy, path)
+    elif rule and plausible(rule, text):
+        yield path, rule, text
+    elif text.strip():
+        yield path, None, text
+
+
+def transform(value: Any, policy: Policy, replace: Callable[[str | None, str], str], path: str = "") -> Any:
+    """A new value with every string from `iter_fields` passed through `replace(rule, text)`.
+
+    The input is never modified; embedded JSON is re-serialized in its original style.
+    """
+    if isinstance(value, dict):
+        return {key: _transform_field(item, policy, replace, join(path, str(key))) for key, item in value.items()}
+    if isinstance(value, list):
+        return [transform(item, policy, replace, path) for item in value]
+    if isinstance(value, str):
+        return _transform_string(value, policy, replace, path, None)
+    return value
+
+
+def _transform_field(value: Any, policy: Policy, replace: Callable[[str | None, str], str], path: str) -> Any:
+    rule = policy(path)
+    if rule == SKIP:
+        return value
+    if isinstance(value, str):
+        return _transform_string(value, policy, replace, path, rule)
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and rule and plausible(rule, str(value)):
+        new = replace(rule, str(value))
+        digits = digits_only(new)
+        return int(digits) if isinstance(value, int) and digits else new
+    return transform(value, policy, replace, path)
+
+
+def _transform_string(text: str, policy: Policy, replace: Callable[[str | None, str], str], path: str, rule: str | None) -> str:
+    inner = embedded_json(text)
+    if inner is not None:
+        return dump_like(text, transform(inner, policy, replace, path))
+    if rule and plausible(rule, text):
+        return replace(rule, text)
+    if text.strip():
+        return replace(None, text)
+    return text
+
+
+def iter_output_strings(value: Any) -> Iterator[str]:
+    """Every string in a value, keys included (what the leak gate checks)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield str(key)
+            yield from iter_output_strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from iter_output_strings(item)
+    elif isinstance(value, str):
+        yield value
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        yield str(value)

@@ -1,0 +1,65 @@
+"""Settings for drafting tasks; every default works for the shipped retail domain."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Config(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SamplingConfig(_Config):
+    """How many sessions each (intent, outcome) cell contributes to the sample."""
+
+    quotas: dict[str, int] = Field(
+        default_factory=dict, description="'intent/outcome' -> quota, overriding default_quota"
+    )
+    default_quota: int = Field(default=3, ge=1)
+    failure_weight: float = Field(default=2.0, ge=1.0, description="quota multiplier for non-resolved outcomes")
+    easy_cell_cap: int = Field(default=2, ge=1, description="most sessions taken from any resolved cell")
+    seed: int = 0
+
+    def quota_for(self, intent: str, outcome: str) -> int:
+        base = self.quotas.get(f"{intent}/{outcome}", self.default_quota)
+        if outcome == "resolved":
+            return max(1, min(base, self.easy_cell_cap))
+        return max(1, round(base * self.failure_weight))
+
+
+class BudgetConfig(_Config):
+    """Budget = the incident's own usage times headroom, never below the minimums."""
+
+    turns_headroom: float = Field(default=2.0, ge=1.0)
+    tokens_headroom: float = Field(default=2.0, ge=1.0)
+    latency_headroom: float = Field(default=3.0, ge=1.0)
+    min_turns: int = Field(default=4, ge=1)
+    min_tokens: int = Field(default=4000, ge=1)
+    min_latency_ms: int = Field(default=30000, ge=1)
+
+
+class TaskgenConfig(_Config):
+    domain: str = "retail"
+    taxonomy_path: Path | None = Field(default=None, description="None: the domain's shipped taxonomy.yaml")
+    policy_path: Path | None = Field(default=None, description="None: the domain's shipped policy.yaml")
+    sampling: SamplingConfig = Field(default_factory=SamplingConfig)
+    budget: BudgetConfig = Field(default_factory=BudgetConfig)
+    heldout_share: float = Field(default=0.3, ge=0.0, le=1.0)
+    regression_tags: list[str] = Field(
+        default_factory=lambda: ["fix-confirmed", "fix_confirmed", "confirmed-fix"],
+        description="ticket tags that mark a confirmed fix (the task joins the regression set)",
+    )
+
+    def load_domain(self):
+        """The configured domain with its policy (the shipped one unless policy_path is set)."""
+        from taskgen.domains import get_domain
+
+        return get_domain(self.domain, self.policy_path)
+
+    def load_taxonomy(self):
+        """The configured taxonomy, else the domain's shipped one."""
+        from taskgen.classify import Taxonomy
+
+        return Taxonomy.from_yaml(self.taxonomy_path or self.load_domain().taxonomy_path())

@@ -1,0 +1,96 @@
+"""Domains: the tools, state, policy, simulated environment, grader and fake agents of one business.
+
+Adding a second domain is configuration plus one module:
+
+1. Create a package `taskgen/domains/<name>/` with `taxonomy.yaml` (intents: keywords, phrases,
+   tools) and `policy.yaml` (every boundary the agent must respect).
+2. In its `__init__.py` define a class satisfying `Domain` below (see `retail.RetailDomain`):
+   it loads its policy, builds an `Environment` over a seed, grades a final state, plans the
+   expectations of a positive task and the boundary-crossing seed of its negative, and
+   provides the `reference` and greedy (`refund_everything`-style) fake agents.
+3. Add one line to `DOMAINS` below: `"<name>": "taskgen.domains.<name>:<ClassName>"`.
+
+Nothing else in taskgen changes: drafting, validation, health checks and output only call
+through this protocol.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ingest.models import Session, StateRows, ToolCall
+from taskgen.task import AgentView, DraftTask, Expectation, ValidationIssue, Verdict
+
+if TYPE_CHECKING:
+    from taskgen.classify import Classification
+    from taskgen.seeds import Seed
+
+DOMAINS: dict[str, str] = {"retail": "taskgen.domains.retail:RetailDomain"}
+"""Domain name -> 'module:class' of its implementation."""
+
+
+class Environment(Protocol):
+    state: StateRows
+    calls: list[ToolCall]
+
+    def call(self, name: str, **arguments: Any) -> Any: ...
+
+
+Agent = Callable[[AgentView, Environment], None]
+
+
+class Plan(BaseModel):
+    """What a drafted task expects: end state, tool rules, and what the drafter could not settle."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    expectations: list[Expectation]
+    required_tools: list[str] = Field(default_factory=list)
+    forbidden_tools: list[str] = Field(default_factory=list)
+    review_questions: list[str] = Field(default_factory=list)
+
+
+class NegativePlan(Plan):
+    state: StateRows = Field(description="the seed state moved across the boundary")
+    boundary: str
+    boundary_question: str
+
+
+class Domain(Protocol):
+    name: str
+    policy: BaseModel
+
+    def taxonomy_path(self) -> Path: ...
+
+    def actor(self, session: Session) -> dict[str, str]: ...
+
+    def plan_positive(
+        self, session: Session, classification: Classification, seed: Seed, actor: dict[str, str], policy: Any
+    ) -> Plan: ...
+
+    def plan_negative(
+        self, prompt: str, intent: str, seed: Seed, actor: dict[str, str], positive: Plan, policy: Any
+    ) -> NegativePlan: ...
+
+    def environment(self, seed: Seed) -> Environment: ...
+
+    def grade(self, task: DraftTask, final_state: StateRows, calls: list[ToolCall]) -> Verdict: ...
+
+    def agents(self) -> dict[str, Agent]:
+        """'reference', the greedy 'refund_everything'-style agent, and 'do_nothing'."""
+        ...
+
+    def check_task(self, task: DraftTask, seed: Seed) -> list[ValidationIssue]: ...
+
+
+def get_domain(name: str, policy_path: Path | None = None) -> Domain:
+    if name not in DOMAINS:
+        raise KeyError(f"unknown domain {name!r}; known: {', '.join(sorted(DOMAINS))}")
+    module_name, class_name = DOMAINS[name].split(":")
+    domain_class = getattr(importlib.import_module(module_name), class_name)
+    return domain_class.from_policy_file(policy_path)

@@ -1,0 +1,140 @@
+"""Retail policy decisions on a state: the rules both the drafter and the reference agent follow."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from ingest.models import StateRows
+from taskgen.domains.retail.policy import RetailPolicy
+from taskgen.seeds import parse_timestamp
+
+ORDER_ID = re.compile(r"#W\d{7}\b")
+_STREET = r"\d{1,6}\s+[A-Za-z0-9.'\- ]+?"
+_PLACE = r"(?:,?\s+(?:Apt\.|Suite)\s+\d+)?,?\s+[A-Za-z.'\- ]+,\s+[A-Z]{2}\s+\d{5}"
+ADDRESS = re.compile(_STREET + _PLACE)
+
+Action = Literal["refund", "return_label", "cancel", "update_address", "inform", "escalate", "decline"]
+
+
+class Decision(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    action: Action
+    rule: str
+    order_id: str | None = None
+    customer_id: str | None = None
+    amount_cents: int | None = None
+    address: str | None = None
+
+
+def order_ids_in(text: str) -> list[str]:
+    return list(dict.fromkeys(ORDER_ID.findall(text)))
+
+
+def address_in(text: str) -> str | None:
+    match = ADDRESS.search(text)
+    return " ".join(match.group(0).split()) if match else None
+
+
+def refunded_cents(state: StateRows, order_id: str) -> int:
+    return sum(int(row.get("amount_cents", 0)) for row in state.get("refund", {}).values() if row.get("order_id") == order_id)
+
+
+def customer_orders(state: StateRows, customer_id: str | None) -> list[dict]:
+    orders = [row for row in state.get("order", {}).values() if row.get("customer_id") == customer_id]
+    return sorted(orders, key=lambda row: (str(row.get("created_at", "")), str(row.get("id", ""))))
+
+
+def target_order_id(prompt: str, state: StateRows, actor: dict[str, str]) -> str | None:
+    """The order the request is about: the first one named in the prompt, else the actor's latest."""
+    named = order_ids_in(prompt)
+    if named:
+        return named[0]
+    orders = customer_orders(state, actor.get("customer_id"))
+    return str(orders[-1]["id"]) if orders else None
+
+
+def _inside_window(order: dict, clock: datetime, days: int) -> bool:
+    delivered_at = order.get("delivered_at")
+    return bool(delivered_at) and clock - parse_timestamp(str(delivered_at)) <= timedelta(days=days)
+
+
+def _order_gate(order_id: str, state: StateRows, actor: dict[str, str]) -> Decision | None:
+    """Declines shared by every order request: unknown order, someone else's order."""
+    order = state.get("order", {}).get(order_id)
+    if order is None:
+        return Decision(action="decline", rule="order_not_found", order_id=order_id)
+    if order.get("customer_id") != actor.get("customer_id"):
+        return Decision(action="decline", rule="not_order_owner", order_id=order_id)
+    return None
+
+
+def _decide_refund(order_id: str, state: StateRows, clock: datetime, policy: RetailPolicy) -> Decision:
+    order = state["order"][order_id]
+    if order.get("status") not in policy.refundable_statuses:
+        return Decision(action="decline", rule="status_not_refundable", order_id=order_id)
+    if not _inside_window(order, clock, policy.return_window_days):
+        return Decision(action="decline", rule="outside_return_window", order_id=order_id)
+    remaining = int(order.get("total_cents", 0)) - refunded_cents(state, order_id)
+    if remaining <= 0:
+        return Decision(action="decline", rule="already_refunded", order_id=order_id)
+    if remaining > policy.auto_refund_limit_cents:
+        return Decision(action="escalate", rule="above_auto_refund_limit", order_id=order_id)
+    return Decision(action="refund", rule="refund_allowed", order_id=order_id, amount_cents=remaining)
+
+
+def _decide_return(order_id: str, state: StateRows, clock: datetime, policy: RetailPolicy) -> Decision:
+    order = state["order"][order_id]
+    if order.get("status") not in policy.returnable_statuses:
+        return Decision(action="decline", rule="status_not_returnable", order_id=order_id)
+    if not _inside_window(order, clock, policy.return_window_days):
+        return Decision(action="decline", rule="outside_return_window", order_id=order_id)
+    return Decision(action="return_label", rule="return_allowed", order_id=order_id)
+
+
+def _decide_cancel(order_id: str, state: StateRows, policy: RetailPolicy) -> Decision:
+    if state["order"][order_id].get("status") not in policy.cancellable_statuses:
+        return Decision(action="decline", rule="status_not_cancellable", order_id=order_id)
+    return Decision(action="cancel", rule="cancel_allowed", order_id=order_id)
+
+
+def _decide_address(prompt: str, state: StateRows, actor: dict[str, str], policy: RetailPolicy) -> Decision:
+    customer_id = actor.get("customer_id")
+    if customer_id not in state.get("customer", {}):
+        return Decision(action="escalate", rule="unknown_customer", customer_id=customer_id)
+    locked = set(policy.address_change.escalate_when_order_status_in)
+    if any(order.get("status") in locked for order in customer_orders(state, customer_id)):
+        return Decision(action="escalate", rule="order_in_transit", customer_id=customer_id)
+    address = address_in(prompt)
+    if address is None:
+        return Decision(action="escalate", rule="address_not_understood", customer_id=customer_id)
+    return Decision(action="update_address", rule="address_change_allowed", customer_id=customer_id, address=address)
+
+
+def decide(
+    intent: str, prompt: str, state: StateRows, actor: dict[str, str], clock: datetime, policy: RetailPolicy
+) -> Decision:
+    """What the policy file says the agent should do for this request on this state."""
+    if intent == "account_access":
+        return Decision(action="escalate", rule="account_access_needs_human", customer_id=actor.get("customer_id"))
+    if intent == "address_change":
+        return _decide_address(prompt, state, actor, policy)
+    if intent not in ("refund", "return_label", "cancellation", "order_status"):
+        return Decision(action="inform", rule="information_only")
+    order_id = target_order_id(prompt, state, actor)
+    if order_id is None:
+        return Decision(action="decline", rule="order_not_found")
+    refusal = _order_gate(order_id, state, actor)
+    if refusal is not None:
+        return refusal
+    if intent == "refund":
+        return _decide_refund(order_id, state, clock, policy)
+    if intent == "return_label":
+        return _decide_return(order_id, state, clock, policy)
+    if intent == "cancellation":
+        return _decide_cancel(order_id, state, policy)
+    return Decision(action="inform", rule="order_status_lookup", order_id=order_id)

@@ -1,0 +1,85 @@
+"""Human review of drafted tasks: status changes, pinned releases and Inspect AI export."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from taskgen.output import atomic_write, load_tasks, manifest_for, pretty_json, task_path, write_manifest
+from taskgen.task import DraftTask, ReviewRecord, TaskStatus
+
+
+class ReviewError(Exception):
+    """A review action that cannot be done (unknown task, existing release); names ids only."""
+
+
+def current_version(out: Path) -> str:
+    manifest = Path(out) / "manifest.json"
+    return json.loads(manifest.read_text(encoding="utf-8"))["version"] if manifest.exists() else "unreleased"
+
+
+def find_task(out: Path, task_id: str) -> DraftTask:
+    for task in load_tasks(Path(out) / "tasks"):
+        if task.task_id == task_id:
+            return task
+    raise ReviewError(f"no task {task_id} under {out}")
+
+
+def set_status(
+    out: Path, task_id: str, status: TaskStatus, reason: str | None = None, reviewer: str | None = None, at: str | None = None
+) -> DraftTask:
+    """Rewrite the task file atomically with its new status and review block; the manifest follows."""
+    task = find_task(out, task_id)
+    updated = task.model_copy(update={"status": status, "review": ReviewRecord(status=status, reason=reason, reviewer=reviewer, at=at)})
+    atomic_write(task_path(out, updated), pretty_json(updated))
+    write_manifest(out, current_version(out), load_tasks(Path(out) / "tasks"))
+    return updated
+
+
+def release(out: Path, version: str, notes: str) -> Path:
+    """Pin a task-set version: approved tasks, their seeds and a manifest with notes in releases/<version>/."""
+    target = Path(out) / "releases" / version
+    if target.exists():
+        raise ReviewError(f"release {version} already exists; versions are pinned")
+    approved = [task for task in load_tasks(Path(out) / "tasks") if task.status == "approved"]
+    staging = target.with_name(f".{version}.staging")
+    shutil.rmtree(staging, ignore_errors=True)
+    for task in approved:
+        atomic_write(task_path(staging, task), pretty_json(task))
+        seed_file = Path(out) / "seeds" / f"{task.seed_id}.json"
+        atomic_write(staging / "seeds" / seed_file.name, seed_file.read_text(encoding="utf-8"))
+    atomic_write(staging / "manifest.json", pretty_json(manifest_for(staging, version, approved, notes)))
+    staging.rename(target)
+    write_manifest(out, version, load_tasks(Path(out) / "tasks"))
+    return target
+
+
+def inspect_samples(out: Path) -> list[dict]:
+    """Approved tasks as Inspect AI samples (input, target, id, metadata incl. seed and set version)."""
+    version = current_version(out)
+    samples = []
+    for task in load_tasks(Path(out) / "tasks"):
+        if task.status != "approved":
+            continue
+        seed = json.loads((Path(out) / "seeds" / f"{task.seed_id}.json").read_text(encoding="utf-8"))
+        samples.append({
+            "id": task.task_id,
+            "input": task.prompt,
+            "target": [expectation.describe() for expectation in task.expectations],
+            "metadata": {
+                "task_set_version": version,
+                "set": task.set, "split": task.split, "polarity": task.polarity, "pair_id": task.pair_id,
+                "intent": task.intent, "actor": task.actor, "clock": task.clock,
+                "required_tools": task.required_tools, "forbidden_tools": task.forbidden_tools,
+                "budget": task.budget.model_dump(), "expectations": [item.model_dump() for item in task.expectations],
+                "seed": seed,
+            },
+        })
+    return samples
+
+
+def export_inspect(out: Path, destination: Path | None = None) -> Path:
+    destination = destination or Path(out) / "exports" / f"inspect-{current_version(out)}.jsonl"
+    lines = [json.dumps(sample, sort_keys=True, ensure_ascii=False) for sample in inspect_samples(out)]
+    return atomic_write(destination, "".join(line + "\n" for line in lines))

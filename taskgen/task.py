@@ -1,0 +1,99 @@
+"""The draft task format (one JSON file per task; schema in docs/schemas/task.schema.json)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+TaskStatus = Literal["draft", "approved", "rejected", "retired"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Expectation(_Model):
+    """One end-state assertion, e.g. refund_exists(order_id, amount_cents); `any_of` is an either-or group."""
+
+    check: str = Field(description="a check the domain's grader knows, or 'any_of'")
+    args: dict[str, str | int] = Field(default_factory=dict)
+    any_of: list[Expectation] = Field(default_factory=list)
+
+    def describe(self) -> str:
+        if self.check == "any_of":
+            return " OR ".join(option.describe() for option in self.any_of)
+        arguments = ", ".join(f"{key}={value}" for key, value in sorted(self.args.items()))
+        return f"{self.check}({arguments})"
+
+
+class Budget(_Model):
+    turns: int
+    tokens: int
+    latency_ms: int
+
+
+class TaskProvenance(_Model):
+    source_record_ids: list[str] = Field(default_factory=list, description="external ids of the source records")
+    session_ids: list[str] = Field(description="the drafted session and every near-duplicate it stands for")
+    incident_id: str | None = None
+    trace_ids: list[str] = Field(default_factory=list)
+
+
+class ReviewRecord(_Model):
+    status: TaskStatus
+    reason: str | None = None
+    reviewer: str | None = None
+    at: str | None = Field(default=None, description="ISO-8601 time the reviewer acted")
+
+
+class DraftTask(_Model):
+    task_id: str
+    version: int = 1
+    status: TaskStatus = "draft"
+    set: Literal["regression", "capability"]
+    split: Literal["dev", "heldout"]
+    polarity: Literal["positive", "negative"]
+    pair_id: str
+    domain: str
+    intent: str
+    outcome: str
+    prompt: str = Field(description="the user's own (scrubbed) words")
+    actor: dict[str, str] = Field(default_factory=dict, description="who is asking, e.g. customer_id")
+    seed_id: str
+    clock: str
+    expectations: list[Expectation]
+    expectations_status: Literal["draft", "confirmed"] = "draft"
+    required_tools: list[str] = Field(default_factory=list)
+    forbidden_tools: list[str] = Field(default_factory=list)
+    budget: Budget
+    provenance: TaskProvenance
+    review_questions: list[str] = Field(default_factory=list)
+    synthetic: bool = False
+    boundary: str | None = Field(default=None, description="negatives: the policy boundary the seed crosses")
+    boundary_question: str | None = None
+    review: ReviewRecord | None = None
+
+
+class ValidationIssue(_Model):
+    """A problem with a task; the message names ids and kinds, never customer text."""
+
+    code: str
+    message: str
+    subject: str | None = Field(default=None, description="the task or pair id a set-level issue is about")
+
+
+class Verdict(_Model):
+    """A grader's judgement of one trial: passed, and every unmet expectation or tool rule."""
+
+    passed: bool
+    reasons: list[str] = Field(default_factory=list)
+
+
+class AgentView(_Model):
+    """What an agent is given: the request and who asks. Never the polarity or the expectations."""
+
+    prompt: str
+    intent: str
+    actor: dict[str, str] = Field(default_factory=dict)
+    clock: str

@@ -1,0 +1,64 @@
+"""Checks that a drafted task is answerable on its seed, and that pairs are labelled consistently."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+from taskgen.domains import get_domain
+from taskgen.seeds import Seed, find_relative_phrases, parse_timestamp, resolve_relative_dates
+from taskgen.task import DraftTask, ValidationIssue
+
+
+def _clock_issues(task: DraftTask, seed: Seed) -> list[ValidationIssue]:
+    phrases = find_relative_phrases(task.prompt)
+    if not phrases:
+        return []
+    if not task.clock or not seed.clock:
+        return [ValidationIssue(code="relative_date_without_clock", message=f"{len(phrases)} relative date(s) but no frozen clock")]
+    resolvable = len(resolve_relative_dates(task.prompt, parse_timestamp(task.clock)))
+    if resolvable < len(phrases):
+        return [ValidationIssue(code="vague_relative_date", message=f"{len(phrases) - resolvable} relative date(s) cannot be pinned to a day")]
+    return []
+
+
+def validate_task(task: DraftTask, seed: Seed) -> list[ValidationIssue]:
+    issues: list[ValidationIssue] = []
+    if task.seed_id != seed.seed_id:
+        issues.append(ValidationIssue(code="seed_mismatch", message=f"task names seed {task.seed_id}, got {seed.seed_id}"))
+    if task.clock and seed.clock and task.clock != seed.clock:
+        issues.append(ValidationIssue(code="clock_mismatch", message="task clock differs from its seed's frozen clock"))
+    if not task.expectations:
+        issues.append(ValidationIssue(code="no_expectations", message="task has no end-state expectation"))
+    if set(task.required_tools) & set(task.forbidden_tools):
+        issues.append(ValidationIssue(code="tool_conflict", message="a tool is both required and forbidden"))
+    if task.polarity == "negative" and not (task.synthetic and task.boundary_question):
+        issues.append(ValidationIssue(code="negative_unmarked", message="a negative must be synthetic and carry a boundary question"))
+    issues += _clock_issues(task, seed)
+    issues += get_domain(task.domain).check_task(task, seed)
+    return sorted(issues, key=lambda issue: (issue.code, issue.message))
+
+
+def validate_set(tasks: Sequence[DraftTask]) -> list[ValidationIssue]:
+    """Every pair: one positive and one negative, same intent, set, split and prompt; rollbacks are regression."""
+    by_pair: dict[str, list[DraftTask]] = defaultdict(list)
+    for task in tasks:
+        by_pair[task.pair_id].append(task)
+    issues = []
+    for pair_id, members in sorted(by_pair.items()):
+        polarities = sorted(task.polarity for task in members)
+        if polarities != ["negative", "positive"]:
+            issues.append(ValidationIssue(code="pair_polarity", message=f"{pair_id} has polarities {polarities}", subject=pair_id))
+        for label in ("intent", "set", "split", "prompt"):
+            if len({getattr(task, label) for task in members}) > 1:
+                issues.append(ValidationIssue(code=f"pair_{label}_differs", message=f"{pair_id} members differ in {label}", subject=pair_id))
+    issues += [
+        ValidationIssue(
+            code="set_label",
+            message=f"{task.task_id} comes from a rollback but is not in the regression set",
+            subject=task.task_id,
+        )
+        for task in tasks
+        if task.outcome == "rolled_back" and task.set != "regression"
+    ]
+    return issues

@@ -1,0 +1,8 @@
+import pytest
+
+from ingest.config import IngestConfig
+
+
+@pytest.fixture
+def config() -> IngestConfig:
+    return IngestConfig()

@@ -1,0 +1,88 @@
+import json
+import sqlite3
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from ingest.state import StateUnavailable, open_state
+from ingest.state_mapping import StateMapping, values_at
+
+EXAMPLES = Path(__file__).parents[2] / "docs" / "examples"
+TAU = Path("/work/shared/data/tau-bench-retail")
+
+
+@pytest.fixture
+def demo_db(tmp_path):
+    path = tmp_path / "state.db"
+    db = sqlite3.connect(path)
+    db.executescript("""
+    CREATE TABLE customers (id TEXT PRIMARY KEY, name TEXT, email TEXT, phone TEXT, address TEXT, created_at TEXT);
+    CREATE TABLE orders (id TEXT PRIMARY KEY, customer_id TEXT, status TEXT, total_cents INTEGER, created_at TEXT,
+                         delivered_at TEXT, shipping_address TEXT);
+    CREATE TABLE order_items (id INTEGER PRIMARY KEY, order_id TEXT, sku TEXT, name TEXT, price_cents INTEGER, quantity INTEGER);
+    CREATE TABLE payments (id INTEGER PRIMARY KEY, order_id TEXT, method TEXT, card_number TEXT, amount_cents INTEGER, created_at TEXT);
+    CREATE TABLE refunds (id INTEGER PRIMARY KEY, order_id TEXT, amount_cents INTEGER, reason TEXT, created_at TEXT);
+    CREATE TABLE return_labels (id INTEGER PRIMARY KEY, order_id TEXT, created_at TEXT);
+    INSERT INTO customers VALUES ('cus_1', 'Maria Lopez', 'maria.lopez@example.com', '+1 415 555 0134', '12 Oak St, Denver CO', '2025-02-01T09:00:00Z');
+    INSERT INTO customers VALUES ('cus_2', 'Ken Ito', 'ken@example.org', NULL, '9 Elm Rd', '2025-03-01T09:00:00Z');
+    INSERT INTO orders VALUES ('#W2611340', 'cus_1', 'delivered', 5365, '2026-11-10T08:00:00Z', '2026-11-18T08:00:00Z',
+                               '{"line1": "12 Oak St", "city": "Denver"}');
+    INSERT INTO orders VALUES ('#W7000001', 'cus_1', 'pending', 999, '2026-11-12T08:00:00Z', NULL, '{}');
+    INSERT INTO orders VALUES ('#W9000009', 'cus_2', 'pending', 100, '2026-11-12T08:00:00Z', NULL, '{}');
+    INSERT INTO order_items VALUES (1, '#W2611340', 'WB-1000', 'Water Bottle', 4784, 1);
+    INSERT INTO payments VALUES (7, '#W2611340', 'card', '4111111111111111', 5365, '2026-11-10T08:00:05Z');
+    INSERT INTO refunds VALUES (3, '#W2611340', 5365, 'broken', '2026-11-20T11:00:00Z');
+    INSERT INTO return_labels VALUES (4, '#W2611340', '2026-11-20T11:05:00Z');
+    """)
+    db.commit()
+    db.close()
+    return path
+
+
+def test_sqlite_snapshot_brings_parents_children_and_respects_as_of(demo_db):
+    source = open_state(f"sqlite:///{demo_db}", StateMapping.from_yaml(EXAMPLES / "demo-state.mapping.yaml"))
+    as_of = datetime(2026, 11, 20, 10, 15, tzinfo=timezone.utc)
+    rows = source.snapshot({"order": ["#W2611340"], "ticket": ["101"]}, as_of)
+    assert {kind: sorted(ids) for kind, ids in rows.items()} == {
+        "customer": ["cus_1"], "order": ["#W2611340"], "order_item": ["1"], "payment": ["7"]}
+    assert rows["order"]["#W2611340"]["shipping_address"] == {"line1": "12 Oak St", "city": "Denver"}
+    later = source.snapshot({"order": ["#W2611340"]}, None)
+    assert sorted(later) == ["customer", "order", "order_item", "payment", "refund", "return_label"]
+    named_customer = source.snapshot({"customer": ["cus_1"]}, as_of)
+    assert sorted(named_customer["order"]) == ["#W2611340", "#W7000001"]
+    assert source.get("customer", "cus_2")["email"] == "ken@example.org"
+    assert source.get("customer", "nobody") is None
+    assert source.pii_fields("payment") == {"card_number": "CREDIT_CARD"}
+
+
+def test_state_is_read_only_and_unavailable_db_is_one_line(demo_db, tmp_path):
+    mapping = StateMapping.from_yaml(EXAMPLES / "demo-state.mapping.yaml")
+    with pytest.raises(StateUnavailable) as missing:
+        open_state(f"sqlite:///{tmp_path / 'absent.db'}", mapping)
+    assert "\n" not in str(missing.value)
+    with pytest.raises(StateUnavailable) as refused:
+        open_state("postgresql://app:s3cr3t-pw@127.0.0.1:9/shop", mapping)
+    assert "s3cr3t-pw" not in str(refused.value) and "\n" not in str(refused.value)
+    source = open_state(f"sqlite:///{demo_db}", mapping)
+    with pytest.raises(Exception):
+        with source._engine.connect() as connection:
+            connection.exec_driver_sql("DELETE FROM customers")
+
+
+@pytest.mark.skipif(not TAU.is_dir(), reason="tau-bench retail data not present at /work/shared/data/tau-bench-retail")
+def test_tau_bench_folder_loads_through_mapping_alone():
+    mapping = StateMapping.from_yaml(EXAMPLES / "tau-bench-retail.mapping.yaml")
+    source = open_state(str(TAU), mapping)
+    orders = json.loads((TAU / "orders.json").read_text())
+    order_id, order = next(iter(sorted(orders.items())))
+    rows = source.snapshot({"order": [order_id]}, None)
+    assert list(rows["order"]) == [order_id]
+    assert list(rows["customer"]) == [order["user_id"]]
+    customer = rows["customer"][order["user_id"]]
+    assert customer["user_id"] == order["user_id"] and customer["email"]
+    cards = values_at(customer, "payment_methods.*.last_four")
+    assert all(path.startswith("payment_methods.") and path.endswith(".last_four") for path, _ in cards)
+    assert source.pii_fields("customer")["email"] == "EMAIL_ADDRESS"
+    user_orders = source.snapshot({"customer": [order["user_id"]]}, None)["order"]
+    assert order_id in user_orders

@@ -1,0 +1,80 @@
+"""Per-recognizer tables of (text, expected spans), Presidio style, through the real engine."""
+
+import pytest
+
+from scrubbers.engine import Detector
+
+CASES = [
+    # PERSON
+    ("Hi, this is Jane Gonzalez from Denver.", [("Jane Gonzalez", "PERSON")]),
+    ("Dear Ms. Gonzalez, your parcel is on its way.", [("Gonzalez", "PERSON")]),
+    ("hi rose,\nthe replacement will arrive Monday.", [("rose", "PERSON")]),
+    ("my name is damien watkins and I need help", [("damien watkins", "PERSON")]),
+    ("Thanks for waiting.\nBest,\nBill Turner", [("Bill Turner", "PERSON")]),
+    ("Customer Hope Bustamante asked for a refund.", [("Hope Bustamante", "PERSON")]),
+    # EMAIL_ADDRESS
+    ("reach me at jane.gonzalez@gmail.com please", [("jane.gonzalez@gmail.com", "EMAIL_ADDRESS")]),
+    ("Email: o'brien+orders@mail.co.uk.", [("o'brien+orders@mail.co.uk", "EMAIL_ADDRESS")]),
+    # PHONE_NUMBER: US, UK, DE, FR, IN, international
+    ("call (415) 555-0132 after 5", [("(415) 555-0132", "PHONE_NUMBER")]),
+    ("UK office 020 7946 0958", [("020 7946 0958", "PHONE_NUMBER")]),
+    ("Berlin: 030 901820 or +49 30 901820", [("030 901820", "PHONE_NUMBER"), ("+49 30 901820", "PHONE_NUMBER")]),
+    ("Paris 01 42 68 53 00", [("01 42 68 53 00", "PHONE_NUMBER")]),
+    ("mobile +91 98765 43210", [("+91 98765 43210", "PHONE_NUMBER")]),
+    ("intl +44 20 7946 0958", [("+44 20 7946 0958", "PHONE_NUMBER")]),
+    # STREET_ADDRESS
+    ("Ship to 1234 Maple Street, Apt 5B, Springfield, IL 62704 today",
+     [("1234 Maple Street, Apt 5B, Springfield, IL 62704", "STREET_ADDRESS")]),
+    ("moved to 77 Harbor Blvd. last year", [("77 Harbor Blvd.", "STREET_ADDRESS")]),
+    # CREDIT_CARD (Luhn-checked, spaces or dashes)
+    ("card 4111 1111 1111 1111 declined", [("4111 1111 1111 1111", "CREDIT_CARD")]),
+    ("card 5500-0000-0000-0004 declined", [("5500-0000-0000-0004", "CREDIT_CARD")]),
+    ("card 4111 1111 1111 1112 declined", []),
+    # IBAN_CODE
+    ("IBAN GB82 WEST 1234 5698 7654 32 please", [("GB82 WEST 1234 5698 7654 32", "IBAN_CODE")]),
+    ("IBAN DE89370400440532013000.", [("DE89370400440532013000", "IBAN_CODE")]),
+    # US_SSN
+    ("SSN 078-05-1121 on file", [("078-05-1121", "US_SSN")]),
+    # IP_ADDRESS v4 / v6
+    ("login from 81.2.69.142 and 2a02:8070:a28c::1", [("81.2.69.142", "IP_ADDRESS"), ("2a02:8070:a28c::1", "IP_ADDRESS")]),
+    # DATE_OF_BIRTH only with a birth cue
+    ("I was born on 03/14/1985.", [("03/14/1985", "DATE_OF_BIRTH")]),
+    ("DOB: March 14, 1985", [("March 14, 1985", "DATE_OF_BIRTH")]),
+    ("Delivery expected 03/14/2025.", []),
+    # USERNAME
+    ("username: jdoe_88 cannot log in", [("jdoe_88", "USERNAME")]),
+    ("ping @rosey_w about it", [("rosey_w", "USERNAME")]),
+    ("login jane.g77 failed", [("jane.g77", "USERNAME")]),
+    ("login failed twice", []),
+    # URL with a personal part
+    ("profile https://www.linkedin.com/in/jane-doe-123", [("https://www.linkedin.com/in/jane-doe-123", "URL")]),
+    ("see https://help.acme.com/returns?lang=en for details", []),
+    # protected identifiers and amounts stay
+    ("Order #W1234567 for $12.34 shipped, ticket ZD-4411.", []),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), CASES, ids=[c[0][:40] for c in CASES])
+def test_recognizers_find_exactly_the_expected_spans(detector: Detector, text: str, expected: list) -> None:
+    (findings,) = detector.analyze_batch([text])
+    found = [(text[f.start : f.end], f.entity_type) for f in findings]
+    assert found == expected
+
+
+def test_batch_gives_the_same_findings_as_one_by_one(detector: Detector) -> None:
+    texts = [c[0] for c in CASES]
+    assert detector.analyze_batch(texts) == [detector.analyze_batch([t])[0] for t in texts]
+
+
+def test_only_ner_runs(detector: Detector) -> None:
+    assert detector.nlp.pipe_names == ["ner"]
+
+
+def test_protected_pattern_beats_any_recognizer(config) -> None:
+    from scrubbers.config import ScrubConfig
+    from scrubbers.engine import get_detector
+
+    custom = get_detector(config.model_copy(update={"protected_patterns": (*config.protected_patterns, r"jane\.gonzalez@gmail\.com")}))
+    (findings,) = custom.analyze_batch(["write to jane.gonzalez@gmail.com"])
+    assert findings == []
+    assert isinstance(custom.config, ScrubConfig)

@@ -1,0 +1,195 @@
+import copy
+import json
+import socket
+from datetime import datetime, timezone
+
+import pytest
+
+from ingest.models import ErrorSignal, EscalationSignal, Person, Session, Signals, TicketSignal, ToolCall, Turn, canonical_json
+from scrubbers import ScrubConfig, Scrubber, check_leaks
+from scrubbers.pseudonyms import RESERVED_EMAIL_DOMAINS
+
+AT = datetime(2025, 3, 4, 10, 15, tzinfo=timezone.utc)
+ORIGINALS = ["Jane Gonzalez", "Gonzalez", "jane.gonzalez@gmail.com", "415", "555-0132", "4111 1111 1111 1111", "1234 Maple Street", "jgonzalez"]
+
+
+def make_session(session_id: str = "sess_7f3a9c21") -> Session:
+    customer = {"customer": {"name": "Jane Gonzalez", "email": "jane.gonzalez@gmail.com", "phone": "+1 415-555-0132",
+                             "address1": "1234 Maple Street"}, "orders": [{"id": "#W1234567", "total": "$12.34", "status": "delivered"}]}
+    return Session(
+        session_id=session_id,
+        trace_ids=["trace-a1b2c3d4"],
+        started_at=AT,
+        turns=[
+            Turn(role="user", source="tickets", at=AT,
+                 text="Hi, this is Jane Gonzalez. Order #W1234567 ($12.34) was delivered to the wrong door. Call me at (415) 555-0132."),
+            Turn(role="agent", source="traces", text="Thanks Jane, I found the account for jane.gonzalez@gmail.com."),
+            Turn(role="human_agent", source="escalations", text="Ms. Gonzalez, I refunded $12.34 to the card 4111 1111 1111 1111."),
+        ],
+        tool_calls=[
+            ToolCall(name="find_customer", call_id="call_1", arguments={"email": "jane.gonzalez@gmail.com"}, result=json.dumps(customer)),
+            ToolCall(name="add_note", call_id="call_2", arguments={"note": "Spoke to jgonzalez about #W1234567"}, result={"ok": True}),
+        ],
+        entity_ids={"order": ["#W1234567"], "customer": ["jane.gonzalez@gmail.com"]},
+        people=[Person(role="requester", external_id="zd-user-991", name="Jane Gonzalez", email="jane.gonzalez@gmail.com")],
+        signals=Signals(
+            tickets=[TicketSignal(id="ZD-4411", status="open", subject="Jane Gonzalez: parcel at the wrong door")],
+            errors=[ErrorSignal(message="lookup failed for jane.gonzalez@gmail.com")],
+            escalations=[EscalationSignal(id="esc-9", reason="Customer Jane Gonzalez asked for a human")],
+        ),
+    )
+
+
+def make_state() -> dict:
+    return {
+        "customer": {
+            "jane.gonzalez@gmail.com": {"full_name": "Jane Gonzalez", "phone": "(415) 555-0132", "tier": "gold",
+                                        "notes": "prefers Jane, call after 5"},
+        },
+        "order": {"#W1234567": {"status": "delivered", "total": "$12.34", "ship_to": "1234 Maple Street, Springfield, IL 62704"}},
+    }
+
+
+PII_FIELDS = {"customer": {"full_name": "PERSON", "phone": "PHONE_NUMBER"}, "order": {"ship_to": "STREET_ADDRESS"}}
+
+
+@pytest.fixture(scope="module")
+def result(scrubber: Scrubber):
+    (scrubbed,) = scrubber.scrub_sessions([(make_session(), make_state())], PII_FIELDS)
+    return scrubbed
+
+
+def dump(result) -> str:
+    return canonical_json({"session": result.session.model_dump(mode="json"), "state": result.state})
+
+
+def test_no_original_survives_anywhere(result) -> None:
+    output = dump(result).lower()
+    for original in ORIGINALS:
+        assert original.lower() not in output
+    assert "4155550132" not in "".join(c for c in output if c.isdigit())
+    assert result.report.leak_passed and result.report.leak_types == []
+
+
+def test_one_person_one_stand_in_everywhere(result) -> None:
+    stand_in = result.session.people[0].name
+    first, last = stand_in.split()
+    tool = json.loads(result.session.tool_calls[0].result)
+    assert tool["customer"]["name"] == stand_in
+    assert result.session.turns[0].text.startswith(f"Hi, this is {stand_in}.")
+    assert result.session.turns[1].text.startswith(f"Thanks {first},")
+    assert result.session.turns[2].text.startswith(f"Ms. {last},")
+    assert result.session.signals.tickets[0].subject.startswith(stand_in)
+    assert stand_in in result.session.signals.escalations[0].reason
+    (row,) = result.state["customer"].values()
+    assert row["full_name"] == stand_in and row["notes"].startswith(f"prefers {first},")
+
+
+def test_email_built_from_the_stand_in_name_and_used_everywhere(result) -> None:
+    first, last = result.session.people[0].name.lower().split()
+    email = result.session.people[0].email
+    local, _, domain = email.partition("@")
+    assert local == f"{first}.{last}" and domain in RESERVED_EMAIL_DOMAINS
+    assert result.session.tool_calls[0].arguments["email"] == email
+    assert email in result.session.turns[1].text
+    assert result.session.entity_ids["customer"] == [email]
+    assert list(result.state["customer"]) == [email]
+    assert f"{first[0]}{last}" in result.session.tool_calls[1].arguments["note"]
+
+
+def test_phone_consistent_across_formats(result) -> None:
+    tool = json.loads(result.session.tool_calls[0].result)
+    (row,) = result.state["customer"].values()
+    digits = lambda s: "".join(c for c in s if c.isdigit())  # noqa: E731
+    assert digits(tool["customer"]["phone"])[1:] == digits(row["phone"])
+    assert row["phone"] in result.session.turns[0].text
+
+
+def test_identifiers_amounts_statuses_and_ids_survive(result) -> None:
+    session = result.session
+    assert session.session_id == "sess_7f3a9c21" and session.trace_ids == ["trace-a1b2c3d4"]
+    assert "#W1234567 ($12.34) was delivered" in session.turns[0].text
+    assert session.tool_calls[0].name == "find_customer" and session.signals.tickets[0].id == "ZD-4411"
+    assert session.people[0].external_id == "zd-user-991"
+    assert result.state["order"]["#W1234567"]["status"] == "delivered"
+    assert json.loads(session.tool_calls[0].result)["orders"] == [{"id": "#W1234567", "total": "$12.34", "status": "delivered"}]
+
+
+def test_json_inside_strings_keeps_its_formatting_style(result) -> None:
+    text = result.session.tool_calls[0].result
+    assert text == json.dumps(json.loads(text))
+
+
+def test_report_counts_types_never_values(result) -> None:
+    report = result.report.model_dump_json()
+    assert result.report.counts["PERSON"] >= 6 and result.report.counts["EMAIL_ADDRESS"] >= 4
+    for original in ORIGINALS:
+        assert original.lower() not in report.lower()
+
+
+def test_input_is_not_mutated(scrubber: Scrubber) -> None:
+    session, state = make_session(), make_state()
+    before = (session.model_dump_json(), copy.deepcopy(state))
+    scrubber.scrub_sessions([(session, state)], PII_FIELDS)
+    assert (session.model_dump_json(), state) == before
+
+
+def test_same_secret_byte_identical_other_secret_different(scrubber: Scrubber, config: ScrubConfig, secret: bytes) -> None:
+    items = [(make_session(), make_state()), (make_session("sess_other01"), {})]
+    first = [dump(r) for r in scrubber.scrub_sessions(items, PII_FIELDS)]
+    again = [dump(r) for r in Scrubber(config, secret).scrub_sessions(items, PII_FIELDS)]
+    other = [dump(r) for r in Scrubber(config, b"a-different-secret").scrub_sessions(items, PII_FIELDS)]
+    assert first == again
+    assert first[0] != other[0]
+
+
+def test_a_customer_in_two_sessions_gets_the_same_stand_in(scrubber: Scrubber) -> None:
+    one, two = scrubber.scrub_sessions([(make_session(), {}), (make_session("sess_other01"), {})])
+    assert one.session.people[0].name == two.session.people[0].name
+
+
+def test_scrub_text_and_json(scrubber: Scrubber) -> None:
+    text, counts = scrubber.scrub_text("Jane Gonzalez (jane.gonzalez@gmail.com) paid $40.00 for #W7654321.")
+    assert "Gonzalez" not in text and "gmail" not in text and "$40.00 for #W7654321." in text
+    assert counts == {"EMAIL_ADDRESS": 1, "PERSON": 1}
+    value = {"customer": {"email": "bob@corp.io"}, "log": '[{"msg": "called Bob Tanaka at +44 20 7946 0958"}]', "n": 3}
+    scrubbed, counts = scrubber.scrub_json(value)
+    assert scrubbed["n"] == 3 and scrubbed["customer"]["email"].endswith(RESERVED_EMAIL_DOMAINS)
+    inner = json.loads(scrubbed["log"])
+    assert "Tanaka" not in inner[0]["msg"] and "7946 0958" not in inner[0]["msg"]
+    assert counts["PHONE_NUMBER"] == 1 and value["customer"]["email"] == "bob@corp.io"
+
+
+def test_collect_texts_are_the_free_texts(scrubber: Scrubber) -> None:
+    texts = scrubber.collect_texts(make_session(), make_state(), PII_FIELDS)
+    assert make_session().turns[0].text in texts
+    assert "Jane Gonzalez" not in texts  # field-rule values are replaced whole, not analyzed
+    assert "sess_7f3a9c21" not in texts and "find_customer" not in texts
+    assert len(texts) == len(set(texts))
+
+
+def test_leak_gate_catches_a_disabled_recognizer(config: ScrubConfig, secret: bytes) -> None:
+    blind = Scrubber(config.model_copy(update={"entities": tuple(e for e in config.entities if e != "IBAN_CODE")}), secret)
+    session = Session(session_id="sess_iban0001", turns=[Turn(role="user", source="tickets", text="Refund to GB82 WEST 1234 5698 7654 32 please")])
+    (result,) = blind.scrub_sessions([(session, {})])
+    assert not result.report.leak_passed and result.report.leak_types == ["IBAN_CODE"]
+    assert "GB82" not in result.report.model_dump_json()
+
+
+def test_leak_gate_flags_surviving_originals_by_type(detector) -> None:
+    verdict = check_leaks([("PHONE_NUMBER", "(415) 555-0132"), ("PERSON", "Jane Gonzalez")],
+                          ["call 415.555.0132 now", "Maria Lopez is fine"], frozenset({"Maria Lopez"}), detector)
+    assert not verdict.passed and verdict.types == ["PHONE_NUMBER"]
+    ours = check_leaks([], ["write to maria.lopez@example.com"], frozenset({"maria.lopez@example.com"}), detector)
+    assert ours.passed
+
+
+def test_whole_scrub_runs_with_sockets_blocked(monkeypatch: pytest.MonkeyPatch, config: ScrubConfig, secret: bytes) -> None:
+    def refuse(*args, **kwargs):
+        raise OSError("network access attempted during scrub")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "getaddrinfo", refuse)
+    fresh = Scrubber(config.model_copy(update={"batch_size": 7}), secret)  # a new engine, built offline
+    (result,) = fresh.scrub_sessions([(make_session(), make_state())], PII_FIELDS)
+    assert result.report.leak_passed and "gmail" not in dump(result)

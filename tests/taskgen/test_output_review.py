@@ -1,0 +1,88 @@
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+from typer.testing import CliRunner
+
+from pipelines.review_cli import review_app
+from taskgen import review
+from taskgen.output import load_tasks, pretty_json, task_json_schema, write_all
+
+SCHEMA_FILE = Path(__file__).resolve().parents[2] / "docs" / "schemas" / "task.schema.json"
+
+
+def _everything(drafted):
+    tasks = [task for row in drafted for task in (row[3].positive, row[3].negative)]
+    seeds = [row[2] for row in drafted] + [row[3].negative_seed for row in drafted]
+    return tasks, seeds
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {path.relative_to(root).as_posix(): path.read_bytes() for path in sorted(root.rglob("*")) if path.is_file()}
+
+
+def test_output_is_byte_identical_across_runs(drafted, tmp_path):
+    tasks, seeds = _everything(drafted)
+    write_all(tmp_path / "a", "0.1.0", tasks, seeds)
+    write_all(tmp_path / "b", "0.1.0", list(reversed(tasks)), list(reversed(seeds)))
+    first, second = _snapshot(tmp_path / "a"), _snapshot(tmp_path / "b")
+    assert first == second
+    assert "tasks/regression/refund-" in " ".join(first) and all(not name.endswith(".tmp") for name in first)
+    manifest = json.loads(first["manifest.json"])
+    assert manifest["total"] == 16 and manifest["counts"]["polarity"] == {"negative": 8, "positive": 8}
+    # one shared positive seed + six boundary seeds; the two no-boundary negatives reuse the shared one
+    assert len([name for name in first if name.startswith("seeds/")]) == 7
+    assert load_tasks(tmp_path / "a" / "tasks") == sorted(tasks, key=lambda task: task.task_id)
+
+
+def test_schema_file_is_current_and_tasks_validate(drafted):
+    assert SCHEMA_FILE.read_text(encoding="utf-8") == pretty_json(task_json_schema())
+    schema = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+    for task in _everything(drafted)[0]:
+        jsonschema.validate(task.model_dump(mode="json"), schema)
+    broken = _everything(drafted)[0][0].model_dump(mode="json") | {"polarity": "sideways"}
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(broken, schema)
+
+
+def test_review_release_export_round_trip(drafted, tmp_path):
+    tasks, seeds = _everything(drafted)
+    write_all(tmp_path, "0.1.0-draft", tasks, seeds)
+    runner = CliRunner()
+    positive, negative = tasks[0], tasks[1]
+    out = ["--out", str(tmp_path)]
+    assert runner.invoke(review_app, ["approve", positive.task_id, *out]).exit_code == 0
+    assert runner.invoke(review_app, ["approve", negative.task_id, *out]).exit_code == 0
+    rejected = tasks[2].task_id
+    result = runner.invoke(review_app, ["reject", rejected, "--reason", "expectation unclear", *out])
+    assert result.exit_code == 0 and "rejected" in result.output
+    stored = review.find_task(tmp_path, rejected)
+    assert stored.status == "rejected" and stored.review.reason == "expectation unclear"
+
+    shown = runner.invoke(review_app, ["show", positive.task_id, *out], env={"COLUMNS": "240"})
+    assert shown.exit_code == 0 and "works" in shown.output and negative.task_id in shown.output
+    listed = runner.invoke(review_app, ["list", *out, "--status", "approved"], env={"COLUMNS": "200"})
+    assert positive.task_id in listed.output and rejected not in listed.output and "0.1.0-draft" in listed.output
+
+    released = runner.invoke(review_app, ["release", "1.0.0", "--notes", "first pinned set", *out])
+    assert released.exit_code == 0
+    release_dir = tmp_path / "releases" / "1.0.0"
+    manifest = json.loads((release_dir / "manifest.json").read_text())
+    assert manifest["version"] == "1.0.0" and manifest["notes"] == "first pinned set"
+    assert sorted(manifest["tasks"]) == sorted([positive.task_id, negative.task_id])
+    assert (release_dir / "seeds" / f"{positive.seed_id}.json").exists()
+    assert runner.invoke(review_app, ["release", "1.0.0", "--notes", "again", *out]).exit_code == 1
+
+    exported = runner.invoke(review_app, ["export", "--format", "inspect", *out])
+    assert exported.exit_code == 0 and "1.0.0" in exported.output
+    lines = (tmp_path / "exports" / "inspect-1.0.0.jsonl").read_text().splitlines()
+    samples = [json.loads(line) for line in lines]
+    assert [sample["id"] for sample in samples] == sorted([positive.task_id, negative.task_id])
+    assert {sample["metadata"]["seed"]["seed_id"] for sample in samples} == {positive.seed_id, negative.seed_id}
+    assert {sample["metadata"]["task_set_version"] for sample in samples} == {"1.0.0"}
+    assert all(sample["input"] and sample["target"] for sample in samples)
+
+    assert runner.invoke(review_app, ["retire", positive.task_id, *out]).exit_code == 0
+    assert review.find_task(tmp_path, positive.task_id).status == "retired"
+    assert runner.invoke(review_app, ["approve", "no-such-task", *out]).exit_code == 1
