@@ -10,6 +10,7 @@ import json
 import sys
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
+from enum import Enum
 from typing import Annotated, Optional
 
 import typer
@@ -30,6 +31,12 @@ console = Console()
 errors = Console(stderr=True)
 
 EXIT_FAILED, EXIT_USAGE = 1, 2
+
+
+class Executor(str, Enum):
+    in_process = "in_process"
+    multiprocess = "multiprocess"
+
 _state = {"debug": False}
 
 ConfigOption = Annotated[
@@ -87,21 +94,18 @@ def _store(config: AppConfig):
     return Store(config.sqlalchemy_url(config.store.url), config.sqlalchemy_url(config.store.raw_url))
 
 
-def _run_days(config_path: Path, config: AppConfig, days: list[str]) -> list:
-    from .runner import dagster_instance, run_partition
+def _run_days(config_path: Path, config: AppConfig, days: list[str], workers: int, executor: str) -> list:
+    from .runner import run_partitions
 
-    instance = dagster_instance(config)
-    outcomes = []
     with Progress(
         TextColumn("[bold]nightly refresh"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
         TimeElapsedColumn(), console=console, transient=False,
     ) as progress:
-        task = progress.add_task("", total=len(days))
-        for day in days:
-            progress.update(task, description=day)
-            outcomes.append(run_partition(instance, config_path, day))
-            progress.advance(task)
-    return outcomes
+        task = progress.add_task(f"{days[0]} .. {days[-1]}", total=len(days))
+        return run_partitions(
+            config, config_path, days, workers=workers, executor=executor,
+            on_done=lambda outcome: progress.advance(task),
+        )
 
 
 def _print_failures(outcomes) -> bool:
@@ -197,6 +201,8 @@ def run(
     start: Annotated[Optional[str], typer.Option("--from", help="first day of a backfill")] = None,
     end: Annotated[Optional[str], typer.Option("--to", help="last day of a backfill")] = None,
     all_days: Annotated[bool, typer.Option("--all", help="every day the drop's records cover")] = False,
+    workers: Annotated[int, typer.Option(min=1, help="partitions run at once, one process each")] = 2,
+    executor: Annotated[Executor, typer.Option(help="in_process: a process per run; multiprocess: a process per step")] = Executor.in_process,
 ) -> None:
     """The nightly refresh over the configured sources folder, for one day or a date range."""
     config = _config(config_path)
@@ -204,16 +210,15 @@ def run(
     if not drop.is_dir():
         raise UserError(f"sources folder not found: {drop} (write one with `trace2task demo-data --out {drop}`)")
     config.read_secret()
-    if all_days:
-        if day or start or end:
-            raise UserError("--all takes no --date, --from or --to")
-        _land_everything(config)
+    if all_days and (day or start or end):
+        raise UserError("--all takes no --date, --from or --to")
+    days = None if all_days else _days(day, start, end)
+    _land_everything(config)  # once, before the runs: their raw assets then find nothing new to read
+    if days is None:
         days = _drop_days(config)
         if not days:
             raise UserError(f"no records in {drop}: nothing to run")
-    else:
-        days = _days(day, start, end)
-    outcomes = _run_days(config_path, config, days)
+    outcomes = _run_days(config_path, config, days, workers, Executor(executor).value)
     _finish(config, config_path, days, outcomes)
 
 
@@ -321,7 +326,7 @@ def demo(
         if not (config.secret.env and __import__("os").environ.get(config.secret.env)):
             config.read_secret(create=True)
             console.print(f"made a new pseudonym secret in {config.path(config.secret.file).resolve()} (mode 0600)")
-    run(config_path=config_path, day=None, start=None, end=None, all_days=True)
+    run(config_path=config_path, day=None, start=None, end=None, all_days=True, workers=2, executor=Executor.in_process)
 
 
 def _mount_review() -> None:

@@ -17,7 +17,7 @@ from dagster import (
     SensorResult,
     SkipReason,
     define_asset_job,
-    multiprocess_executor,
+    multi_or_in_process_executor,
     schedule,
     sensor,
 )
@@ -110,7 +110,8 @@ defs = Definitions(
         "state": MappedStateDatabase(settings=settings),
         "scope": RunScope.configure_at_launch(),
     },
-    executor=multiprocess_executor,
+    # Multiprocess by default (UI, schedule, sensor); the CLI picks in_process per run.
+    executor=multi_or_in_process_executor,
 )
 
 

@@ -6,7 +6,10 @@ the UI run, so every run shows in the UI's run list and lineage.
 
 from __future__ import annotations
 
+import multiprocessing
 import shutil
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,8 +43,10 @@ def dagster_instance(config: AppConfig) -> DagsterInstance:
     return DagsterInstance.from_config(str(home))
 
 
-def _run_config(config_path: Path, incident_id: str = "") -> dict:
+def _run_config(config_path: Path, incident_id: str, executor: str) -> dict:
     return {
+        "execution": {"config": {executor: {}}},
+        "loggers": {"console": {"config": {"log_level": "WARNING"}}},
         "resources": {
             "settings": {"config": {"config_path": str(config_path.resolve())}},
             "scope": {"config": {"incident_id": incident_id}},
@@ -63,11 +68,57 @@ def _failures(result) -> list[str]:
 
 
 def run_partition(
-    instance: DagsterInstance, config_path: Path, partition: str, *, incident_id: str = ""
+    instance: DagsterInstance,
+    config_path: Path,
+    partition: str,
+    *,
+    incident_id: str = "",
+    executor: str = "in_process",
 ) -> RunOutcome:
+    """One run of the nightly (or, with an incident id, the incident) job for one partition.
+
+    `executor` is "in_process" (one process; the CLI's default, spaCy loaded once) or
+    "multiprocess" (a process per step, as runs launched from the UI or the schedule use).
+    """
     job = reconstructable(definitions.incident_job if incident_id else definitions.nightly_refresh_job)
     tags = {"dagster/partition": partition}
     if incident_id:
         tags["trace2task/incident"] = incident_id
-    result = execute_job(job, instance=instance, run_config=_run_config(config_path, incident_id), tags=tags)
+    result = execute_job(
+        job, instance=instance, run_config=_run_config(config_path, incident_id, executor), tags=tags
+    )
     return RunOutcome(run_id=result.run_id, partition=partition, success=result.success, failures=_failures(result))
+
+
+def _run_in_worker(home: str, config_path: str, partition: str, executor: str) -> RunOutcome:
+    instance = DagsterInstance.from_config(home)
+    return run_partition(instance, Path(config_path), partition, executor=executor)
+
+
+def run_partitions(
+    config: AppConfig,
+    config_path: Path,
+    partitions: list[str],
+    *,
+    workers: int,
+    executor: str = "in_process",
+    on_done: Callable[[RunOutcome], None] | None = None,
+) -> list[RunOutcome]:
+    """Run the nightly job for each partition, `workers` runs at a time (one process each)."""
+    instance = dagster_instance(config)
+    outcomes: list[RunOutcome] = []
+    if workers <= 1 or len(partitions) <= 1:
+        for partition in partitions:
+            outcomes.append(run_partition(instance, config_path, partition, executor=executor))
+            if on_done:
+                on_done(outcomes[-1])
+        return outcomes
+    home = str(config.path(config.dagster_home).resolve())
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        futures = [pool.submit(_run_in_worker, home, str(config_path), p, executor) for p in partitions]
+        for future in as_completed(futures):
+            outcomes.append(future.result())
+            if on_done:
+                on_done(outcomes[-1])
+    return sorted(outcomes, key=lambda o: o.partition)

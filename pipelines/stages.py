@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 
 from ingest.assemble import assemble_sessions
 from ingest.models import QuarantinedRecord, RawRecord, Session, canonical_json
-from scrubbers import Scrubber
 from taskgen.classify import Classification, classify
 from taskgen.config import TaskgenConfig
 from taskgen.draft import draft_pair
@@ -44,6 +43,8 @@ from .store import (
 )
 
 if TYPE_CHECKING:
+    from scrubbers import Scrubber
+
     from .resources import StateDatabase
 
 
@@ -195,13 +196,13 @@ class ScrubDayResult:
 
 
 @lru_cache(maxsize=2)
-def _scrubber(config_json: str, secret: bytes) -> Scrubber:
-    from scrubbers.config import ScrubConfig
+def _scrubber(config_json: str, secret: bytes) -> "Scrubber":
+    from scrubbers import ScrubConfig, Scrubber  # imported here: Presidio and spaCy load only where they work
 
     return Scrubber(ScrubConfig.model_validate_json(config_json), secret)
 
 
-def scrubber_for(config: AppConfig) -> Scrubber:
+def scrubber_for(config: AppConfig) -> "Scrubber":
     return _scrubber(config.scrub.model_dump_json(), config.read_secret())
 
 

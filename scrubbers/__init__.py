@@ -1,22 +1,29 @@
-"""Scrub personal data from sessions and state: Presidio detection, Faker stand-ins, leak gate."""
+"""Scrub personal data from sessions and state: Presidio detection, Faker stand-ins, leak gate.
 
-from scrubbers.config import ScrubConfig
-from scrubbers.consistency import ConsistencyMap
-from scrubbers.leakgate import LeakVerdict, check_leaks
-from scrubbers.paths import ScrubPathResult, scrub_path
-from scrubbers.pseudonyms import Pseudonymizer, load_secret
-from scrubbers.scrubber import ScrubReport, ScrubResult, Scrubber
+The names below load on first use, so that importing `scrubbers.config` alone does not load
+Presidio and spaCy.
+"""
 
-__all__ = [
-    "ConsistencyMap",
-    "LeakVerdict",
-    "Pseudonymizer",
-    "ScrubConfig",
-    "ScrubPathResult",
-    "ScrubReport",
-    "ScrubResult",
-    "Scrubber",
-    "check_leaks",
-    "load_secret",
-    "scrub_path",
-]
+from importlib import import_module
+
+_EXPORTS = {
+    "ConsistencyMap": "scrubbers.consistency",
+    "LeakVerdict": "scrubbers.leakgate",
+    "Pseudonymizer": "scrubbers.pseudonyms",
+    "ScrubConfig": "scrubbers.config",
+    "ScrubPathResult": "scrubbers.paths",
+    "ScrubReport": "scrubbers.scrubber",
+    "ScrubResult": "scrubbers.scrubber",
+    "Scrubber": "scrubbers.scrubber",
+    "check_leaks": "scrubbers.leakgate",
+    "load_secret": "scrubbers.pseudonyms",
+    "scrub_path": "scrubbers.paths",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        return getattr(import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'scrubbers' has no attribute {name!r}")

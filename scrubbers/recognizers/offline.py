@@ -38,8 +38,8 @@ class ValidPhoneRecognizer(PhoneRecognizer):
     SCORE = 0.6
     CANDIDATE = re.compile(r"(?<![\w+])[+(]?\d[\d \t().\-]{4,22}\d(?!\w)")
     """Digit runs that could be a phone number; each is parsed whole, once per region."""
-    NOT_PHONES = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}|\d{3}-\d{2}-\d{4}")
-    """IPv4 addresses and US SSN layouts, which some regions' numbering plans would accept."""
+    NOT_PHONES = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}|\d{3}-\d{2}-\d{4}|\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}/\d{4}")
+    """IPv4 addresses, US SSN layouts and dates, which some regions' numbering plans would accept."""
 
     def analyze(self, text: str, entities: list[str], nlp_artifacts=None) -> list[RecognizerResult]:
         results = []
