@@ -54,7 +54,7 @@ def _raw_asset(source: str):
         day = context.partition_key
         db = store.get()
         with stage_span("ingest", source=source, partition=day) as span:
-            landed = incidents.land(db, source, run_id=context.run_id, day=day)
+            landed = incidents.land(db, source, run_id=context.run.run_id, day=day)
             in_day = db.count(RawRecordRow, RawRecordRow.source == source, RawRecordRow.day == day, raw=True)
             quarantined = db.count(QuarantineRow, QuarantineRow.source == source, QuarantineRow.day == day)
             span.set_attribute("trace2task.records_read", landed.read)
@@ -91,7 +91,7 @@ def sessions(
     with stage_span("assemble", partition=day) as span:
         db = store.get()
         only = stages.scope_sessions(db, scope.incident_id)
-        result = stages.assemble_day(db, config, day, run_id=context.run_id, only=only)
+        result = stages.assemble_day(db, config, day, run_id=context.run.run_id, only=only)
         span.set_attribute("trace2task.sessions", result.sessions)
     return MaterializeResult(
         metadata={
@@ -150,7 +150,7 @@ def scrubbed_sessions(
     config = _start(context, settings)
     day = context.partition_key
     with stage_span("scrub", partition=day) as span:
-        result = stages.scrub_day(store.get(), config, state, day, scope=scope.name, run_id=context.run_id)
+        result = stages.scrub_day(store.get(), config, state, day, scope=scope.name, run_id=context.run.run_id)
         span.set_attribute("trace2task.scrubbed", result.scrubbed)
         span.set_attribute("trace2task.leak_gate_failures", result.failed)
         for entity, n in sorted(result.entities.items()):

@@ -6,6 +6,8 @@ run's config names another (`resources.settings.config.config_path`).
 """
 
 
+from datetime import datetime, timedelta, timezone
+
 from dagster import (
     AssetSelection,
     DefaultScheduleStatus,
@@ -22,7 +24,7 @@ from dagster import (
     sensor,
 )
 
-from .assets import DAILY, PIPELINE_ASSETS
+from .assets import PIPELINE_ASSETS
 from .checks import ASSET_CHECKS
 from .config import DEFAULT_CONFIG_FILE, ConfigError, load_config
 from .deploy_watch import new_deploy_events
@@ -33,14 +35,12 @@ PIPELINE = AssetSelection.assets(*PIPELINE_ASSETS)
 nightly_refresh = define_asset_job(
     "nightly_refresh",
     selection=PIPELINE,
-    partitions_def=DAILY,
     description="Every source through to validated draft tasks, for one day.",
 )
 
 incident = define_asset_job(
     "incident",
     selection=PIPELINE,
-    partitions_def=DAILY,
     description=(
         "The on-call path: the same assets for one incident. Set resources.scope.config.incident_id "
         "to a ticket, escalation or deploy id, a trace id or a session id."

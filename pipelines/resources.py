@@ -116,3 +116,15 @@ class RunScope(ConfigurableResource):
     @property
     def name(self) -> str:
         return self.incident_id or "nightly"
+
+
+def resources_for(config_path: str, incident_id: str = "") -> dict[str, ConfigurableResource]:
+    """The resources for one configuration file, ready for `materialize()` (tests, notebooks)."""
+    settings = SettingsResource(config_path=config_path)
+    return {
+        "settings": settings,
+        "store": StoreResource(settings=settings),
+        "incidents": DropFolderSource(settings=settings),
+        "state": MappedStateDatabase(settings=settings),
+        "scope": RunScope(incident_id=incident_id),
+    }

@@ -45,6 +45,9 @@ class RawRecordRow(SQLModel, table=True):
     day: str | None = Field(default=None, index=True)
     session_id: str | None = Field(default=None, index=True)
     trace_id: str | None = Field(default=None, index=True)
+    thread: str | None = Field(
+        default=None, index=True, description="records that belong together whatever their day (a ticket and its comments)"
+    )
     payload: str = Field(sa_column=Column(Text, nullable=False))
     landed_at: datetime
 
@@ -226,12 +229,29 @@ def _upsert(session: Session, table, rows: Sequence[dict[str, Any]], *, update: 
         session.execute(stmt)
 
 
+def thread_of(record: RawRecord) -> str | None:
+    """A ticket and its comments share a thread: comments name only their ticket, not the session."""
+    if record.source != "tickets":
+        return None
+    ticket_id = record.payload.get("ticket_id") if record.kind == "comment" else record.external_id
+    return f"ticket:{ticket_id}" if ticket_id is not None else None
+
+
 def day_of(moment: datetime | None) -> str | None:
     if moment is None:
         return None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
     return moment.astimezone(timezone.utc).date().isoformat()
+
+
+def _add_threads(session: Session, found: dict[str, RawRecordRow]) -> None:
+    """Add every record sharing a thread with the found ones (a ticket's comments, a comment's ticket)."""
+    threads = sorted({row.thread for row in found.values() if row.thread})
+    for start in range(0, len(threads), 900):
+        chunk = threads[start : start + 900]
+        for row in session.exec(select(RawRecordRow).where(RawRecordRow.thread.in_(chunk))).scalars():
+            found.setdefault(row.sha256, row)
 
 
 class Store:
@@ -294,7 +314,8 @@ class Store:
             dict(
                 sha256=r.sha256, source=r.source, kind=r.kind, external_id=r.external_id, file=r.file,
                 position=r.position, occurred_at=r.occurred_at, day=day_of(r.occurred_at),
-                session_id=r.session_id, trace_id=r.trace_id, payload=canonical_json(r.payload), landed_at=now,
+                session_id=r.session_id, trace_id=r.trace_id, thread=thread_of(r),
+                payload=canonical_json(r.payload), landed_at=now,
             )
             for r in new
         ]
@@ -353,6 +374,7 @@ class Store:
                     chunk = values[start : start + 900]
                     for row in s.exec(select(RawRecordRow).where(column.in_(chunk))).scalars():
                         found.setdefault(row.sha256, row)
+            _add_threads(s, found)
             ids = sorted(session_ids)
             for start in range(0, len(ids), 900):
                 chunk = ids[start : start + 900]
@@ -406,6 +428,7 @@ class Store:
             if linked:
                 for row in s.exec(select(RawRecordRow).where(RawRecordRow.sha256.in_(linked))).scalars():
                     found.setdefault(row.sha256, row)
+            _add_threads(s, found)
             for row in found.values():
                 s.expunge(row)
         return sorted(found.values(), key=lambda r: (r.source, r.file, r.position))

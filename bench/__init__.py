@@ -1,0 +1,1 @@
+"""`make bench`: throughput, incremental reruns, the on-call path and peak memory of trace2task."""

@@ -1,0 +1,63 @@
+"""Errors for people: one line, a useful exit code, no traceback."""
+
+import pytest
+from pipeline_env import CLI
+
+import subprocess
+
+
+def _cli(tmp_path, *args, env_secret=True):
+    import os
+
+    env = dict(os.environ)
+    env.pop("TRACE2TASK_SECRET", None)
+    if env_secret:
+        env["TRACE2TASK_SECRET"] = "x"
+    return subprocess.run([*CLI, *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("run", "--date", "yesterday"), "must be a date"),
+        (("run", "--from", "2026-11-20"), "needs both --from and --to"),
+        (("run", "--from", "2026-11-20", "--to", "2026-11-10"), "--to is before --from"),
+    ],
+)
+def test_bad_arguments_exit_2_with_one_line(world, args, message):
+    result = world.cli(*args, "--config", str(world.config))
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_missing_config_file(tmp_path):
+    result = _cli(tmp_path, "run", "--config", str(tmp_path / "nope.yaml"))
+    assert result.returncode == 2 and "configuration file not found" in result.stderr
+
+
+def test_bad_config_key_is_named(tmp_path):
+    (tmp_path / "c.yaml").write_text("drop: d\nstate: {location: x, mapping: m.yaml}\nstore: {urll: x}\n")
+    result = _cli(tmp_path, "run", "--config", str(tmp_path / "c.yaml"))
+    assert result.returncode == 2 and "store.urll" in result.stderr
+
+
+def test_missing_sources_folder(tmp_path):
+    (tmp_path / "c.yaml").write_text("drop: nowhere\nstate: {location: x, mapping: m.yaml}\n")
+    result = _cli(tmp_path, "run", "--config", str(tmp_path / "c.yaml"))
+    assert result.returncode == 2 and "sources folder not found" in result.stderr
+
+
+def test_missing_secret_is_explained(world):
+    result = world.cli("run", "--config", str(world.config), "--date", "2026-11-16", secret=None)
+    assert result.returncode == 2 and "no pseudonym secret" in result.stderr
+
+
+def test_validate_missing_folder(tmp_path):
+    result = _cli(tmp_path, "validate", str(tmp_path / "none"))
+    assert result.returncode == 2 and "not a folder" in result.stderr
+
+
+def test_unknown_command_is_a_usage_error(tmp_path):
+    result = _cli(tmp_path, "frobnicate")
+    assert result.returncode == 2

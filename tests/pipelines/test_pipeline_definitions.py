@@ -1,0 +1,91 @@
+"""The Dagster definitions: the asset graph, jobs, schedule and sensor, and the library boundary."""
+
+import json
+import re
+from datetime import datetime, timezone
+from pathlib import Path
+
+from dagster import AssetKey, build_schedule_context, build_sensor_context
+
+from pipelines.definitions import defs, deploy_events_sensor, nightly_refresh_schedule
+from pipelines.resources import SettingsResource
+
+ROOT = Path(__file__).resolve().parents[2]
+PIPELINE = [
+    "raw_tickets", "raw_traces", "raw_error_logs", "raw_escalations", "raw_deploys",
+    "sessions", "classified_sessions", "stratified_sample", "scrubbed_sessions", "seeds",
+    "draft_tasks", "task_validation",
+]
+
+
+def test_every_asset_from_the_sources_to_the_tasks_is_defined():
+    keys = defs.resolve_asset_graph().get_all_asset_keys()
+    assert keys == {AssetKey(name) for name in PIPELINE}
+
+
+def test_lineage_runs_from_each_source_to_the_tasks():
+    graph = defs.resolve_asset_graph()
+    for source in PIPELINE[:5]:
+        reached, frontier = set(), {AssetKey(source)}
+        while frontier:
+            key = frontier.pop()
+            reached.add(key)
+            frontier |= set(graph.get(key).child_keys) - reached
+        assert AssetKey("task_validation") in reached, source
+
+
+def test_jobs_schedule_and_sensor_are_listed():
+    assert {job.name for job in defs.resolve_all_job_defs()} >= {"nightly_refresh", "incident"}
+    assert [s.name for s in defs.schedules] == ["nightly_refresh_schedule"]
+    assert [s.name for s in defs.sensors] == ["deploy_events_sensor"]
+
+
+def test_schedule_requests_yesterdays_partition():
+    context = build_schedule_context(scheduled_execution_time=datetime(2026, 11, 20, 2, 0, tzinfo=timezone.utc))
+    request = nightly_refresh_schedule(context)
+    assert request.partition_key == "2026-11-19"
+
+
+def test_sensor_requests_an_incident_run_per_new_rollback_or_hotfix(tmp_path):
+    deploys = tmp_path / "drop" / "deploys"
+    deploys.mkdir(parents=True)
+    event = {"id": "dep-1", "kind": "rollback", "at": "2026-11-18T09:00:00Z", "service": "agent",
+             "from_version": "2", "to_version": "1", "reason": "bad refunds", "session_ids": ["s-1"]}
+    (deploys / "deploys.jsonl").write_text(json.dumps(event) + "\n")
+    config = tmp_path / "trace2task.yaml"
+    config.write_text("drop: drop\nstate: {location: x, mapping: m.yaml}\n")
+    settings = SettingsResource(config_path=str(config))
+
+    first = deploy_events_sensor(build_sensor_context(resources={"settings": settings}))
+    assert [(r.partition_key, r.run_config["resources"]["scope"]["config"]["incident_id"]) for r in first.run_requests] == [
+        ("2026-11-18", "dep-1")
+    ]
+    again = deploy_events_sensor(build_sensor_context(cursor=first.cursor, resources={"settings": settings}))
+    assert not getattr(again, "run_requests", None)
+
+    hotfix = dict(event, id="dep-2", kind="hotfix", at="2026-11-19T10:00:00Z")
+    with (deploys / "deploys.jsonl").open("a") as fh:
+        fh.write(json.dumps(hotfix) + "\n")
+    later = deploy_events_sensor(build_sensor_context(cursor=first.cursor, resources={"settings": settings}))
+    assert [r.run_key for r in later.run_requests] == ["deploy:dep-2"]
+
+
+def test_libraries_never_import_dagster():
+    offenders = [
+        str(path.relative_to(ROOT))
+        for package in ("ingest", "scrubbers", "taskgen")
+        for path in (ROOT / package).rglob("*.py")
+        if re.search(r"\bdagster\b", path.read_text(encoding="utf-8"))
+    ]
+    assert offenders == []
+
+
+def test_workspace_and_pyproject_name_the_definitions_module():
+    assert "pipelines.definitions" in (ROOT / "workspace.yaml").read_text()
+    assert 'module_name = "pipelines.definitions"' in (ROOT / "pyproject.toml").read_text()
+
+
+def test_project_dagster_yaml_turns_telemetry_off():
+    import yaml
+
+    assert yaml.safe_load((ROOT / "dagster.yaml").read_text())["telemetry"]["enabled"] is False

@@ -1,0 +1,106 @@
+"""The nightly refresh through the CLI and Dagster, end to end on a demo drop."""
+
+import json
+import sqlite3
+import stat
+
+import pytest
+from dagster import DagsterInstance
+from pipeline_env import SECRET, find_planted, planted_values, tree_bytes
+
+from scrubbers.pseudonyms import Pseudonymizer
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("nightly")]
+
+
+@pytest.fixture(scope="module")
+def first_run(world):
+    result = world.cli("run", "--config", str(world.config), "--all")
+    assert result.returncode == 0, result.stderr[-2000:]
+    return result
+
+
+def _sqlite_texts(path, *, skip_prefix: str | None = None) -> dict[str, str]:
+    con = sqlite3.connect(path)
+    texts = {}
+    for (name,) in con.execute("select name from sqlite_master where type='table'"):
+        if skip_prefix and name.startswith(skip_prefix):
+            continue
+        texts[f"{path.name}:{name}"] = json.dumps(con.execute(f"select * from {name}").fetchall(), default=str)
+    con.close()
+    return texts
+
+
+def test_run_writes_paired_tasks_and_a_summary(world, first_run):
+    tasks = [json.loads(p.read_text()) for p in (world.out / "tasks").rglob("*.json")]
+    assert tasks, "no task files were written"
+    pairs = {}
+    for task in tasks:
+        pairs.setdefault(task["pair_id"], set()).add(task["polarity"])
+        assert task["status"] == "draft"
+        assert (world.out / "seeds" / f"{task['seed_id']}.json").is_file()
+    assert all(polarities == {"positive", "negative"} for polarities in pairs.values())
+    assert (world.out / "manifest.json").is_file()
+    summary = json.loads((world.out / "run-summary.json").read_text())
+    assert summary["records"]["traces"] > 0 and summary["sessions"] > 0
+    assert summary["tasks"] == {"negative": len(pairs), "positive": len(pairs)}
+    assert sum(summary["quarantined"].values()) >= 3  # the generator plants faulty lines
+    assert "tasks written" in first_run.stdout and str(world.out) in first_run.stdout
+
+
+def test_runs_are_recorded_in_the_dagster_home(world, first_run):
+    instance = DagsterInstance.from_config(str(world.root / ".dagster_home"))
+    runs = instance.get_runs()
+    assert {r.job_name for r in runs} == {"nightly_refresh"}
+    assert {r.tags["dagster/partition"] for r in runs} >= {"2026-11-16", "2026-11-17"}
+    assert all(r.is_success for r in runs)
+
+
+def test_no_planted_personal_value_leaves_the_raw_zone(world, first_run):
+    values = planted_values(world.drop)
+    assert len(values) > 100
+    pseudonyms = Pseudonymizer(SECRET.encode())
+    stand_ins = {pseudonyms.stand_in(entity, value).casefold() for entity, value in values}
+    texts = {str(p.relative_to(world.root)): p.read_text() for p in world.out.rglob("*") if p.is_file()}
+    texts.update(_sqlite_texts(world.root / ".trace2task" / "store.db"))
+    for path in (world.root / ".dagster_home").rglob("*"):
+        if path.is_file():
+            texts[str(path.relative_to(world.root))] = path.read_bytes().decode("utf-8", "ignore")
+    leaks = find_planted(values, texts, stand_ins)
+    assert leaks == {}, {entity: places[:3] for entity, places in leaks.items()}
+
+
+def test_raw_zone_is_private_and_holds_the_raw_values(world, first_run):
+    raw = world.root / ".trace2task" / "raw.db"
+    assert stat.S_IMODE(raw.stat().st_mode) == 0o600
+    values = planted_values(world.drop)
+    found = find_planted(values, _sqlite_texts(raw), set())
+    assert found, "the raw zone should hold the raw records"
+
+
+def test_planted_order_ids_survive_into_their_seeds(world, first_run):
+    planted = json.loads((world.drop / "planted_ids.json").read_text())["sessions"]
+    checked = 0
+    for path in (world.out / "tasks").rglob("*-pos.json"):
+        task = json.loads(path.read_text())
+        seed = json.loads((world.out / "seeds" / f"{task['seed_id']}.json").read_text())
+        for session_id in task["provenance"]["session_ids"][:1]:
+            for order_id in planted[session_id]["order_ids"]:
+                if order_id in task["prompt"]:
+                    assert order_id in seed["state"].get("order", {}), (task["task_id"], order_id)
+                    checked += 1
+    assert checked > 0
+
+
+def test_rerun_reads_nothing_new_and_writes_identical_files(world, first_run):
+    before = tree_bytes(world.out / "tasks"), tree_bytes(world.out / "seeds")
+    con = sqlite3.connect(world.root / ".trace2task" / "store.db")
+    ledger_before = con.execute("select count(*) from ledger").fetchone()[0]
+    con.close()
+    result = world.cli("run", "--config", str(world.config), "--all")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert (tree_bytes(world.out / "tasks"), tree_bytes(world.out / "seeds")) == before
+    con = sqlite3.connect(world.root / ".trace2task" / "store.db")
+    assert con.execute("select count(*) from ledger").fetchone()[0] == ledger_before
+    assert con.execute("select count(*) from source_cursor").fetchone()[0] > 0
+    con.close()

@@ -1,0 +1,37 @@
+"""OpenTelemetry: a span per stage with counts, and never a raw personal value in a span."""
+
+import json
+
+import pytest
+from dagster import DagsterInstance, materialize
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from pipeline_env import SECRET, planted_values
+
+from pipelines.assets import PIPELINE_ASSETS
+from pipelines.checks import ASSET_CHECKS
+from pipelines.resources import resources_for
+from pipelines.telemetry import install_provider
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("telemetry")]
+
+
+def test_stage_spans_carry_counts_and_no_personal_values(world, monkeypatch, tmp_path):
+    monkeypatch.setenv("TRACE2TASK_SECRET", SECRET)
+    exporter = InMemorySpanExporter()
+    install_provider(exporter)
+    result = materialize(
+        [*PIPELINE_ASSETS, *ASSET_CHECKS],
+        resources=resources_for(str(world.config)),
+        partition_key="2026-11-16",
+        instance=DagsterInstance.ephemeral(),
+    )
+    assert result.success
+    spans = exporter.get_finished_spans()
+    stages = {span.attributes.get("trace2task.stage") for span in spans}
+    assert stages >= {"ingest", "assemble", "classify", "sample", "scrub", "freeze", "draft", "validate"}
+    scrub = next(s for s in spans if s.attributes.get("trace2task.stage") == "scrub")
+    assert scrub.attributes["trace2task.scrubbed"] > 0
+    assert any(key.startswith("trace2task.entities.") for key in scrub.attributes)
+    dumped = json.dumps([dict(s.attributes) | {"name": s.name} for s in spans], default=str).casefold()
+    leaked = sorted({entity for entity, value in planted_values(world.drop) if value.casefold() in dumped})
+    assert leaked == []
