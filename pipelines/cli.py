@@ -262,16 +262,34 @@ def incident(
 
 @app.command()
 def validate(
-    folder: Annotated[Path, typer.Argument(help="a folder of task files (out/ or out/tasks/<set>)")],
+    folder: Annotated[Path, typer.Argument(help="a folder of task files: out/, out/tasks or out/tasks/<set>")],
 ) -> None:
-    """Check a folder of tasks: set validation and the three-agent health check."""
-    from .validation import validate_folder
+    """Check a folder of tasks: set validation and the three-agent health check, per set."""
+    from taskgen.report import FolderError, check_folder
+
+    from .stages import health_markdown
 
     if not folder.is_dir():
         raise UserError(f"not a folder: {folder}")
-    report = validate_folder(folder)
-    console.print(report.table)
-    console.print(report.markdown)
+    try:
+        report = check_folder(folder)
+    except FolderError as exc:
+        raise UserError(str(exc)) from None
+    table = Table(title=f"{len(report.checks)} tasks (task-set version {report.version})")
+    for column in ("task", "set", "polarity", "issues", "reference", "refund-all", "do-nothing", "verdict"):
+        table.add_column(column)
+    flagged = [c for c in report.checks if c.issues or not c.health.reference_passed]
+    shown = flagged if len(report.checks) > 40 else report.checks  # a long set: only what needs a look
+    for check in shown:
+        h = check.health
+        table.add_row(
+            check.task.task_id, check.task.set, check.task.polarity,
+            ", ".join(i.code for i in check.issues) or "-",
+            *("pass" if ok else "fail" for ok in (h.reference_passed, h.refund_all_passed, h.do_nothing_passed)),
+            h.verdict,
+        )
+    console.print(table)
+    console.print(health_markdown(report.summary))
     if report.failed:
         raise typer.Exit(EXIT_FAILED)
 

@@ -104,3 +104,21 @@ def test_rerun_reads_nothing_new_and_writes_identical_files(world, first_run):
     assert con.execute("select count(*) from ledger").fetchone()[0] == ledger_before
     assert con.execute("select count(*) from source_cursor").fetchone()[0] > 0
     con.close()
+
+
+def test_validate_passes_the_written_set_and_flags_a_broken_task(world, first_run, tmp_path):
+    import shutil
+
+    result = world.cli("validate", str(world.out))
+    assert "capability" in result.stdout and "regression" in result.stdout
+    copy = tmp_path / "out"
+    shutil.copytree(world.out, copy)
+    path = next(p for p in (copy / "tasks").rglob("*-pos.json") if '"refund_exists"' in p.read_text())
+    task = json.loads(path.read_text())
+    for expectation in task["expectations"]:
+        if expectation["check"] == "refund_exists":
+            expectation["args"]["amount_cents"] += 1
+    path.write_text(json.dumps(task))
+    broken = world.cli("validate", str(copy))
+    assert broken.returncode == 1
+    assert task["task_id"] in broken.stdout

@@ -1,0 +1,83 @@
+"""The store on SQLite and on PostgreSQL: idempotent landing, cursors, incident lookup."""
+
+import uuid
+from datetime import datetime, timezone
+
+import pytest
+
+from ingest.models import QuarantinedRecord, RawRecord, canonical_json, sha256_hex
+from pipelines.store import CursorRow, LedgerRow, QuarantineRow, RawRecordRow, Store, StoreUnavailable
+
+PG = "postgresql+psycopg2://root@127.0.0.1:5432"
+
+
+def _postgres_database():
+    psycopg2 = pytest.importorskip("psycopg2")
+    try:
+        admin = psycopg2.connect(host="127.0.0.1", port=5432, dbname="test", user="root", connect_timeout=3)
+    except psycopg2.OperationalError as exc:
+        pytest.skip(f"no PostgreSQL server at 127.0.0.1:5432 ({str(exc).strip().splitlines()[0]})")
+    admin.autocommit = True
+    name = f"t2t_{uuid.uuid4().hex[:10]}"
+    admin.cursor().execute(f"CREATE DATABASE {name}")
+    return admin, name
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def store(request, tmp_path):
+    if request.param == "sqlite":
+        store = Store(f"sqlite:///{tmp_path}/store.db", f"sqlite:///{tmp_path}/raw.db")
+        yield store
+        store.dispose()
+        return
+    admin, name = _postgres_database()
+    store = Store(f"{PG}/{name}", f"{PG}/{name}")
+    yield store
+    store.dispose()
+    admin.cursor().execute(f"DROP DATABASE {name} WITH (FORCE)")
+    admin.close()
+
+
+def _record(n: int, **extra) -> RawRecord:
+    payload = {"id": f"esc-{n}", "session_id": f"s-{n % 3}", "reason": "wants a human", **extra}
+    return RawRecord(
+        source="escalations", kind="escalation", external_id=f"esc-{n}", file="escalations/a.jsonl", position=n,
+        occurred_at=datetime(2026, 11, 16, 10, n % 60, tzinfo=timezone.utc), session_id=payload["session_id"],
+        payload=payload, sha256=sha256_hex(canonical_json(payload)),
+    )
+
+
+def test_landing_twice_adds_nothing(store):
+    records = [_record(n) for n in range(30)]
+    bad = [QuarantinedRecord(source="escalations", file="escalations/a.jsonl", position=31, reason="invalid JSON")]
+    cursor = CursorRow(source="escalations", file="escalations/a.jsonl", byte_offset=10, line=31, size=10, prefix_sha256="x")
+    assert store.land(records, bad, run_id="r1", quarantine_day="2026-11-16", cursor=cursor) == 30
+    assert store.land(records, bad, run_id="r2", quarantine_day="2026-11-16", cursor=cursor) == 0
+    assert store.count(RawRecordRow, raw=True) == 30
+    assert store.count(LedgerRow) == 30
+    assert store.count(QuarantineRow) == 1
+    assert store.cursor("escalations", "escalations/a.jsonl").line == 31
+
+
+def test_incident_lookup_by_record_id_session_and_deploy_link(store):
+    records = [_record(n) for n in range(6)]
+    deploy_payload = {"id": "dep-9", "kind": "rollback", "session_ids": ["s-1", "s-2"]}
+    deploy = RawRecord(
+        source="deploys", kind="deploy", external_id="dep-9", file="deploys/d.jsonl", position=1,
+        occurred_at=datetime(2026, 11, 17, tzinfo=timezone.utc), payload=deploy_payload,
+        sha256=sha256_hex(canonical_json(deploy_payload)),
+    )
+    store.land([*records, deploy], [], run_id="r", quarantine_day="2026-11-16", cursor=None,
+               links={deploy.sha256: ["s-1", "s-2"]})
+    assert store.resolve_incident("esc-4") == ["s-1"]
+    assert store.resolve_incident("s-0") == ["s-0"]
+    assert store.resolve_incident("dep-9") == ["s-1", "s-2"]
+    assert store.resolve_incident("nope") == []
+    assert store.incident_day(["s-1"]) == "2026-11-16"
+    assert {r.sha256 for r in store.raw_records_for_sessions(["s-2"])} >= {deploy.sha256}
+
+
+def test_an_unreachable_store_is_one_line_without_password():
+    with pytest.raises(StoreUnavailable) as error:
+        Store("postgresql+psycopg2://someone:hunter2@127.0.0.1:1/none", "sqlite:///:memory:")
+    assert "hunter2" not in str(error.value) and "\n" not in str(error.value)
