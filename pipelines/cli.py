@@ -14,6 +14,7 @@ from enum import Enum
 from typing import Annotated, Optional
 
 import typer
+from typer.exceptions import TyperException
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -379,12 +380,10 @@ def main() -> None:
     except typer.Abort:
         errors.print("aborted")
         sys.exit(130)
-    except Exception as exc:  # click's usage errors and anything unforeseen: one line, no values
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(EXIT_USAGE)
+    except TyperException as exc:  # usage errors: typer's own message, exit 2
+        exc.show()
+        sys.exit(EXIT_USAGE)
+    except Exception as exc:  # anything unforeseen: one line, no values
         errors.print(f"[red]error[/red] {type(exc).__name__}: {exc}".splitlines()[0])
         if _state["debug"]:
             raise

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from ingest.config import IngestConfig
 from scrubbers.config import ScrubConfig
@@ -74,7 +74,12 @@ class AppConfig(_Section):
     scrub: ScrubConfig = Field(default_factory=ScrubConfig)
     taskgen: TaskgenConfig = Field(default_factory=TaskgenConfig)
 
-    base_dir: Path = Field(default=Path("."), exclude=True, description="folder the relative paths start from")
+    _base_dir: Path = PrivateAttr(default=Path("."))
+
+    @property
+    def base_dir(self) -> Path:
+        """The folder relative paths start from: the configuration file's own."""
+        return self._base_dir
 
     def path(self, value: Path) -> Path:
         return value if value.is_absolute() else (self.base_dir / value)
@@ -142,5 +147,13 @@ def load_config(path: str | Path = DEFAULT_CONFIG_FILE) -> AppConfig:
         first = exc.errors()[0]
         key = ".".join(str(part) for part in first["loc"]) or "(top level)"
         raise ConfigError(f"{path}: bad setting '{key}': {first['msg']}") from None
-    config.base_dir = path.resolve().parent
+    config._base_dir = path.resolve().parent
     return config
+
+
+def config_json_schema() -> dict:
+    """The JSON Schema of trace2task.yaml (docs/schemas/trace2task-config.schema.json)."""
+    schema = AppConfig.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "trace2task configuration"
+    return schema

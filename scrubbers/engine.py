@@ -31,6 +31,7 @@ from scrubbers.recognizers import (
     ValidPhoneRecognizer,
 )
 from scrubbers.recognizers.person import NOT_NAMES
+from scrubbers.residual import ResidualScanner
 
 NER_COMPONENTS = ("ner",)
 """en_core_web_sm's `ner` carries its own tok2vec; tagger, parser and lemmatizer only cost time.
@@ -73,9 +74,6 @@ class NerOnlySpacyNlpEngine(SpacyNlpEngine):
             scores=scores,
         )
 
-    def tokenize_only(self, text: str, language: str) -> NlpArtifacts:
-        """Artifacts with tokens but no NER: enough for pattern recognizers and context words."""
-        return self._doc_to_nlp_artifact(self.nlp[language].make_doc(text), language)
 
 
 def _recognizer_factories(config: ScrubConfig) -> dict[str, Callable[[], list[EntityRecognizer]]]:
@@ -156,11 +154,7 @@ class Detector:
             nlp_engine=self.nlp_engine,
             supported_languages=[config.language],
         )
-        self.leak_analyzer = AnalyzerEngine(
-            registry=_registry(config, config.leak_entities),
-            nlp_engine=self.nlp_engine,
-            supported_languages=[config.language],
-        )
+        self.residual = ResidualScanner(config.leak_entities, config.phone_regions)
         self._protected = [re.compile(p) for p in config.protected_patterns]
 
     @property
@@ -193,15 +187,8 @@ class Detector:
         return results
 
     def residual_findings(self, text: str) -> list[Finding]:
-        """High-confidence leak-gate types in already-scrubbed text (pattern recognizers only, no NER)."""
-        raw = self.leak_analyzer.analyze(
-            text,
-            language=self.config.language,
-            entities=list(self.config.leak_entities),
-            nlp_artifacts=self.nlp_engine.tokenize_only(text, self.config.language),
-            score_threshold=self.config.leak_score_threshold,
-        )
-        findings = [Finding(r.start, r.end, r.entity_type, round(r.score, 4)) for r in raw]
+        """Validated leak-gate types in already-scrubbed text (regex and checksums only, no tokenization)."""
+        findings = [Finding(start, end, entity, 1.0) for start, end, entity in self.residual.find(text)]
         return resolve_overlaps(self.unprotected(text, findings))
 
 

@@ -64,8 +64,9 @@ def same_case(template: str, value: str) -> str:
 class Pseudonymizer:
     """`stand_in(type, value)`: a deterministic, realistic replacement of the same type and shape.
 
-    Uses one private Faker reseeded per call from the HMAC digest, so results never depend on
-    Faker's global state or call order. Without the secret the mapping cannot be recomputed.
+    Uses one private Faker reseeded from the HMAC digest, so results never depend on Faker's
+    global state or call order; each result is kept by digest, so a value is made only once.
+    Without the secret the mapping cannot be recomputed.
     """
 
     def __init__(self, secret: bytes, locale: str = "en_US") -> None:
@@ -73,6 +74,7 @@ class Pseudonymizer:
             raise ValueError("pseudonym secret must not be empty")
         self._secret = secret
         self._faker = Faker(locale)
+        self._made: dict[str, str] = {}
 
     def digest(self, entity_type: str, value: str) -> str:
         message = f"{entity_type}\x1f{normalize(entity_type, value)}".encode("utf-8")
@@ -84,6 +86,13 @@ class Pseudonymizer:
         return self._faker, random.Random(seed)
 
     def stand_in(self, entity_type: str, value: str) -> str:
+        """Keyed by the digest plus the exact value: layout-keeping types differ per format of one value."""
+        key = self.digest(entity_type, value) + value
+        if key not in self._made:
+            self._made[key] = self._make(entity_type, value)
+        return self._made[key]
+
+    def _make(self, entity_type: str, value: str) -> str:
         fake, rng = self.seeded(self.digest(entity_type, value))
         maker = _MAKERS.get(entity_type, _make_generic)
         result = maker(fake, rng, value)
@@ -159,24 +168,63 @@ def _make_ssn(fake: Faker, rng: random.Random, value: str) -> str:
     return pour_digits(value, digits)
 
 
-def _make_birth_date(fake: Faker, rng: random.Random, value: str) -> str:
-    born = fake.date_between_dates(*BIRTH_RANGE)
+def _date_format(value: str) -> str | None:
     for fmt in DATE_FORMATS:
         try:
             datetime.strptime(value, fmt)
         except ValueError:
             continue
-        return born.strftime(fmt)
-    return scramble_alnum(value, rng)
+        return fmt
+    return None
+
+
+def _make_birth_date(fake: Faker, rng: random.Random, value: str) -> str:
+    fmt = _date_format(value)
+    return fake.date_between_dates(*BIRTH_RANGE).strftime(fmt) if fmt else scramble_alnum(value, rng)
+
+
+_UNIT = re.compile(r"(?i)\b(?:apt|apartment|suite|ste|unit|fl|floor|room|rm|flat|studio)\b|#")
+_POSTCODE = re.compile(r"\b\d{4,6}(?:-\d{4})?\b|\b[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}\b")
 
 
 def _make_address(fake: Faker, rng: random.Random, value: str) -> str:
-    has_unit = re.search(r"(?i)\b(?:apt|apartment|suite|ste|unit|fl|floor|room|rm)\b|#", value) is not None
-    street = fake.street_address() if not has_unit else f"{fake.building_number()} {fake.street_name()} {fake.secondary_address()}"
-    if re.search(r"\b\d{5}(?:-\d{4})?\s*$", value):
-        separator = "\n" if "\n" in value else ", "
-        return f"{street}{separator}{fake.city()}, {fake.state_abbr()} {fake.zipcode()}"
-    return street
+    """A US postal address in the original's layout: one line or several, unit and postcode if it had them.
+
+    The first line (or comma part) is the street; every further part becomes the city, and a
+    postcode anywhere after the street becomes 'ST 12345' after the city.
+    """
+    separator = "\n" if "\n" in value.strip() else ", "
+    parts = [p for p in re.split(r"\s*\n\s*" if separator == "\n" else r"\s*,\s*", value.strip()) if p]
+    street = f"{fake.building_number()} {fake.street_name()}"
+    if _UNIT.search(value):
+        unit_apart = any(_UNIT.search(p) and not re.search(r"[A-Za-z]{3,}\s+[A-Za-z]", _UNIT.sub("", p)) for p in parts[1:])
+        street = f"{street}{separator if unit_apart else ' '}{fake.secondary_address()}"
+    if len(parts) == 1:
+        return street
+    locality = fake.city()
+    if _POSTCODE.search(separator.join(parts[1:])):
+        locality = f"{locality}, {fake.state_abbr(include_territories=False, include_freely_associated_states=False)} {fake.zipcode()}"
+    return f"{street}{separator}{locality}"
+
+
+def _make_location(fake: Faker, rng: random.Random, value: str) -> str:
+    return fake.city()
+
+
+def _make_country(fake: Faker, rng: random.Random, value: str) -> str:
+    return fake.country()
+
+
+def _make_first_name(fake: Faker, rng: random.Random, value: str) -> str:
+    return same_case(value, fake.first_name())
+
+
+def _make_last_name(fake: Faker, rng: random.Random, value: str) -> str:
+    return same_case(value, fake.last_name())
+
+
+def _make_organization(fake: Faker, rng: random.Random, value: str) -> str:
+    return fake.company()
 
 
 def _make_username(fake: Faker, rng: random.Random, value: str) -> str:
@@ -185,7 +233,19 @@ def _make_username(fake: Faker, rng: random.Random, value: str) -> str:
 
 
 def _make_generic(fake: Faker, rng: random.Random, value: str) -> str:
-    return scramble_alnum(value, rng)
+    """For a type without its own maker, by shape: an e-mail, a date, or word by word
+    (words become dictionary words of the same case, codes and numbers keep their layout)."""
+    if re.fullmatch(r"[^@\s]+@[^@\s]+\.\w+", value.strip()):
+        return _make_email(fake, rng, value)
+    if _date_format(value):
+        return _make_birth_date(fake, rng, value)
+    return re.sub(r"\w+", lambda m: _stand_in_token(fake, rng, m.group()), value)
+
+
+def _stand_in_token(fake: Faker, rng: random.Random, token: str) -> str:
+    if token.isalpha():
+        return same_case(token, fake.word().capitalize() if token[:1].isupper() else fake.word())
+    return scramble_alnum(token, rng)
 
 
 _MAKERS = {
@@ -198,5 +258,12 @@ _MAKERS = {
     "US_SSN": _make_ssn,
     "DATE_OF_BIRTH": _make_birth_date,
     "STREET_ADDRESS": _make_address,
+    "ADDRESS": _make_address,
+    "LOCATION": _make_location,
+    "CITY": _make_location,
+    "COUNTRY": _make_country,
+    "FIRST_NAME": _make_first_name,
+    "LAST_NAME": _make_last_name,
+    "ORGANIZATION": _make_organization,
     "USERNAME": _make_username,
 }

@@ -61,3 +61,26 @@ def test_validate_missing_folder(tmp_path):
 def test_unknown_command_is_a_usage_error(tmp_path):
     result = _cli(tmp_path, "frobnicate")
     assert result.returncode == 2
+
+
+def test_scrub_a_file_and_standard_input(world, tmp_path):
+    text = "Hi, this is Margaret Oyelaran, call me on +44 20 7946 0958 or mail m.oyelaran@gmail.com about #W1234567.\n"
+    source = tmp_path / "note.txt"
+    source.write_text(text)
+    result = world.cli("scrub", str(source), "--out", str(tmp_path / "clean.txt"), "--config", str(world.config))
+    assert result.returncode == 0, result.stderr
+    cleaned = (tmp_path / "clean.txt").read_text()
+    assert "Oyelaran" not in cleaned and "7946" not in cleaned and "gmail.com" not in cleaned
+    assert "#W1234567" in cleaned
+    assert "EMAIL_ADDRESS" in result.stdout
+
+    import os
+
+    env = dict(os.environ, TRACE2TASK_SECRET="pipeline-test-secret")
+    piped = subprocess.run(
+        [*CLI, "scrub", "-", "--config", str(world.config)], input=text, cwd=world.root, env=env,
+        capture_output=True, text=True, timeout=120,
+    )
+    assert piped.returncode == 0, piped.stderr
+    assert piped.stdout == cleaned  # same engine, same secret: the same stand-ins
+    assert "Oyelaran" not in piped.stderr

@@ -113,3 +113,65 @@ def test_load_secret_from_env_file_or_clear_error(monkeypatch: pytest.MonkeyPatc
     assert "\n" not in str(error.value)
     with pytest.raises(ValueError):
         Pseudonymizer(b"")
+
+
+# -- stand-ins for every type a mapping or field rule can name: realistic, never letter soup --
+
+from faker.providers.address.en_US import Provider as UsAddress  # noqa: E402
+from faker.providers.lorem.en_US import Provider as UsLorem  # noqa: E402
+from faker.providers.person.en_US import Provider as UsPerson  # noqa: E402
+
+_NAMES = {n.lower() for n in (*UsPerson.first_names, *UsPerson.last_names)}
+_VOCABULARY = _NAMES | {"apt", "suite"} | {w.lower() for w in (*UsLorem.word_list, *UsAddress.street_suffixes, *UsAddress.city_prefixes)}
+_STATES = "|".join(UsAddress.states_abbr)
+_WORDS = r"[A-Z][a-z]+(?: [A-Z][a-z]+)*"
+
+
+def real_word(word: str) -> bool:
+    """A dictionary word, a name, or a name plus a city suffix ('Hatfieldchester')."""
+    word = word.lower().strip(".")
+    return word in _VOCABULARY or any(word.endswith(s) and word[: -len(s)] in _NAMES for s in UsAddress.city_suffixes)
+
+
+def all_real_words(text: str) -> bool:
+    return all(real_word(w) for w in re.findall(r"[A-Za-z]+", text))
+
+
+@pytest.mark.parametrize(
+    ("value", "shape"),
+    [
+        ("809 Main Street, Springfield, MO 46205", rf"\d+ {_WORDS}, {_WORDS}, (?:{_STATES}) \d{{5}}"),
+        ("716 Johnson Avenue Suite 266, Rowemouth, AL 17434", rf"\d+ {_WORDS} (?:Apt\.|Suite) \d+, {_WORDS}, (?:{_STATES}) \d{{5}}"),
+        ("12 Oak Rd\nApt 4\nSpringfield, IL 62704", rf"\d+ {_WORDS}\n(?:Apt\.|Suite) \d+\n{_WORDS}, (?:{_STATES}) \d{{5}}"),
+        ("Wojciech-Sauer-Ring 0, 01298 Hersbruck", rf"\d+ {_WORDS}, {_WORDS}, (?:{_STATES}) \d{{5}}"),
+        ("221B Baker Street, London", rf"\d+ {_WORDS}, {_WORDS}"),
+        ("4 Elm Court", rf"\d+ {_WORDS}"),
+    ],
+)
+def test_address_stand_in_is_a_postal_address_in_the_same_layout(pseudo: Pseudonymizer, value: str, shape: str) -> None:
+    for entity_type in ("ADDRESS", "STREET_ADDRESS"):
+        stand_in = pseudo.stand_in(entity_type, value)
+        assert re.fullmatch(shape, stand_in), (entity_type, stand_in)
+        assert all_real_words(re.sub(rf"\b(?:{_STATES})\b", "", stand_in))
+
+
+def test_location_first_and_last_name_stand_ins_are_real_words(pseudo: Pseudonymizer) -> None:
+    city = pseudo.stand_in("LOCATION", "Lake Michaelmouth")
+    assert re.fullmatch(_WORDS, city) and all_real_words(city) and city != "Lake Michaelmouth"
+    assert pseudo.stand_in("FIRST_NAME", "harinakshi").islower()
+    assert pseudo.stand_in("FIRST_NAME", "Harinakshi") in UsPerson.first_names
+    assert pseudo.stand_in("LAST_NAME", "Dhawan") in UsPerson.last_names
+
+
+@pytest.mark.parametrize(
+    ("entity_type", "value", "check"),
+    [
+        ("NRP", "French Catholic", lambda s: re.fullmatch(r"[A-Z][a-z]+ [A-Z][a-z]+", s) and all_real_words(s)),
+        ("US_DRIVER_LICENSE", "D1234567", lambda s: re.fullmatch(r"[A-Z]\d{7}", s)),
+        ("DATE_TIME", "2020-01-03", lambda s: datetime.strptime(s, "%Y-%m-%d")),
+        ("CONTACT", "bob@corp.io", lambda s: s.partition("@")[2] in RESERVED_EMAIL_DOMAINS),
+    ],
+)
+def test_unknown_types_get_a_stand_in_of_the_same_shape(pseudo: Pseudonymizer, entity_type: str, value: str, check) -> None:
+    stand_in = pseudo.stand_in(entity_type, value)
+    assert stand_in != value and check(stand_in), stand_in

@@ -77,24 +77,30 @@ class HeadlessChromium:
 
     def __enter__(self) -> HeadlessChromium:
         self._profile_dir.mkdir(parents=True, exist_ok=True)
+        (self._profile_dir / "DevToolsActivePort").unlink(missing_ok=True)
         self._process = subprocess.Popen(
             [self._executable, *CHROMIUM_FLAGS, f"--user-data-dir={self._profile_dir}", "about:blank"],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
+        try:
+            self._attach()
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def _attach(self) -> None:
         port = wait_until(self._devtools_port, timeout=30)
         if not port:
-            self.__exit__(None, None, None)
             raise BrowserError("chromium did not open its DevTools port within 30 s")
         page = wait_until(lambda: self._page_target(port), timeout=10)
         if not page:
-            self.__exit__(None, None, None)
             raise BrowserError("chromium has no page target")
         self._socket = connect(page["webSocketDebuggerUrl"], max_size=None, open_timeout=10)
         self.send("Page.enable")
         self.send("Network.enable")
         self.send("Runtime.enable")
-        return self
 
     def __exit__(self, *exc_info) -> None:
         if self._socket is not None:
@@ -118,8 +124,11 @@ class HeadlessChromium:
 
     @staticmethod
     def _page_target(port: int) -> dict | None:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=5) as response:
-            targets = json.load(response)
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=5) as response:
+                targets = json.load(response)
+        except OSError:
+            return None
         return next((t for t in targets if t.get("type") == "page"), None)
 
     def send(self, method: str, params: dict | None = None, *, timeout: float = 30) -> dict:

@@ -1,0 +1,59 @@
+"""The configuration file: validated at start-up, documented by its schema, relative to its folder."""
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from pipelines.config import ConfigError, config_json_schema, load_config
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_shipped_config_loads_and_matches_its_schema():
+    config = load_config(ROOT / "trace2task.yaml")
+    assert config.path(config.drop) == ROOT / "demo" / "drop"
+    jsonschema.validate(yaml.safe_load((ROOT / "trace2task.yaml").read_text()), config_json_schema())
+
+
+def test_published_schema_is_current():
+    published = json.loads((ROOT / "docs" / "schemas" / "trace2task-config.schema.json").read_text())
+    assert published == config_json_schema()
+
+
+@pytest.mark.parametrize(
+    "text, key",
+    [
+        ("drop: d\nstate: {location: x, mapping: m.yaml}\nscrub: {score_threshold: lots}\n", "scrub.score_threshold"),
+        ("drop: d\n", "state"),
+        ("drop: d\nstate: {location: x, mapping: m.yaml}\ntelemetry: {exporter: carrier-pigeon}\n", "telemetry.exporter"),
+    ],
+)
+def test_a_bad_setting_is_named(tmp_path, text, key):
+    path = tmp_path / "t.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
+        load_config(path)
+
+
+def test_relative_sqlite_urls_start_at_the_config_folder(tmp_path):
+    path = tmp_path / "t.yaml"
+    path.write_text("drop: d\nstate: {location: 'sqlite:///db/shop.db', mapping: m.yaml}\n")
+    config = load_config(path)
+    assert config.state_location() == f"sqlite:///{tmp_path}/db/shop.db"
+    assert config.sqlalchemy_url(config.store.url) == f"sqlite:///{tmp_path}/.trace2task/store.db"
+
+
+def test_secret_from_environment_then_file(tmp_path, monkeypatch):
+    path = tmp_path / "t.yaml"
+    path.write_text("drop: d\nstate: {location: x, mapping: m.yaml}\nsecret: {env: T2T_TEST_SECRET, file: s.txt}\n")
+    config = load_config(path)
+    monkeypatch.delenv("T2T_TEST_SECRET", raising=False)
+    with pytest.raises(ConfigError, match="no pseudonym secret"):
+        config.read_secret()
+    (tmp_path / "s.txt").write_text("from-file\n")
+    assert config.read_secret() == b"from-file"
+    monkeypatch.setenv("T2T_TEST_SECRET", "from-env")
+    assert config.read_secret() == b"from-env"

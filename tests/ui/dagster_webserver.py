@@ -1,0 +1,69 @@
+"""The Dagster webserver on a demo run's instance, as `make ui` starts it, on a free loopback port."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import yaml
+
+from headless_chromium import wait_until
+from ui_demo import PROJECT_ROOT, DemoRun
+
+WEBSERVER = str(Path(sys.executable).with_name("dagster-webserver"))
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def write_workspace(run: DemoRun) -> Path:
+    """A workspace.yaml beside the config: the project's definitions, importable from the project root."""
+    workspace = run.folder / "workspace.yaml"
+    module = {"module_name": "pipelines.definitions", "working_directory": str(PROJECT_ROOT)}
+    workspace.write_text(yaml.safe_dump({"load_from": [{"python_module": module}]}))
+    return workspace
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return response.status == 200
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+@contextmanager
+def dagster_webserver(run: DemoRun, log_path: Path) -> Iterator[str]:
+    """Serve the run's Dagster home; the working folder is the config's, as the definitions expect."""
+    port = free_port()
+    base_url = f"http://127.0.0.1:{port}"
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with log_path.open("wb") as log:
+        server = subprocess.Popen(
+            [WEBSERVER, "-w", str(write_workspace(run)), "-h", "127.0.0.1", "-p", str(port)],
+            cwd=run.folder,
+            env={**os.environ, "DAGSTER_HOME": str(run.dagster_home)},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            up = wait_until(lambda: server.poll() is not None or _answers(f"{base_url}/server_info"), timeout=120)
+            assert up and server.poll() is None, f"dagster-webserver did not start; see {log_path}"
+            yield base_url
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
