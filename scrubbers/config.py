@@ -90,7 +90,10 @@ class ScrubConfig(BaseModel):
     phone_regions: tuple[str, ...] = ("US", "GB", "DE", "FR", "IN", "CA", "AU", "ES", "IT", "NL")
     protected_patterns: tuple[str, ...] = DEFAULT_PROTECTED_PATTERNS
     field_rules: tuple[tuple[str, str], ...] = tuple(DEFAULT_FIELD_RULES.items())
-    leak_score_threshold: float = Field(default=0.85, ge=0.0, le=1.0)
+    leak_score_threshold: float = Field(
+        default=0.85, ge=0.0, le=1.0,
+        description="no longer used: the leak gate's residual hits are validated by checksum or parser; kept so older configs load",
+    )
     leak_entities: tuple[str, ...] = LEAK_GATE_ENTITIES
     batch_size: int = Field(default=64, ge=1)
 

@@ -39,7 +39,9 @@ def check_leaks(
     stand_ins: frozenset[str],
     detector: Detector,
 ) -> LeakVerdict:
-    """`originals` are (type, value) pairs replaced in this session, held in memory only for this check.
+    """`originals` are (type, value) pairs replaced in this session, held in memory only for this check;
+    `output_strings` are the scrubbed content strings (structural fields such as ids, timestamps and
+    provenance are not content and are not passed).
 
     Originals equal to one of our stand-ins (a real 'Maria' next to a stand-in 'Maria') are not
     leaks. Residual findings inside one of our stand-ins are ours, not leaks.

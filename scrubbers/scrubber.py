@@ -18,7 +18,7 @@ from scrubbers.engine import Finding, get_detector, tidy_people
 from scrubbers.leakgate import check_leaks
 from scrubbers.pseudonyms import DIGIT_TYPES, TITLES, Pseudonymizer
 from scrubbers.shapes import digits_only
-from scrubbers.structured import Policy, iter_fields, iter_output_strings, rule_policy, transform
+from scrubbers.structured import Policy, iter_fields, rule_policy, transform
 
 SESSION_SKIP = (
     "session_id", "trace_ids", "started_at", "ended_at", "provenance*", "usage*",
@@ -147,9 +147,9 @@ class Scrubber:
         outputs, cmap = self._run(prepared)
         results = []
         for (session, _), item, (session_out, state_out) in zip(items, prepared, outputs):
-            verdict = check_leaks(
-                item.originals | set(item.known), iter_output_strings([session_out, state_out]), cmap.stand_ins, self.detector
-            )
+            scrubbed = [_Document(out, d.policy, d.keyed) for d, out in zip(item.documents, (session_out, state_out))]
+            content = [text for document in scrubbed for _, text in _fields(document)]
+            verdict = check_leaks(item.originals | set(item.known), content, cmap.stand_ins, self.detector)
             report = ScrubReport(
                 session_id=session.session_id,
                 counts=dict(sorted(item.counts.items())),

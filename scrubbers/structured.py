@@ -152,18 +152,3 @@ def _transform_string(text: str, policy: Policy, replace: Callable[[str | None, 
     if text.strip():
         return replace(None, text)
     return text
-
-
-def iter_output_strings(value: Any) -> Iterator[str]:
-    """Every string in a value, keys included (what the leak gate checks)."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield str(key)
-            yield from iter_output_strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from iter_output_strings(item)
-    elif isinstance(value, str):
-        yield value
-    elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        yield str(value)
