@@ -26,6 +26,8 @@ __all__ = ["StateMapping", "StateSource", "StateUnavailable", "open_state"]
 class StateUnavailable(RuntimeError):
     """The state store does not answer. One line; never contains a password."""
 
+    shows_no_values = True
+
 
 class StateSource(ABC):
     def __init__(self, mapping: StateMapping) -> None:

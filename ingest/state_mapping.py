@@ -14,6 +14,8 @@ PII_ENTITIES = ("PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "LOCATION", "ADDRESS"
 class StateMappingError(ValueError):
     """A mapping file that cannot be used; the message names the offending key."""
 
+    shows_no_values = True
+
 
 class EntityKind(BaseModel):
     """One entity kind: where its rows live and what they mean.

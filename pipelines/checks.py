@@ -11,6 +11,7 @@ from . import stages
 from .assets import RAW_ASSETS, draft_tasks, scrubbed_sessions, stratified_sample, task_validation
 from .resources import RunScope, SettingsResource, StateDatabase, StoreResource
 from .store import TaskRow
+from .telemetry import stage_span
 
 
 def _quarantine_check(source: str, raw_asset):
@@ -51,7 +52,8 @@ def no_personal_data_residue(
     scope: RunScope,
 ) -> AssetCheckResult:
     """Searches the scrubbed sessions for every value the raw side knows from structured fields."""
-    residue = stages.residue_day(store.get(), settings.load(), state, context.partition_key, scope=scope.name)
+    with stage_span("residue_check", partition=context.partition_key):
+        residue = stages.residue_day(store.get(), settings.load(), state, context.partition_key, scope=scope.name)
     return AssetCheckResult(
         passed=not residue.leaks,
         severity=AssetCheckSeverity.ERROR,

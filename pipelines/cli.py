@@ -28,7 +28,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
-console = Console()
+console = Console(soft_wrap=True)
 errors = Console(stderr=True)
 
 EXIT_FAILED, EXIT_USAGE = 1, 2
@@ -257,7 +257,7 @@ def incident(
     tasks = store.rows(TaskRow, TaskRow.session_id.in_(sessions))
     out = config.path(config.output).resolve()
     for task in sorted(tasks, key=lambda t: (t.pair_id, t.polarity != "positive")):
-        console.print(f"{task.polarity:8} {out / task.path}")
+        console.print(f"{task.polarity:8} {out / task.path}", soft_wrap=True, highlight=False)
     _finish(config, config_path, [day], [outcome], task_ids=[t.task_id for t in tasks])
 
 
@@ -364,7 +364,7 @@ def main() -> None:
     from .store import StoreUnavailable
 
     try:
-        app(standalone_mode=False)
+        code = app(standalone_mode=False)  # click returns a typer.Exit's code instead of raising it
     except (UserError, ConfigError) as exc:
         errors.print(f"[red]error[/red] {exc}")
         if _state["debug"]:
@@ -383,8 +383,9 @@ def main() -> None:
     except TyperException as exc:  # usage errors: typer's own message, exit 2
         exc.show()
         sys.exit(EXIT_USAGE)
-    except Exception as exc:  # anything unforeseen: one line, no values
-        errors.print(f"[red]error[/red] {type(exc).__name__}: {exc}".splitlines()[0])
+    except Exception as exc:  # anything unforeseen: its type only (a message could quote a record)
+        errors.print(f"[red]error[/red] unexpected {type(exc).__name__}; run `trace2task --debug ...` for the traceback")
         if _state["debug"]:
             raise
         sys.exit(EXIT_FAILED)
+    sys.exit(code if isinstance(code, int) else 0)

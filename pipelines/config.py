@@ -25,6 +25,9 @@ DEFAULT_CONFIG_FILE = "trace2task.yaml"
 class ConfigError(Exception):
     """A configuration problem, worded for a person: what is wrong and where."""
 
+    shows_no_values = True
+
+
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid")

@@ -46,7 +46,7 @@ def dagster_instance(config: AppConfig) -> DagsterInstance:
 def _run_config(config_path: Path, incident_id: str, executor: str) -> dict:
     return {
         "execution": {"config": {executor: {}}},
-        "loggers": {"console": {"config": {"log_level": "WARNING"}}},
+        "loggers": {"console": {"config": {"log_level": "CRITICAL"}}},  # the CLI prints each failed step as one line
         "resources": {
             "settings": {"config": {"config_path": str(config_path.resolve())}},
             "scope": {"config": {"incident_id": incident_id}},

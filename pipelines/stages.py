@@ -75,7 +75,9 @@ def _home_day(session: Session, day: str) -> str:
 
 
 class IncidentNotFound(Exception):
-    pass
+    """The incident id names no landed record; the message holds the id only."""
+
+    shows_no_values = True
 
 
 def scope_sessions(store: Store, incident_id: str) -> list[str]:

@@ -31,6 +31,9 @@ from ingest.models import QuarantinedRecord, RawRecord, canonical_json
 class StoreUnavailable(Exception):
     """The store or raw zone does not answer; the message names the database, not its password."""
 
+    shows_no_values = True
+
+
 
 # ---------------------------------------------------------------- raw landing zone
 class RawRecordRow(SQLModel, table=True):

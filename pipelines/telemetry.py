@@ -8,12 +8,14 @@ an in-memory exporter with `install_provider`.
 from __future__ import annotations
 
 import json
+import traceback
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from opentelemetry import metrics, trace
+from opentelemetry.trace import Status, StatusCode
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
@@ -94,15 +96,34 @@ def count(name: str, value: int, attributes: Mapping[str, Any] | None = None) ->
         _counter(name).add(value, dict(attributes or {}))
 
 
+class StageError(Exception):
+    """A stage failed. Carries the error's type and where it was raised, never its message,
+    which could quote a raw record; the traceback's frames still show the code path."""
+
+    shows_no_values = True
+
+
 @contextmanager
 def stage_span(stage: str, **attributes: Any) -> Iterator[trace.Span]:
-    """A span for one stage; attributes must be counts or identifiers, never values."""
+    """A span for one stage; attributes must be counts or identifiers, never values.
+
+    An exception inside is re-raised as a `StageError` without its message, so no raw value
+    reaches the span, Dagster's event log or the terminal through an error.
+    """
     tracer = trace.get_tracer(NAME)
-    with tracer.start_as_current_span(f"trace2task.{stage}") as span:
+    with tracer.start_as_current_span(f"trace2task.{stage}", record_exception=False) as span:
         span.set_attribute("trace2task.stage", stage)
         for key, value in attributes.items():
             span.set_attribute(f"trace2task.{key}", value)
-        yield span
+        try:
+            yield span
+        except Exception as exc:
+            if getattr(exc, "shows_no_values", False):  # our own errors, worded without record values
+                raise
+            frame = traceback.extract_tb(exc.__traceback__)[-1]
+            where = f"{Path(frame.filename).name}:{frame.lineno}"
+            span.set_status(Status(StatusCode.ERROR, f"{type(exc).__name__} at {where}"))
+            raise StageError(f"{stage} failed: {type(exc).__name__} at {where}") from None
 
 
 def set_counts(span: trace.Span, counts: Mapping[str, int], prefix: str) -> None:

@@ -35,3 +35,14 @@ def test_stage_spans_carry_counts_and_no_personal_values(world, monkeypatch, tmp
     dumped = json.dumps([dict(s.attributes) | {"name": s.name} for s in spans], default=str).casefold()
     leaked = sorted({entity for entity, value in planted_values(world.drop) if value.casefold() in dumped})
     assert leaked == []
+
+
+def test_a_failing_stage_raises_without_the_record_in_its_message():
+    from pipelines.telemetry import StageError, stage_span
+
+    with pytest.raises(StageError) as error:
+        with stage_span("scrub", partition="2026-11-16"):
+            raise ValueError("could not align 'Margaret Oyelaran' with its tokens")
+    assert "Oyelaran" not in str(error.value)
+    assert "ValueError" in str(error.value) and error.value.__cause__ is None
+    assert error.value.__suppress_context__
