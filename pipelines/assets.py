@@ -91,7 +91,7 @@ def sessions(
     with stage_span("assemble", partition=day) as span:
         db = store.get()
         only = stages.scope_sessions(db, scope.incident_id)
-        result = stages.assemble_day(db, config, day, run_id=context.run.run_id, only=only)
+        result = stages.assemble_day(db, config, day, run_id=context.run.run_id, only=only, scope=scope.name)
         span.set_attribute("trace2task.sessions", result.sessions)
     return MaterializeResult(
         metadata={
@@ -194,6 +194,7 @@ def draft_tasks(
             "tasks": result.positives,
             "negative_stubs": result.negatives,
             "written": result.written,
+            "withdrawn_stale_drafts": result.withdrawn,
             "by_set": _markdown_counts(result.by_set, "set"),
             "output": MetadataValue.path(str(config.path(config.output))),
         }
@@ -208,7 +209,7 @@ def task_validation(
     config = _start(context, settings)
     day = context.partition_key
     with stage_span("validate", partition=day):
-        report = stages.validate_day(store.get(), config, day, scope=scope.name)
+        report = stages.validate_day(store.get(), config, day, scope=scope.name, run_id=context.run.run_id)
     return MaterializeResult(
         metadata={
             "tasks": report.tasks,

@@ -219,8 +219,36 @@ def run(
         days = _drop_days(config)
         if not days:
             raise UserError(f"no records in {drop}: nothing to run")
-    outcomes = _run_days(config_path, config, days, workers, Executor(executor).value)
+    _check_reachable(config)
+    from .stages import partition_unchanged
+
+    store = _store(config)
+    todo = [day for day in days if not partition_unchanged(store, config, day)]
+    if len(todo) < len(days):
+        console.print(f"unchanged since their last run, skipped: {', '.join(d for d in days if d not in todo)}")
+    outcomes = _run_days(config_path, config, todo, workers, Executor(executor).value) if todo else []
     _finish(config, config_path, days, outcomes)
+
+
+def _check_reachable(config: AppConfig) -> None:
+    """Fail once, before any run, when the state database or the output folder is unusable."""
+    from ingest.state import StateMapping, open_state
+
+    try:
+        mapping = StateMapping.from_yaml(config.path(config.state.mapping))
+        state = open_state(config.state_location(), mapping)
+        kind = sorted(mapping.kinds)[0]
+        state.get(kind, "trace2task-reachability-probe")
+    except OSError as exc:
+        raise UserError(f"state mapping not readable: {config.path(config.state.mapping)} ({exc.strerror})") from None
+    output = config.path(config.output)
+    try:
+        output.mkdir(parents=True, exist_ok=True)
+        probe = output / ".trace2task-write-probe"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise UserError(f"output folder not writable: {output} ({exc.strerror or exc})") from None
 
 
 def _land_everything(config: AppConfig) -> None:
@@ -246,6 +274,7 @@ def incident(
 
     config = _config(config_path)
     config.read_secret()
+    _check_reachable(config)
     _land_everything(config)
     store = _store(config)
     sessions = store.resolve_incident(incident_id)
@@ -360,17 +389,20 @@ _mount_review()
 
 
 def main() -> None:
+    from ingest.state import StateUnavailable
+    from ingest.state_mapping import StateMappingError
+
     from .runner import RunFailed
     from .store import StoreUnavailable
 
     try:
         code = app(standalone_mode=False)  # click returns a typer.Exit's code instead of raising it
-    except (UserError, ConfigError) as exc:
+    except (UserError, ConfigError, StateMappingError) as exc:
         errors.print(f"[red]error[/red] {exc}")
         if _state["debug"]:
             raise
         sys.exit(EXIT_USAGE)
-    except (StoreUnavailable, RunFailed, OSError) as exc:
+    except (StoreUnavailable, StateUnavailable, RunFailed, OSError) as exc:
         errors.print(f"[red]error[/red] {exc}")
         if _state["debug"]:
             raise

@@ -7,16 +7,20 @@ never disturbs the nightly one.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from pathlib import Path
 from functools import lru_cache
+from importlib.metadata import version
 from typing import TYPE_CHECKING
 
 from ingest.assemble import assemble_sessions
-from ingest.models import QuarantinedRecord, RawRecord, Session, canonical_json
+from ingest.models import QuarantinedRecord, RawRecord, Session, canonical_json, sha256_hex
 from taskgen.classify import Classification, classify
 from taskgen.config import TaskgenConfig
 from taskgen.draft import draft_pair
@@ -34,6 +38,7 @@ from .store import (
     QuarantineRow,
     RawRecordRow,
     RawSessionRow,
+    RunRow,
     SampleRow,
     ScrubbedSessionRow,
     SeedRow,
@@ -54,6 +59,34 @@ class AssembleResult:
     sessions: int
     quarantined: int
     records_by_source: dict[str, int]
+
+
+def config_digest(config: AppConfig) -> str:
+    """What, besides the records, decides a partition's output: settings, code version, secret."""
+    settings = canonical_json(
+        {
+            "ingest": config.ingest.model_dump(mode="json"),
+            "scrub": config.scrub.model_dump(mode="json"),
+            "taskgen": config.taskgen.model_dump(mode="json"),
+            "version": version("trace2task"),
+        }
+    )
+    keyed = hmac.new(config.read_secret(), b"trace2task partition fingerprint", hashlib.sha256).hexdigest()
+    return sha256_hex(settings + keyed)
+
+
+def day_fingerprint(rows: list[RawRecordRow], digest: str) -> str:
+    return sha256_hex(digest + "".join(sorted(row.sha256 for row in rows)))
+
+
+def partition_unchanged(store: Store, config: AppConfig, day: str) -> bool:
+    """True when the day's records and settings are those of its last completed nightly run."""
+    done = [r for r in store.rows(RunRow, RunRow.partition == day, RunRow.scope == "nightly") if r.finished_at]
+    if not done:
+        return False
+    last = max(done, key=lambda r: r.finished_at)
+    current = day_fingerprint(store.raw_records_for_day(day), config_digest(config))
+    return json.loads(last.summary).get("fingerprint") == current
 
 
 def _raw_record(row: RawRecordRow) -> RawRecord:
@@ -92,9 +125,21 @@ def scope_sessions(store: Store, incident_id: str) -> list[str]:
     return found
 
 
-def assemble_day(store: Store, config: AppConfig, day: str, *, run_id: str, only: list[str]) -> AssembleResult:
-    """Assemble the day's sessions; with `only`, just those sessions, whatever their day."""
+def assemble_day(
+    store: Store, config: AppConfig, day: str, *, run_id: str, only: list[str], scope: str = "nightly"
+) -> AssembleResult:
+    """Assemble the day's sessions; with `only`, just those sessions, whatever their day.
+
+    Records the run with the fingerprint of its input, which the CLI compares to skip a day
+    that has nothing new.
+    """
     rows = store.raw_records_for_sessions(only) if only else store.raw_records_for_day(day)
+    store.upsert(
+        RunRow,
+        [dict(run_id=run_id, kind="incident" if only else "nightly", partition=day, scope=scope,
+              started_at=datetime.now(timezone.utc), finished_at=None,
+              summary=canonical_json({"fingerprint": day_fingerprint(rows, config_digest(config))}))],
+    )
     records = [_raw_record(row) for row in rows]
     result = assemble_sessions(records, config.ingest)
     if only:
@@ -283,6 +328,7 @@ class DraftResult:
     positives: int = 0
     negatives: int = 0
     written: int = 0
+    withdrawn: int = 0
     by_set: dict[str, int] = field(default_factory=dict)
 
 
@@ -307,14 +353,36 @@ def draft_day(store: Store, config: AppConfig, day: str, *, scope: str) -> Draft
             rows.append(
                 dict(task_id=task.task_id, day=_home_day(session, day), session_id=session.session_id, task_set=task.set,
                      polarity=task.polarity, pair_id=task.pair_id, seed_id=task.seed_id,
-                     path=str(path.relative_to(out)), sha256=_sha256_file(path), issues="[]", health="{}")
+                     path=str(path.relative_to(out)), sha256=_sha256_file(path), issues="[]", health="{}",
+                     scope=scope)
             )
         result.positives += 1
         result.negatives += 1
         result.written += 2
     store.upsert(TaskRow, rows)
+    if scope == "nightly" and sample is not None:
+        result.withdrawn = _withdraw_stale_drafts(store, out, day, set(sample.selected))
     result.by_set = dict(by_set)
     return result
+
+
+def _withdraw_stale_drafts(store: Store, out: Path, day: str, selected: set[str]) -> int:
+    """Drafts of this day's earlier nightly runs whose session is no longer sampled (late records
+    changed the sample): their files and rows go, so a rerun equals a clean run. Reviewed tasks stay."""
+    stale = [
+        row for row in store.rows(TaskRow, TaskRow.day == day, TaskRow.scope == "nightly")
+        if row.session_id not in selected
+    ]
+    withdrawn = []
+    for row in stale:
+        path = out / row.path
+        if path.is_file() and json.loads(path.read_text(encoding="utf-8")).get("status") != "draft":
+            continue
+        path.unlink(missing_ok=True)
+        withdrawn.append(row.task_id)
+    if withdrawn:
+        store.delete(TaskRow, TaskRow.task_id.in_(withdrawn))
+    return len(withdrawn)
 
 
 def _sha256_file(path) -> str:
@@ -333,7 +401,7 @@ class ValidationReport:
     summary: dict = field(default_factory=dict)
 
 
-def validate_day(store: Store, config: AppConfig, day: str, *, scope: str) -> ValidationReport:
+def validate_day(store: Store, config: AppConfig, day: str, *, scope: str, run_id: str) -> ValidationReport:
     out = config.path(config.output)
     domain = _domain(config.taskgen.model_dump_json())
     sample = _sample(store, day, scope)
@@ -357,12 +425,24 @@ def validate_day(store: Store, config: AppConfig, day: str, *, scope: str) -> Va
                  health=health.model_dump_json())
         )
     store.upsert(TaskRow, updates)
-    version = current_version(out)
-    summary = summarize(results, tasks, version)
+    set_version = current_version(out)
+    summary = summarize(results, tasks, set_version)
     report.summary = summary.model_dump()
     report.markdown = health_markdown(summary)
-    write_manifest(out, version, load_tasks(out / "tasks"))
+    write_manifest(out, set_version, load_tasks(out / "tasks"))
+    _finish_run(store, run_id, report)
     return report
+
+
+def _finish_run(store: Store, run_id: str, report: "ValidationReport") -> None:
+    rows = store.rows(RunRow, RunRow.run_id == run_id)
+    if not rows:
+        return
+    summary = json.loads(rows[0].summary) | {"tasks": report.tasks, "with_issues": report.with_issues}
+    store.upsert(
+        RunRow,
+        [dict(rows[0].model_dump(), finished_at=datetime.now(timezone.utc), summary=canonical_json(summary))],
+    )
 
 
 def health_markdown(summary) -> str:

@@ -154,6 +154,7 @@ class TaskRow(SQLModel, table=True):
     sha256: str
     issues: str = Field(sa_column=Column(Text, nullable=False))
     health: str = Field(sa_column=Column(Text, nullable=False))
+    scope: str = Field(default="nightly", description="'nightly' or the incident id that drafted it")
 
 
 class RunRow(SQLModel, table=True):
