@@ -3,7 +3,7 @@
 Chromium is started with its own throwaway profile and a DevTools port it picks itself
 (read back from DevToolsActivePort). One page target is driven over a websocket: navigate,
 evaluate JavaScript, click like a person (real mouse events), take a screenshot, and record
-every URL the page asked for (Network.requestWillBeSent).
+every URL the page asked for (requests and websockets).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import subprocess
 import time
 import urllib.request
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -71,6 +72,7 @@ class HeadlessChromium:
         self._executable = executable
         self._profile_dir = profile_dir
         self._process: subprocess.Popen | None = None
+        self._connection = ExitStack()
         self._socket = None
         self._next_id = 0
         self.requested_urls: list[str] = []
@@ -97,14 +99,15 @@ class HeadlessChromium:
         page = wait_until(lambda: self._page_target(port), timeout=10)
         if not page:
             raise BrowserError("chromium has no page target")
-        self._socket = connect(page["webSocketDebuggerUrl"], max_size=None, open_timeout=10)
+        self._socket = self._connection.enter_context(
+            connect(page["webSocketDebuggerUrl"], max_size=None, open_timeout=10)
+        )
         self.send("Page.enable")
         self.send("Network.enable")
         self.send("Runtime.enable")
 
     def __exit__(self, *exc_info) -> None:
-        if self._socket is not None:
-            self._socket.close()
+        self._connection.close()
         if self._process is not None and self._process.poll() is None:
             self._process.terminate()
             try:
@@ -149,8 +152,11 @@ class HeadlessChromium:
             self._record(message)
 
     def _record(self, event: dict) -> None:
-        if event.get("method") == "Network.requestWillBeSent":
-            self.requested_urls.append(event["params"]["request"]["url"])
+        method, params = event.get("method"), event.get("params", {})
+        if method == "Network.requestWillBeSent":
+            self.requested_urls.append(params["request"]["url"])
+        elif method == "Network.webSocketCreated":
+            self.requested_urls.append(params["url"])
 
     def navigate(self, url: str) -> None:
         result = self.send("Page.navigate", {"url": url})

@@ -1,0 +1,125 @@
+"""Dagster and the task store on PostgreSQL, with the documented docs/dagster-postgres.yaml.
+
+One demo drop runs twice with the same secret: once all on SQLite, once with the Dagster
+instance and the task store (and raw landing zone) in a fresh PostgreSQL database. The runs
+must be recorded in PostgreSQL and the two outputs must be byte for byte the same. Each run
+fixes PYTHONHASHSEED (to different values), so the comparison gives the same verdict every time.
+"""
+
+from __future__ import annotations
+
+import difflib
+import secrets
+import socket
+from pathlib import Path
+
+import psycopg2
+import pytest
+
+from ui_demo import PROJECT_ROOT, run_demo, write_drop
+
+PG_HOST, PG_PORT, PG_USER, PG_ADMIN_DB = "127.0.0.1", 5432, "root", "test"
+DAGSTER_POSTGRES_YAML = PROJECT_ROOT / "docs" / "dagster-postgres.yaml"
+
+
+def _postgres_answers() -> bool:
+    try:
+        with socket.create_connection((PG_HOST, PG_PORT), timeout=2):
+            return True
+    except OSError:
+        return False
+
+
+pytestmark = [
+    pytest.mark.postgres,
+    pytest.mark.slow,
+    pytest.mark.xdist_group("ui_postgres"),
+    pytest.mark.skipif(not _postgres_answers(), reason=f"no PostgreSQL server answers at {PG_HOST}:{PG_PORT}"),
+]
+
+
+def _admin_connection():
+    connection = psycopg2.connect(host=PG_HOST, port=PG_PORT, user=PG_USER, dbname=PG_ADMIN_DB)
+    connection.autocommit = True
+    return connection
+
+
+@pytest.fixture(scope="module")
+def database():
+    """A fresh database on the server, dropped afterwards."""
+    name = f"t2t_{secrets.token_hex(6)}"
+    admin = _admin_connection()
+    try:
+        with admin.cursor() as cursor:
+            cursor.execute(f"CREATE DATABASE {name}")
+        yield name
+        with admin.cursor() as cursor:
+            cursor.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    finally:
+        admin.close()
+
+
+def _query(database: str, sql: str) -> list[tuple]:
+    with psycopg2.connect(host=PG_HOST, port=PG_PORT, user=PG_USER, dbname=database) as connection:
+        with connection.cursor() as cursor:
+            cursor.execute(sql)
+            return cursor.fetchall()
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {str(path.relative_to(folder)): path.read_bytes() for path in sorted(folder.rglob("*")) if path.is_file()}
+
+
+def _differences(expected: Path, actual: Path) -> str:
+    """Empty when both folders hold the same files byte for byte; else which differ, and how the first does."""
+    want, got = _files(expected), _files(actual)
+    differing = sorted(name for name in want.keys() | got.keys() if want.get(name) != got.get(name))
+    if not differing:
+        return ""
+    first = differing[0]
+    diff = difflib.unified_diff(
+        want.get(first, b"").decode().splitlines(), got.get(first, b"").decode().splitlines(), "sqlite", "postgres", lineterm=""
+    )
+    return f"{len(differing)} files differ: {differing[:10]}\n" + "\n".join(list(diff)[:60])
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory, database):
+    folder = tmp_path_factory.mktemp("postgres")
+    drop = write_drop(folder, sessions=20, days=2)
+    on_sqlite = run_demo(folder / "sqlite", drop, env={"PYTHONHASHSEED": "1"})
+    url = f"postgresql+psycopg2://{PG_USER}@{PG_HOST}:{PG_PORT}/{database}"
+    on_postgres = run_demo(
+        folder / "postgres",
+        drop,
+        store_url=url,
+        raw_url=url,
+        dagster_yaml=DAGSTER_POSTGRES_YAML,
+        env={"DAGSTER_POSTGRES_URL": url, "PYTHONHASHSEED": "2"},
+    )
+    return on_sqlite, on_postgres
+
+
+def test_the_runs_are_recorded_in_postgres(runs, database):
+    _, on_postgres = runs
+    statuses = _query(database, "SELECT status FROM runs")
+    days = _query(database, "SELECT DISTINCT value FROM run_tags WHERE key = 'dagster/partition' ORDER BY value")
+    assert [status for (status,) in statuses] == ["SUCCESS", "SUCCESS"]
+    assert [day for (day,) in days] == ["2026-11-16", "2026-11-17"]
+    assert _query(database, "SELECT count(*) FROM event_logs WHERE dagster_event_type = 'ASSET_MATERIALIZATION'")[0][0] > 0
+    assert not (on_postgres.dagster_home / "history").exists(), "run history was written to SQLite"
+
+
+def test_the_task_store_is_on_the_same_server(runs, database):
+    tasks_in_store = _query(database, "SELECT count(*) FROM task")[0][0]
+    on_sqlite, _ = runs
+    assert tasks_in_store == len(list((on_sqlite.output / "tasks").rglob("*.json")))
+    assert _query(database, "SELECT count(*) FROM raw_record")[0][0] > 0
+
+
+def test_the_outputs_are_byte_identical_to_the_sqlite_run(runs):
+    on_sqlite, on_postgres = runs
+    assert _files(on_sqlite.output / "tasks"), "the SQLite run wrote no tasks"
+    for folder in ("tasks", "seeds"):
+        assert _differences(on_sqlite.output / folder, on_postgres.output / folder) == ""
+    assert (on_postgres.output / "manifest.json").read_bytes() == (on_sqlite.output / "manifest.json").read_bytes()
