@@ -326,6 +326,9 @@ def validate(
             h.verdict,
         )
     console.print(table)
+    for check in flagged:  # whole ids, one a line, for scripts and narrow terminals
+        reasons = [i.code for i in check.issues] + ([] if check.health.reference_passed else ["reference_fails"])
+        console.print(f"flagged {check.task.task_id}: {', '.join(reasons)}", highlight=False)
     console.print(health_markdown(report.summary))
     if report.failed:
         raise typer.Exit(EXIT_FAILED)

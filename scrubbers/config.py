@@ -66,6 +66,7 @@ DEFAULT_FIELD_RULES: dict[str, str] = {
     "*dob": "DATE_OF_BIRTH",
     "*date_of_birth": "DATE_OF_BIRTH",
     "*birthday": "DATE_OF_BIRTH",
+    "*address": "ADDRESS",  # after *email_address and *ip_address: the first matching rule wins
 }
 
 LEAK_GATE_ENTITIES: tuple[str, ...] = (
@@ -90,10 +91,6 @@ class ScrubConfig(BaseModel):
     phone_regions: tuple[str, ...] = ("US", "GB", "DE", "FR", "IN", "CA", "AU", "ES", "IT", "NL")
     protected_patterns: tuple[str, ...] = DEFAULT_PROTECTED_PATTERNS
     field_rules: tuple[tuple[str, str], ...] = tuple(DEFAULT_FIELD_RULES.items())
-    leak_score_threshold: float = Field(
-        default=0.85, ge=0.0, le=1.0,
-        description="no longer used: the leak gate's residual hits are validated by checksum or parser; kept so older configs load",
-    )
     leak_entities: tuple[str, ...] = LEAK_GATE_ENTITIES
     batch_size: int = Field(default=64, ge=1)
 

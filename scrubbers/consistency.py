@@ -17,6 +17,11 @@ LAYOUT_TYPES = frozenset({"PHONE_NUMBER", "CREDIT_CARD", "US_SSN", "IBAN_CODE", 
 """Types whose stand-in follows each mention's own layout (one number, several formats)."""
 
 
+def _wordlike(piece: str) -> bool:
+    """A name piece of a handle: letters, possibly with an apostrophe ("o'neill")."""
+    return piece.replace("'", "").replace("’", "").isalpha()
+
+
 class ConsistencyMap:
     def __init__(self, pseudonymizer: Pseudonymizer) -> None:
         self._pseudonymizer = pseudonymizer
@@ -31,7 +36,9 @@ class ConsistencyMap:
 
     def register_people(self, names: list[str]) -> None:
         """Map full names first (most tokens first), so their parts are bound before lone mentions."""
-        ordered = sorted({" ".join(n.split()) for n in names}, key=lambda n: (-len(n.split()), normalize("PERSON", n)))
+        ordered = sorted(
+            {" ".join(n.split()) for n in names}, key=lambda n: (-len(n.split()), normalize("PERSON", n), n)
+        )
         for name in ordered:
             self.replace("PERSON", name)
 
@@ -81,12 +88,12 @@ class ConsistencyMap:
     def _handle_from_names(self, handle: str) -> str | None:
         """'jane.gonzalez', 'jgonzalez', 'Jane_Gonzalez88' rebuilt from a known person's stand-in name."""
         pieces = _HANDLE_PIECES.split(handle)
-        words = [p for p in pieces if p and p.isalpha()]
+        words = [p for p in pieces if _wordlike(p)]
         if not words:
             return None
         rebuilt = []
         for piece in pieces:
-            if not piece.isalpha():
+            if not _wordlike(piece):
                 rebuilt.append(piece)
                 continue
             known = self._known("PERSON", piece) or self._last_names.get(

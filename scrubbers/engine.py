@@ -24,12 +24,14 @@ from scrubbers.recognizers import (
     DateOfBirthRecognizer,
     OfflineEmailRecognizer,
     PersonalUrlRecognizer,
+    PersonClosingRecognizer,
     PersonContextRecognizer,
     PersonNameListRecognizer,
     StreetAddressRecognizer,
     UsernameRecognizer,
     ValidPhoneRecognizer,
 )
+from scrubbers.recognizers.card import MastercardTwoSeriesRecognizer
 from scrubbers.recognizers.person import NOT_NAMES
 from scrubbers.residual import ResidualScanner
 
@@ -64,15 +66,31 @@ class NerOnlySpacyNlpEngine(SpacyNlpEngine):
 
     def _doc_to_nlp_artifact(self, doc: Doc, language: str) -> NlpArtifacts:
         entities, scores = self._get_updated_entities(self._get_entities(doc), self._get_scores_for_entities(doc))
-        return NlpArtifacts(
-            entities=entities,
-            tokens=doc,
-            tokens_indices=[token.idx for token in doc],
-            lemmas=[token.lower_ for token in doc],
-            nlp_engine=self,
-            language=language,
-            scores=scores,
-        )
+        return LazyNlpArtifacts(entities, doc, self, language, scores)
+
+
+class LazyNlpArtifacts(NlpArtifacts):
+    """Presidio's artifacts with token offsets, 'lemmas' and keywords built only when a context
+    check asks for them (most texts have no finding that needs one)."""
+
+    def __init__(self, entities: list, tokens: Doc, nlp_engine: SpacyNlpEngine, language: str, scores: list[float]) -> None:
+        self.entities = entities
+        self.tokens = tokens
+        self.nlp_engine = nlp_engine
+        self.language = language
+        self.scores = scores if scores else [0.85] * len(entities)
+
+    @functools.cached_property
+    def tokens_indices(self) -> list[int]:
+        return [token.idx for token in self.tokens]
+
+    @functools.cached_property
+    def lemmas(self) -> list[str]:
+        return [token.lower_ for token in self.tokens]
+
+    @functools.cached_property
+    def keywords(self) -> list[str]:
+        return self.set_keywords(self.nlp_engine, self.lemmas, self.language)
 
 
 
@@ -82,12 +100,13 @@ def _recognizer_factories(config: ScrubConfig) -> dict[str, Callable[[], list[En
         "PERSON": lambda: [
             SpacyRecognizer(supported_language=lang, supported_entities=["PERSON"]),
             PersonContextRecognizer(lang),
+            PersonClosingRecognizer(lang),
             PersonNameListRecognizer(lang),
         ],
         "EMAIL_ADDRESS": lambda: [OfflineEmailRecognizer(lang)],
         "PHONE_NUMBER": lambda: [ValidPhoneRecognizer(config.phone_regions, lang)],
         "STREET_ADDRESS": lambda: [StreetAddressRecognizer(lang)],
-        "CREDIT_CARD": lambda: [CreditCardRecognizer(supported_language=lang)],
+        "CREDIT_CARD": lambda: [CreditCardRecognizer(supported_language=lang), MastercardTwoSeriesRecognizer(lang)],
         "IBAN_CODE": lambda: [IbanRecognizer(supported_language=lang)],
         "US_SSN": lambda: [UsSsnRecognizer(supported_language=lang)],
         "IP_ADDRESS": lambda: [IpRecognizer(supported_language=lang)],
@@ -95,6 +114,30 @@ def _recognizer_factories(config: ScrubConfig) -> dict[str, Callable[[], list[En
         "USERNAME": lambda: [UsernameRecognizer(lang)],
         "URL": lambda: [PersonalUrlRecognizer(lang)],
     }
+
+
+def _digits(text: str, at_least: int) -> bool:
+    return sum(c.isdigit() for c in text) >= at_least
+
+
+def _always(text: str) -> bool:
+    return True
+
+
+_USERNAME_CUES = re.compile(r"(?i)@|user|login|handle|screen|gamertag")
+_TRIGGERS: dict[str, Callable[[str], bool]] = {
+    "EMAIL_ADDRESS": lambda text: "@" in text,
+    "PHONE_NUMBER": lambda text: _digits(text, 7),
+    "CREDIT_CARD": lambda text: _digits(text, 12),
+    "US_SSN": lambda text: _digits(text, 9),
+    "IBAN_CODE": lambda text: _digits(text, 2),
+    "IP_ADDRESS": lambda text: ("." in text or ":" in text) and _digits(text, 1),
+    "STREET_ADDRESS": lambda text: _digits(text, 1),
+    "DATE_OF_BIRTH": lambda text: _digits(text, 2),
+    "URL": lambda text: "/" in text or "www." in text.lower(),
+    "USERNAME": lambda text: _USERNAME_CUES.search(text) is not None,
+}
+"""Cheap necessary conditions: a recognizer whose trigger fails on a text cannot match in it."""
 
 
 def _registry(config: ScrubConfig, entities: Sequence[str]) -> RecognizerRegistry:
@@ -132,11 +175,23 @@ def tidy_people(text: str, findings: Sequence[Finding]) -> list[Finding]:
     merged: list[Finding] = []
     for f in resolve_overlaps(trimmed):
         previous = merged[-1] if merged else None
-        if previous and f.entity_type == previous.entity_type == "PERSON" and re.fullmatch(r"[^\S\n]+", text[previous.end : f.start]):
+        if previous and f.entity_type == previous.entity_type == "PERSON" and _NAME_GAP.fullmatch(text[previous.end : f.start]):
             merged[-1] = Finding(previous.start, f.end, "PERSON", max(previous.score, f.score))
         else:
             merged.append(f)
-    return merged
+    return [_with_suffix(text, f) if f.entity_type == "PERSON" else f for f in merged]
+
+
+_PARTICLES = "van|von|der|den|de|del|della|da|das|dos|di|du|le|la|ter|ten|bin|al"
+_NAME_GAP = re.compile(rf"[^\S\n]+(?:(?:{_PARTICLES})[^\S\n]+)*")
+"""What may separate two pieces of one name: spaces, and particles ('Yara van den Velden')."""
+_SUFFIX = re.compile(r"(?:,?[^\S\n]+(?:II|III|IV|Jr\.?|Sr\.?))(?!\w)")
+
+
+def _with_suffix(text: str, finding: Finding) -> Finding:
+    """'Nikolaj Koch II', 'Sam Reed Jr.': the generational suffix belongs to the name."""
+    match = _SUFFIX.match(text, finding.end)
+    return Finding(finding.start, match.end(), finding.entity_type, finding.score) if match else finding
 
 
 class Detector:
@@ -156,6 +211,12 @@ class Detector:
         )
         self.residual = ResidualScanner(config.leak_entities, config.phone_regions)
         self._protected = [re.compile(p) for p in config.protected_patterns]
+        self._entities = list(config.entities)
+        self._recognizers = self.analyzer.registry.get_recognizers(language=config.language, entities=self._entities)
+        for recognizer in self._recognizers:
+            if not recognizer.is_loaded:
+                recognizer.load()
+                recognizer.is_loaded = True
 
     @property
     def nlp(self) -> spacy.language.Language:
@@ -170,20 +231,23 @@ class Detector:
         return [f for f in findings if all(f.end <= start or f.start >= end for start, end in spans)]
 
     def analyze_batch(self, texts: Sequence[str]) -> list[list[Finding]]:
-        """Findings per text (protected spans removed, overlaps resolved); one `nlp.pipe` pass."""
+        """Findings per text (protected spans removed, overlaps resolved); one `nlp.pipe` pass.
+
+        Recognizers are called directly on the shared artifacts (Presidio's per-call `analyze`
+        setup is skipped), each only on texts that pass its cheap trigger; texts with no letter
+        or digit are not analyzed at all.
+        """
         lang = self.config.language
-        results: list[list[Finding]] = []
-        batch = self.nlp_engine.process_batch(list(texts), lang, batch_size=self.config.batch_size)
-        for text, artifacts in batch:
-            raw = self.analyzer.analyze(
-                text,
-                language=lang,
-                entities=list(self.config.entities),
-                nlp_artifacts=artifacts,
-                score_threshold=self.config.score_threshold,
-            )
-            findings = [Finding(r.start, r.end, r.entity_type, round(r.score, 4)) for r in raw]
-            results.append(tidy_people(text, self.unprotected(text, findings)))
+        wanted = [i for i, text in enumerate(texts) if any(c.isalnum() for c in text)]
+        results: list[list[Finding]] = [[] for _ in texts]
+        batch = self.nlp_engine.process_batch([texts[i] for i in wanted], lang, batch_size=self.config.batch_size)
+        for index, (text, artifacts) in zip(wanted, batch):
+            active = [r for r in self._recognizers if _TRIGGERS.get(r.supported_entities[0], _always)(text)]
+            raw = [result for r in active for result in r.analyze(text, self._entities, artifacts) or []]
+            raw = self.analyzer._enhance_using_context(text, raw, artifacts, active)
+            kept = EntityRecognizer.remove_duplicates([r for r in raw if r.score >= self.config.score_threshold])
+            findings = [Finding(r.start, r.end, r.entity_type, round(r.score, 4)) for r in kept]
+            results[index] = tidy_people(text, self.unprotected(text, findings))
         return results
 
     def residual_findings(self, text: str) -> list[Finding]:

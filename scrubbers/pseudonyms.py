@@ -54,10 +54,13 @@ def load_secret(env_var: str | None = None, file: Path | None = None) -> bytes:
 
 
 def same_case(template: str, value: str) -> str:
+    """`value` in the case of `template`: lower, upper, or capitalised like a name."""
     if template.islower():
         return value.lower()
     if template.isupper() and len(template) > 1:
         return value.upper()
+    if template[:1].isupper() and value[:1].islower():
+        return value[:1].upper() + value[1:]
     return value
 
 

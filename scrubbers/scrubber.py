@@ -16,6 +16,7 @@ from scrubbers.config import ScrubConfig
 from scrubbers.consistency import ConsistencyMap
 from scrubbers.engine import Finding, get_detector, tidy_people
 from scrubbers.leakgate import check_leaks
+from scrubbers.nonpersonal import NonPersonalValues
 from scrubbers.pseudonyms import DIGIT_TYPES, TITLES, Pseudonymizer
 from scrubbers.shapes import digits_only
 from scrubbers.structured import Policy, iter_fields, rule_policy, transform
@@ -72,6 +73,9 @@ class _Item:
     originals: set[tuple[str, str]] = field(default_factory=set)
     counts: Counter = field(default_factory=Counter)
     known: list[tuple[str, str]] = field(default_factory=list)
+    fields: list[tuple[str | None, str]] = field(default_factory=list)
+    """(rule, string) of every document, walked once."""
+    non_personal: NonPersonalValues = field(default_factory=lambda: NonPersonalValues(()))
 
 
 def _fields(document: _Document) -> Iterable[tuple[str | None, str]]:
@@ -93,26 +97,39 @@ class KnownValues:
 
     def __init__(self, known: list[tuple[str, str]]) -> None:
         self._types: dict[str, str] = {}
+        self._number_types: dict[str, str] = {}
         words, exact, numbers = [], [], []
         for entity, value in known:
             if entity in DIGIT_TYPES:
-                numbers.append((entity, r"[\s().-]*".join(digits_only(value)[-10:])))
+                digits = digits_only(value)[-10:]
+                self._number_types.setdefault(digits, entity)
+                numbers.append(r"[\s().-]*".join(digits))
                 continue
             self._types.setdefault(value if value.lower() in STOP_WORDS else value.casefold(), entity)
             (exact if value.lower() in STOP_WORDS else words).append(re.escape(value))
         alternatives = [f"(?i:{'|'.join(words)})"] if words else []
         alternatives += [f"(?:{'|'.join(exact)})"] if exact else []
         self._words = re.compile(r"(?<!\w)(?:" + "|".join(alternatives) + r")(?!\w)") if alternatives else None
-        self._numbers = [(entity, re.compile(r"(?<!\d)" + digits + r"(?!\d)")) for entity, digits in numbers]
+        self._numbers = re.compile(r"(?<!\d)(?:" + "|".join(numbers) + r")(?!\d)") if numbers else None
 
     def find(self, text: str) -> list[Finding]:
-        found = [Finding(m.start(), m.end(), entity, 1.0) for entity, p in self._numbers for m in p.finditer(text)]
+        found = []
+        if self._numbers is not None and any(c.isdigit() for c in text):
+            for match in self._numbers.finditer(text):
+                entity = self._number_types[digits_only(match.group())]
+                found.append(Finding(match.start(), match.end(), entity, 1.0))
         if self._words is not None:
             for match in self._words.finditer(text):
                 value = match.group()
                 entity = self._types.get(value) or self._types[value.casefold()]
                 found.append(Finding(match.start(), match.end(), entity, 1.0))
         return found
+
+
+def _non_personal_values(item: _Item) -> NonPersonalValues:
+    """Free-text values of the state rows (columns not marked personal), minus any holding a field-rule value."""
+    values = [text for document in item.documents if document.keyed for rule, text in _fields(document) if rule is None]
+    return NonPersonalValues(values, personal=[text for rule, text in item.fields if rule not in (None, IDS)])
 
 
 def _name_parts(name: str) -> list[str]:
@@ -177,7 +194,9 @@ class Scrubber:
     def find_spans(self, texts: Sequence[str]) -> list[list[Finding]]:
         """The spans `scrub_json(list(texts))` would replace in each text (for measuring)."""
         item = _Item([_Document(list(texts), rule_policy(self._config_rules))])
-        findings = dict(zip(texts, self.detector.analyze_batch(list(dict.fromkeys(texts)))))
+        item.fields = list(_fields(item.documents[0]))
+        unique = list(dict.fromkeys(texts))
+        findings = dict(zip(unique, self.detector.analyze_batch(unique)))
         item.known = self._known_values(item, findings)
         known = KnownValues(item.known)
         return [self._spans(text, findings[text], known) for text in texts]
@@ -195,26 +214,32 @@ class Scrubber:
         ]
 
     def _run(self, items: list[_Item]) -> tuple[list[Any], ConsistencyMap]:
-        texts = list(dict.fromkeys(t for item in items for d in item.documents for rule, t in _fields(d) if rule is None))
+        for item in items:
+            item.fields = [pair for d in item.documents for pair in _fields(d)]
+        texts = list(dict.fromkeys(text for item in items for rule, text in item.fields if rule is None))
         findings = dict(zip(texts, self.detector.analyze_batch(texts)))
         cmap = ConsistencyMap(self._pseudonymizer)
         people: list[str] = []
         for item in items:
+            item.non_personal = _non_personal_values(item)
             item.known = self._known_values(item, findings)
             people += [value for entity, value in item.known if entity == "PERSON"]
         cmap.register_people(people)
-        outputs = [[self._transform(d, item, findings, cmap) for d in item.documents] for item in items]
+        outputs = []
+        for item in items:
+            known = KnownValues(item.known)
+            outputs.append([self._transform(d, item, findings, known, cmap) for d in item.documents])
         return [tuple(o) if len(o) > 1 else o[0] for o in outputs], cmap
 
     def _known_values(self, item: _Item, findings: dict[str, list[Finding]]) -> list[tuple[str, str]]:
         """Values known from field rules and detected names, with their parts; searched in every free text."""
         known: set[tuple[str, str]] = set()
-        for document in item.documents:
-            for rule, text in _fields(document):
-                if rule not in (None, IDS):
-                    known.add((rule, text.strip()))
-                else:
-                    known.update(("PERSON", text[f.start : f.end]) for f in findings[text] if f.entity_type == "PERSON")
+        for rule, text in item.fields:
+            if rule not in (None, IDS):
+                known.add((rule, text.strip()))
+            else:
+                detected = item.non_personal.keep(text, findings.get(text, []))
+                known.update(("PERSON", text[f.start : f.end]) for f in detected if f.entity_type == "PERSON")
         for entity, value in list(known):
             if entity == "PERSON":
                 parts = _name_parts(value)
@@ -226,13 +251,13 @@ class Scrubber:
                     known.add(("USERNAME", local))
         return sorted(known, key=lambda pair: (-len(pair[1]), pair))
 
-    def _transform(self, document: _Document, item: _Item, findings: dict[str, list[Finding]], cmap: ConsistencyMap) -> Any:
-        known = KnownValues(item.known)
-
+    def _transform(
+        self, document: _Document, item: _Item, findings: dict[str, list[Finding]], known: KnownValues, cmap: ConsistencyMap
+    ) -> Any:
         def replace(rule: str | None, text: str) -> str:
             if rule not in (None, IDS):
                 return self._replace_value(rule, text, item, cmap)
-            return self._replace_spans(text, findings.get(text, []), known, item, cmap)
+            return self._replace_spans(text, item.non_personal.keep(text, findings.get(text, [])), known, item, cmap)
 
         if not document.keyed:
             return transform(document.value, document.policy, replace)

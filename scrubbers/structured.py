@@ -17,8 +17,9 @@ Policy = Callable[[str], str | None]
 """dotted path (list indices left out) -> SKIP, an entity type (field rule), or None (free text)."""
 
 
-def rule_policy(rules: tuple[tuple[str, str], ...] | list[tuple[str, str]], skip: tuple[str, ...] = ()) -> Policy:
-    """First matching glob wins: skip globs, then `rules` in order."""
+@functools.lru_cache(maxsize=64)
+def rule_policy(rules: tuple[tuple[str, str], ...], skip: tuple[str, ...] = ()) -> Policy:
+    """First matching glob wins: skip globs, then `rules` in order. One policy (and path cache) per rule set."""
 
     @functools.lru_cache(maxsize=4096)
     def policy(path: str) -> str | None:

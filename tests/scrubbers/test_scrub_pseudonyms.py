@@ -175,3 +175,17 @@ def test_location_first_and_last_name_stand_ins_are_real_words(pseudo: Pseudonym
 def test_unknown_types_get_a_stand_in_of_the_same_shape(pseudo: Pseudonymizer, entity_type: str, value: str, check) -> None:
     stand_in = pseudo.stand_in(entity_type, value)
     assert stand_in != value and check(stand_in), stand_in
+
+
+def test_a_name_in_two_spellings_gets_stand_ins_in_its_own_case_whatever_the_order():
+    from scrubbers.consistency import ConsistencyMap
+    from scrubbers.pseudonyms import Pseudonymizer
+
+    results = set()
+    for names in (["christine decker", "Christine Decker"], ["Christine Decker", "christine decker"]):
+        cmap = ConsistencyMap(Pseudonymizer(b"case-secret"))
+        cmap.register_people(names)
+        results.add((cmap.replace("PERSON", "Christine Decker"), cmap.replace("PERSON", "christine decker")))
+    assert len(results) == 1
+    title, lower = results.pop()
+    assert title.istitle() and lower.islower() and title.lower() == lower

@@ -12,6 +12,18 @@ CASES = [
     ("my name is damien watkins and I need help", [("damien watkins", "PERSON")]),
     ("Thanks for waiting.\nBest,\nBill Turner", [("Bill Turner", "PERSON")]),
     ("Customer Hope Bustamante asked for a refund.", [("Hope Bustamante", "PERSON")]),
+    # PERSON cues for names no list knows
+    ("Hello, I'm Marinus Hexspoor, calling about my order", [("Marinus Hexspoor", "PERSON")]),
+    ("the boots I ordered for Adelmo arrived damaged", [("Adelmo", "PERSON")]),
+    ("can you send a new one? thx, adelmo", [("adelmo", "PERSON")]),
+    ("where is my parcel?\n- Ilaria Chinnici", [("Ilaria Chinnici", "PERSON")]),
+    ("escalated by agent: Jaruthip Akçay says the charge hit twice", [("Jaruthip Akçay", "PERSON")]),
+    ("Customer Yara van den Velden (vip) wrote again", [("Yara van den Velden", "PERSON")]),
+    ("Hi, my name is Nikolaj Koch II and my order is late", [("Nikolaj Koch II", "PERSON")]),
+    # ... without taking ordinary words for names
+    ("I'm still waiting, thanks a lot", []),
+    ("Customer Service never answered, cheers mate", []),
+    ("it was a gift I ordered for Christmas", []),
     # EMAIL_ADDRESS
     ("reach me at jane.gonzalez@gmail.com please", [("jane.gonzalez@gmail.com", "EMAIL_ADDRESS")]),
     ("Email: o'brien+orders@mail.co.uk.", [("o'brien+orders@mail.co.uk", "EMAIL_ADDRESS")]),
@@ -30,6 +42,8 @@ CASES = [
     ("card 4111 1111 1111 1111 declined", [("4111 1111 1111 1111", "CREDIT_CARD")]),
     ("card 5500-0000-0000-0004 declined", [("5500-0000-0000-0004", "CREDIT_CARD")]),
     ("card 4111 1111 1111 1112 declined", []),
+    ("refund to card 2221 8255 3933 7682 please", [("2221 8255 3933 7682", "CREDIT_CARD")]),
+    ("refund to card 2221 8255 3933 7683 please", []),
     # IBAN_CODE
     ("IBAN GB82 WEST 1234 5698 7654 32 please", [("GB82 WEST 1234 5698 7654 32", "IBAN_CODE")]),
     ("IBAN DE89370400440532013000.", [("DE89370400440532013000", "IBAN_CODE")]),

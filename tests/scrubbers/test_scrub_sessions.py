@@ -5,7 +5,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from ingest.models import ErrorSignal, EscalationSignal, Person, Session, Signals, TicketSignal, ToolCall, Turn, canonical_json
+from ingest.models import ErrorSignal, EscalationSignal, Person, Provenance, Session, Signals, TicketSignal, ToolCall, Turn, canonical_json
 from scrubbers import ScrubConfig, Scrubber, check_leaks
 from scrubbers.pseudonyms import RESERVED_EMAIL_DOMAINS
 
@@ -193,3 +193,86 @@ def test_whole_scrub_runs_with_sockets_blocked(monkeypatch: pytest.MonkeyPatch, 
     fresh = Scrubber(config.model_copy(update={"batch_size": 7}), secret)  # a new engine, built offline
     (result,) = fresh.scrub_sessions([(make_session(), make_state())], PII_FIELDS)
     assert result.report.leak_passed and "gmail" not in dump(result)
+
+
+def test_leak_gate_examines_content_not_structure(scrubber: Scrubber) -> None:
+    """Provenance paths, external ids and trace ids are structure: digit runs there are not phones or cards."""
+    session = Session(
+        session_id="sess_structure1",
+        trace_ids=["2125550143"],
+        turns=[Turn(role="user", source="tickets", text="Where is order #W1234567?")],
+        provenance=[
+            Provenance(source="traces", file="traces/2026-11-17.jsonl", position=2125550143, external_id="4111111111111111", sha256="ab" * 32),
+            Provenance(source="tickets", file="exports/batch 020 7946 0958.json", position=1, external_id="212 555 0143", sha256="cd" * 32),
+        ],
+    )
+    (result,) = scrubber.scrub_sessions([(session, {})])
+    assert result.report.leak_passed, result.report.leak_types
+    assert result.session.provenance == session.provenance and result.session.trace_ids == ["2125550143"]
+
+
+@pytest.mark.parametrize(
+    ("text", "entity_type"),
+    [
+        ("mail jane.gonzalez@gmail.com", "EMAIL_ADDRESS"),
+        ("card 4111 1111 1111 1111", "CREDIT_CARD"),
+        ("iban GB82 WEST 1234 5698 7654 32", "IBAN_CODE"),
+        ("ssn 078-05-1120", "US_SSN"),
+        ("from 81.2.69.142", "IP_ADDRESS"),
+        ("from 2a02:8070:a28c::1", "IP_ADDRESS"),
+        ("call +44 20 7946 0958", "PHONE_NUMBER"),
+        ("call (415) 555-0132", "PHONE_NUMBER"),
+    ],
+)
+def test_residual_pass_catches_each_leak_type_without_ner(detector, text: str, entity_type: str) -> None:
+    assert [f.entity_type for f in detector.residual_findings(text)] == [entity_type]
+    assert not check_leaks([], [text], frozenset(), detector).passed
+
+
+@pytest.mark.parametrize("text", ["order #W1234567 for $1,234.56", "at 2026-11-17T10:46:20Z", "ssn 900-12-3456 is not issued", "card 4111 1111 1111 1112", "v1.2.3 at 10:46:20", "id msg_8d787596220a"])
+def test_residual_pass_ignores_identifiers_and_invalid_numbers(detector, text: str) -> None:
+    assert detector.residual_findings(text) == []
+
+
+PRODUCTS = ["Cotton Hoodie Unisex", "Down Sleeping Bag -5C", "Wireless Noise-Cancelling Earbuds", "Trail Runner 3 Men's Running Shoes"]
+
+
+def test_state_values_outside_pii_columns_are_not_replaced_in_texts(scrubber: Scrubber) -> None:
+    """NER tags title-case product names as PERSON; the session's own non-PII state values say otherwise."""
+    state = {
+        "customer": {"cus_1": {"name": "Jane Gonzalez", "notes": "Call Maria Lopez, her sister, after 5."}},
+        "order_item": {f"oi_{i}": {"name": product, "status": "shipped"} for i, product in enumerate(PRODUCTS)},
+    }
+    texts = [f"I need the {product} before the weekend" for product in PRODUCTS] + ["cotton hoodie unisex, still nothing. Jane"]
+    session = Session(session_id="sess_products1", turns=[Turn(role="user", source="tickets", text=t) for t in texts])
+    (result,) = scrubber.scrub_sessions([(session, state)], {"customer": {"name": "PERSON"}})
+    assert [t.text for t in result.session.turns[:-1]] == texts[:-1]
+    assert result.session.turns[-1].text.startswith("cotton hoodie unisex, still nothing. ") and "Jane" not in result.session.turns[-1].text
+    assert sorted(row["name"] for row in result.state["order_item"].values()) == sorted(PRODUCTS)
+    notes = result.state["customer"]["cus_1"]["notes"]
+    assert "Maria" not in notes and "Lopez" not in notes  # prose is not a label: names in it are still replaced
+    assert result.report.leak_passed
+
+
+def test_a_label_holding_a_personal_value_protects_nothing(scrubber: Scrubber) -> None:
+    state = {"customer": {"cus_1": {"name": "Grace Murphy", "display": "Grace Murphy Store", "nickname": "Grace Murphy"}}}
+    session = Session(session_id="sess_products2", turns=[Turn(role="user", source="tickets", text="Hello, Grace Murphy here about my order")])
+    (result,) = scrubber.scrub_sessions([(session, state)], {"customer": {"name": "PERSON"}})
+    assert "Grace" not in result.session.turns[0].text and "Murphy" not in result.state["customer"]["cus_1"]["nickname"]
+
+
+def test_handle_with_an_apostrophe_name_is_rebuilt_from_the_stand_in(scrubber: Scrubber) -> None:
+    state = {"customer": {"cus_90": {"name": "Tracey O'Neill", "email": "o'neill.tracey91@hotmail.co.uk"}}}
+    session = Session(session_id="sess_apostrophe1", turns=[Turn(role="user", source="tickets", text="My email is o'neill.tracey91@hotmail.co.uk. thx, tracey")])
+    (result,) = scrubber.scrub_sessions([(session, state)], {"customer": {"name": "PERSON", "email": "EMAIL_ADDRESS"}})
+    assert "neill" not in dump(result).lower() and result.report.leak_passed
+
+
+def test_an_address_field_in_a_tool_result_is_replaced_whatever_its_country():
+    from scrubbers import ScrubConfig, Scrubber
+
+    scrubbed, counts = Scrubber(ScrubConfig(), b"k").scrub_json(
+        {"result": {"address": "132 avenue Laroche, 04278 Saint Franck", "email_address": "a.b@gmail.com"}}
+    )
+    assert "Laroche" not in scrubbed["result"]["address"] and counts["ADDRESS"] == 1
+    assert scrubbed["result"]["email_address"].endswith(("example.com", "example.net", "example.org"))

@@ -1,0 +1,49 @@
+"""Known non-personal values of a session: product names, SKUs, statuses from its state rows.
+
+spaCy's small model tags title-case product names ('Wireless Noise-Cancelling Earbuds') as
+PERSON. A state-row value in a column the mapping does not mark as personal is known not to
+be a person, so a detected span inside a mention of it is left alone. Only label-like values
+count (one short line, no sentence punctuation): free-text notes can mention people.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from scrubbers.engine import Finding
+from scrubbers.recognizers.person import FIRST_NAMES
+
+LABEL_MAX_CHARS = 80
+LABEL_MAX_WORDS = 10
+_PROSE = re.compile(r"[,;!?]|[.:](?:\s|$)|\n")
+
+
+def label_like(value: str) -> bool:
+    """A short one-line label ('Trail Runner 3 Men's Running Shoes'), not prose and not a bare name."""
+    value = value.strip()
+    words = value.split()
+    if not (2 <= len(value) <= LABEL_MAX_CHARS and 1 <= len(words) <= LABEL_MAX_WORDS) or _PROSE.search(value):
+        return False
+    looks_like_a_name = len(words) <= 3 and all(w[:1].isupper() for w in words) and words[0].lower() in FIRST_NAMES
+    return not looks_like_a_name
+
+
+class NonPersonalValues:
+    """Finds mentions of the label-like values in a text and drops detected spans inside them."""
+
+    def __init__(self, values: Iterable[str], personal: Iterable[str] = ()) -> None:
+        personal_words = [re.escape(p.strip()) for p in personal if len(p.strip()) >= 2]
+        personal_pattern = re.compile(r"(?i)(?<!\w)(?:" + "|".join(personal_words) + r")(?!\w)") if personal_words else None
+        labels = sorted(
+            {v.strip() for v in values if label_like(v) and not (personal_pattern and personal_pattern.search(v))},
+            key=lambda v: (-len(v), v),
+        )
+        self._pattern = re.compile(r"(?i)(?<!\w)(?:" + "|".join(map(re.escape, labels)) + r")(?!\w)") if labels else None
+
+    def keep(self, text: str, findings: Sequence[Finding]) -> list[Finding]:
+        """`findings` without those lying inside a mention of a known non-personal value."""
+        if self._pattern is None or not findings:
+            return list(findings)
+        mentions = [m.span() for m in self._pattern.finditer(text)]
+        return [f for f in findings if not any(start <= f.start and f.end <= end for start, end in mentions)]
