@@ -39,10 +39,30 @@ class ZendeskFetchReport(BaseModel):
     retries: int = 0
 
 
+def resume_point(drop: Path) -> tuple[int, int]:
+    """(start_time, next page number) after the pages already fetched into `drop`/tickets."""
+    start_time, last_page = 0, 0
+    for path in sorted((drop / "tickets").glob("page-*.json")):
+        last_page = max(last_page, int(path.stem.split("-")[1]))
+        try:
+            end_time = json.loads(path.read_text(encoding="utf-8")).get("end_time")
+        except (OSError, ValueError):
+            continue
+        if isinstance(end_time, int):
+            start_time = max(start_time, end_time)
+    return start_time, last_page + 1
+
+
 def fetch_incremental_tickets(
-    config: ZendeskHttpConfig, drop: Path, *, start_time: int, sleep: Callable[[float], None] = time.sleep
+    config: ZendeskHttpConfig,
+    drop: Path,
+    *,
+    start_time: int,
+    first_page: int = 1,
+    sleep: Callable[[float], None] = time.sleep,
 ) -> ZendeskFetchReport:
-    """Follow `after_url` from `start_time` until `end_of_stream`, writing tickets/page-NNNNN.json."""
+    """Follow `after_url` from `start_time` until `end_of_stream`, writing tickets/page-NNNNN.json
+    numbered from `first_page` (so an incremental fetch never overwrites an earlier page)."""
     email, token = os.environ.get(config.email_env), os.environ.get(config.token_env)
     if not email or not token:
         raise ZendeskError(f"environment variables {config.email_env} and {config.token_env} must be set")
@@ -64,7 +84,7 @@ def fetch_incremental_tickets(
         document = {"tickets": tickets, "users": page.get("users") or [], "end_time": page.get("end_time"),
                     "next_page": None if end_of_stream else page.get("after_url"), "count": len(tickets),
                     "end_of_stream": end_of_stream}
-        (folder / f"page-{report.pages:05d}.json").write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+        (folder / f"page-{first_page + report.pages - 1:05d}.json").write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
         url = None if end_of_stream else page.get("after_url")
     return report
 

@@ -1,8 +1,8 @@
 """Dagster resources: one per external thing, each with a file-drop or fake implementation.
 
 - `SettingsResource`: the validated `trace2task.yaml` (path given by the run, never by import).
-- `IncidentSource` (abstract) / `DropFolderSource`: where incident records come from; lands new
-  ones into the raw zone.
+- `IncidentSource` (abstract) / `DropFolderSource` / `ZendeskApiSource`: where incident records
+  come from; lands new ones into the raw zone.
 - `StateDatabase` (abstract) / `MappedStateDatabase`: the product's own state, read only.
 - `StoreResource`: the task store and the raw landing zone.
 - `RunScope`: empty for the nightly refresh; the incident id and its sessions on the on-call path.
@@ -18,6 +18,7 @@ from dagster import ConfigurableResource
 
 from ingest.models import StateRows
 from ingest.state import StateMapping, open_state
+from ingest.zendesk_http import ZendeskHttpConfig, fetch_incremental_tickets, resume_point
 
 from .config import AppConfig, load_config
 from .landing import LandingResult, land_source
@@ -69,6 +70,27 @@ class DropFolderSource(IncidentSource):
     def land(self, store: Store, source: str, *, run_id: str, day: str) -> LandingResult:
         config = self.settings.load()
         return land_source(store, self.folder(), source, config.ingest, run_id=run_id, default_day=day)
+
+
+class ZendeskApiSource(IncidentSource):
+    """Tickets from the Zendesk incremental export API, fetched into the drop's tickets/ folder
+    from where the last fetch ended, then landed like the file drop; other sources come from the
+    drop. Credentials are read from the named environment variables when the run fetches."""
+
+    settings: SettingsResource
+    base_url: str
+    email_env: str = "ZENDESK_EMAIL"
+    token_env: str = "ZENDESK_API_TOKEN"
+
+    def land(self, store: Store, source: str, *, run_id: str, day: str) -> LandingResult:
+        drop = DropFolderSource(settings=self.settings)
+        if source == "tickets":
+            start_time, first_page = resume_point(drop.folder())
+            fetch_incremental_tickets(
+                ZendeskHttpConfig(base_url=self.base_url, email_env=self.email_env, token_env=self.token_env),
+                drop.folder(), start_time=start_time, first_page=first_page,
+            )
+        return drop.land(store, source, run_id=run_id, day=day)
 
 
 class StateDatabase(ConfigurableResource):

@@ -14,11 +14,6 @@ from fault_workspace import make_workspace, one_line_error, output_tree
 pytestmark = pytest.mark.xdist_group("faults")
 
 CLOSED_PORT_URL = "postgresql+psycopg2://root@127.0.0.1:1/test"
-NEEDS_CLI_FIX = pytest.mark.xfail(
-    strict=True,
-    reason="pipelines/cli.py _print_failures prints the same failure once per partition (several stderr lines); "
-    "a state database or output folder that cannot work should be checked once before the runs (owner's file)",
-)
 
 
 def _quarantine(url: str) -> list[dict]:
@@ -59,7 +54,6 @@ def test_store_on_a_closed_port_is_one_line_error(tmp_path, drop_template):
     assert "store" in line and "127.0.0.1:1" in line
 
 
-@NEEDS_CLI_FIX
 def test_state_database_on_a_closed_port_is_one_line_error(tmp_path, drop_template):
     ws = make_workspace(
         tmp_path / "ws", drop_template, f"sqlite:///{tmp_path}/store.db", f"sqlite:///{tmp_path}/raw.db",
@@ -68,7 +62,6 @@ def test_state_database_on_a_closed_port_is_one_line_error(tmp_path, drop_templa
     one_line_error(ws.run_all())
 
 
-@NEEDS_CLI_FIX
 def test_missing_state_sqlite_file_is_one_line_error_and_not_created(tmp_path, drop_template):
     missing = tmp_path / "nowhere" / "shop.db"
     ws = make_workspace(
@@ -79,7 +72,6 @@ def test_missing_state_sqlite_file_is_one_line_error_and_not_created(tmp_path, d
     assert not missing.exists()
 
 
-@NEEDS_CLI_FIX
 def test_output_folder_under_a_file_is_one_line_error(tmp_path, drop_template):
     (tmp_path / "blocker").write_text("a file, not a folder\n")
     ws = make_workspace(

@@ -7,7 +7,7 @@ import pytest
 
 from ingest.config import IngestConfig
 from ingest.readers import list_source_files, read_file
-from ingest.zendesk_http import ZendeskError, ZendeskHttpConfig, fetch_incremental_tickets
+from ingest.zendesk_http import ZendeskError, ZendeskHttpConfig, fetch_incremental_tickets, resume_point
 
 
 @pytest.fixture
@@ -27,11 +27,13 @@ def server():
                 return
             if "cursor=2" in self.path:
                 body = {"tickets": [b.ticket(102, external_id="sess-2", requester_id=502)],
-                        "users": [b.user(502, "Ken Ito", "ken@example.org", None)], "after_url": None, "end_of_stream": True}
+                        "users": [b.user(502, "Ken Ito", "ken@example.org", None)], "after_url": None, "end_of_stream": True,
+                        "end_time": 1795000100}
             else:
                 body = {"tickets": [b.ticket(101, external_id="sess-1", requester_id=501)],
                         "users": [b.user(501, "Maria Lopez", "maria@example.com", "+1 415 555 0134")],
-                        "after_url": f"{host}/api/v2/incremental/tickets/cursor.json?cursor=2", "end_of_stream": False}
+                        "after_url": f"{host}/api/v2/incremental/tickets/cursor.json?cursor=2", "end_of_stream": False,
+                        "end_time": 1795000050}
             data = json.dumps(body).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
@@ -63,6 +65,15 @@ def test_export_follows_cursor_honours_retry_after_and_writes_readable_pages(ser
     assert all(auth.startswith("Basic ") for _, auth in seen)
     records = [r for path in list_source_files(tmp_path, "tickets") for r, _ in read_file("tickets", path, tmp_path, IngestConfig())]
     assert [(r.external_id, r.session_id) for r in records] == [("101", "sess-1"), ("102", "sess-2")]
+
+    start_time, next_page = resume_point(tmp_path)
+    last_page = json.loads((tmp_path / "tickets" / "page-00002.json").read_text())
+    assert (start_time, next_page) == (last_page["end_time"], 3) == (1795000100, 3)
+    fetch_incremental_tickets(config, tmp_path, start_time=start_time, first_page=next_page, sleep=sleeps.append)
+    assert sorted(p.name for p in (tmp_path / "tickets").glob("page-*.json")) == [
+        "page-00001.json", "page-00002.json", "page-00003.json", "page-00004.json"
+    ]
+    assert any(path.endswith(f"start_time={start_time}&include=users") for path, _ in seen)
 
 
 def test_missing_credentials_name_the_variables(tmp_path, monkeypatch):
