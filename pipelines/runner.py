@@ -6,6 +6,7 @@ the UI run, so every run shows in the UI's run list and lineage.
 
 from __future__ import annotations
 
+import fcntl
 import multiprocessing
 import shutil
 from collections.abc import Callable
@@ -40,7 +41,18 @@ def dagster_instance(config: AppConfig) -> DagsterInstance:
     target = home / "dagster.yaml"
     if not target.exists() and PROJECT_DAGSTER_YAML.exists():
         shutil.copyfile(PROJECT_DAGSTER_YAML, target)
-    return DagsterInstance.from_config(str(home))
+    return _open_instance(str(home))
+
+
+def _open_instance(home: str) -> DagsterInstance:
+    """Open the instance under a lock: two commands creating a new home's storage at once
+    (the nightly run and the on-call path) would otherwise race to create its tables."""
+    with open(Path(home) / ".trace2task-open.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            return DagsterInstance.from_config(home)
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def _run_config(config_path: Path, incident_id: str, executor: str) -> dict:
@@ -91,7 +103,7 @@ def run_partition(
 
 
 def _run_in_worker(home: str, config_path: str, partition: str, executor: str) -> RunOutcome:
-    instance = DagsterInstance.from_config(home)
+    instance = _open_instance(home)
     return run_partition(instance, Path(config_path), partition, executor=executor)
 
 

@@ -318,7 +318,6 @@ def freeze_day(store: Store, config: AppConfig, day: str, *, scope: str) -> Free
         seed = freeze_seed(state, _clock(session, day), domain=config.taskgen.domain)
         seed_ids.add(seed.seed_id)
         store.upsert(SeedRow, [dict(seed_id=seed.seed_id, body=seed.model_dump_json())])
-        store.set_seed(session.session_id, seed.seed_id)
         write_seed(out, seed)
     return FreezeResult(seeds=len(seed_ids), sessions=len(items))
 
@@ -338,9 +337,11 @@ def draft_day(store: Store, config: AppConfig, day: str, *, scope: str) -> Draft
     classified = _classifications(store, day, sample.selected if sample else None)
     domain = _domain(config.taskgen.model_dump_json())
     result, by_set, rows = DraftResult(), Counter(), []
-    seeds = {row.seed_id: Seed.model_validate_json(row.body) for row in store.rows(SeedRow)}
     for row in _scrubbed(store, day, scope):
-        session, seed = Session.model_validate_json(row.session), seeds[row.seed_id]
+        # Freezing again is a hash of a small document: cheaper and safer than sharing the seed id
+        # through a row that a concurrent run of the same session may be rewriting.
+        session = Session.model_validate_json(row.session)
+        seed = freeze_seed(json.loads(row.state), _clock(session, day), domain=config.taskgen.domain)
         members = (sample.members.get(session.session_id) if sample else None) or [session.session_id]
         pair = draft_pair(
             session, classified[session.session_id], seed, domain, members=members, config=config.taskgen

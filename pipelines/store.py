@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date, datetime, timezone
@@ -22,7 +23,7 @@ from typing import Any
 from sqlalchemy import Column, Text, delete, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
 from sqlmodel import Field, Session, SQLModel, create_engine
 
 from ingest.models import QuarantinedRecord, RawRecord, canonical_json
@@ -132,7 +133,6 @@ class ScrubbedSessionRow(SQLModel, table=True):
     session: str = Field(sa_column=Column(Text, nullable=False))
     state: str = Field(sa_column=Column(Text, nullable=False))
     counts: str = Field(sa_column=Column(Text, nullable=False))
-    seed_id: str | None = None
 
 
 class SeedRow(SQLModel, table=True):
@@ -191,10 +191,26 @@ def _engine(url: str, *, private_file: bool) -> Engine:
         if private_file:
             os.chmod(path, stat.S_IRUSR | stat.S_IWUSR)
         engine = create_engine(url, connect_args={"timeout": 60})
-        with engine.connect() as conn:
-            conn.exec_driver_sql("PRAGMA journal_mode=WAL")
+        with engine.connect() as conn:  # WAL is kept by the file: set it once, not under another writer
+            if conn.exec_driver_sql("PRAGMA journal_mode").scalar() != "wal":
+                conn.exec_driver_sql("PRAGMA journal_mode=WAL")
         return engine
     return create_engine(url, pool_pre_ping=True)
+
+
+def _create_tables(engine: Engine, tables: list) -> None:
+    """Create missing tables; another process creating them at the same moment is not an error."""
+    for attempt in range(6):
+        try:
+            SQLModel.metadata.create_all(engine, tables=tables)
+            return
+        except (OperationalError, IntegrityError, ProgrammingError) as exc:
+            racing = isinstance(exc, (IntegrityError, ProgrammingError)) or any(
+                sign in str(exc.orig) for sign in ("locked", "already exists")
+            )
+            if not racing or attempt == 5:
+                raise
+            time.sleep(0.2 * (attempt + 1))
 
 
 def _describe(url: str) -> str:
@@ -268,11 +284,12 @@ class Store:
             self.raw_engine = (
                 self.engine if raw_url == url else _engine(raw_url, private_file=True)
             )
-            SQLModel.metadata.create_all(self.engine, tables=STORE_TABLES)
-            SQLModel.metadata.create_all(self.raw_engine, tables=RAW_TABLES)
-        except OperationalError:
+            _create_tables(self.engine, STORE_TABLES)
+            _create_tables(self.raw_engine, RAW_TABLES)
+        except OperationalError as exc:
+            cause = str(getattr(exc, "orig", exc)).strip().splitlines()[0][:120]
             raise StoreUnavailable(
-                f"the store does not answer: {_describe(url)} / {_describe(raw_url)}"
+                f"the store does not answer: {_describe(url)} / {_describe(raw_url)} ({cause})"
             ) from None
 
     @contextmanager
@@ -444,14 +461,6 @@ class Store:
             count = s.execute(delete(RawRecordRow).where(RawRecordRow.landed_at < older_than)).rowcount
             s.execute(delete(RawSessionRow).where(RawSessionRow.assembled_at < older_than))
         return count or 0
-
-    def set_seed(self, session_id: str, seed_id: str) -> None:
-        with self.session() as s:
-            s.execute(
-                ScrubbedSessionRow.__table__.update()
-                .where(ScrubbedSessionRow.__table__.c.session_id == session_id)
-                .values(seed_id=seed_id)
-            )
 
     # ------------------------------------------------------------ generic helpers
     def upsert(self, model: type[SQLModel], rows: Sequence[dict[str, Any]], *, raw: bool = False) -> None:
