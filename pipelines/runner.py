@@ -17,7 +17,8 @@ from pathlib import Path
 from dagster import DagsterInstance, execute_job, reconstructable
 
 from . import definitions
-from .config import AppConfig
+from .config import AppConfig, load_config
+from .telemetry import configure, stage_span
 
 PROJECT_DAGSTER_YAML = Path(__file__).resolve().parent.parent / "dagster.yaml"
 
@@ -96,9 +97,14 @@ def run_partition(
     tags = {"dagster/partition": partition}
     if incident_id:
         tags["trace2task/incident"] = incident_id
-    result = execute_job(
-        job, instance=instance, run_config=_run_config(config_path, incident_id, executor), tags=tags
-    )
+    config = load_config(config_path)
+    configure(config.telemetry, config.base_dir)
+    with stage_span("run", partition=partition, job="incident" if incident_id else "nightly_refresh") as span:
+        result = execute_job(
+            job, instance=instance, run_config=_run_config(config_path, incident_id, executor), tags=tags
+        )
+        span.set_attribute("trace2task.run_id", result.run_id)
+        span.set_attribute("trace2task.success", result.success)
     return RunOutcome(run_id=result.run_id, partition=partition, success=result.success, failures=_failures(result))
 
 

@@ -46,3 +46,18 @@ def test_a_failing_stage_raises_without_the_record_in_its_message():
     assert "Oyelaran" not in str(error.value)
     assert "ValueError" in str(error.value) and error.value.__cause__ is None
     assert error.value.__suppress_context__
+
+
+def test_a_run_has_a_span_that_holds_its_stage_spans(world, monkeypatch):
+    from pipelines.runner import run_partition
+
+    monkeypatch.setenv("TRACE2TASK_SECRET", SECRET)
+    exporter = InMemorySpanExporter()
+    install_provider(exporter)
+    outcome = run_partition(DagsterInstance.ephemeral(), world.config, "2026-11-17")
+    assert outcome.success, outcome.failures
+    spans = exporter.get_finished_spans()
+    run = next(s for s in spans if s.name == "trace2task.run")
+    assert run.attributes["trace2task.partition"] == "2026-11-17" and run.attributes["trace2task.success"]
+    children = {s.attributes.get("trace2task.stage") for s in spans if s.parent and s.parent.span_id == run.context.span_id}
+    assert {"ingest", "assemble", "scrub", "draft", "validate"} <= children
