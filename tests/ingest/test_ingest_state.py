@@ -9,7 +9,7 @@ from ingest.state import StateUnavailable, open_state
 from ingest.state_mapping import StateMapping, values_at
 
 EXAMPLES = Path(__file__).parents[2] / "docs" / "examples"
-TAU = Path("/work/shared/data/tau-bench-retail")
+TAU = Path(__file__).resolve().parents[3] / "shared" / "data" / "tau-bench-retail"  # ../shared beside the repo
 
 
 @pytest.fixture
@@ -70,7 +70,7 @@ def test_state_is_read_only_and_unavailable_db_is_one_line(demo_db, tmp_path):
             connection.exec_driver_sql("DELETE FROM customers")
 
 
-@pytest.mark.skipif(not TAU.is_dir(), reason="tau-bench retail data not present at /work/shared/data/tau-bench-retail")
+@pytest.mark.skipif(not TAU.is_dir(), reason="tau-bench retail data not present in ../shared/data/tau-bench-retail")
 def test_tau_bench_folder_loads_through_mapping_alone():
     mapping = StateMapping.from_yaml(EXAMPLES / "tau-bench-retail.mapping.yaml")
     source = open_state(str(TAU), mapping)
