@@ -117,6 +117,15 @@ def _print_failures(outcomes) -> bool:
     return bool(failed)
 
 
+def _print_counts(title: str, key: str, value: str, counts: dict[str, int]) -> None:
+    table = Table(title=title)
+    table.add_column(key)
+    table.add_column(value, justify="right")
+    for name, n in counts.items():
+        table.add_row(name, str(n))
+    console.print(table)
+
+
 def _print_summary(summary) -> None:
     table = Table(title="records read per source", show_header=True)
     table.add_column("source")
@@ -129,24 +138,9 @@ def _print_summary(summary) -> None:
             table.add_row(source, "-", str(n))
     console.print(table)
     if summary.quarantine_reasons:
-        reasons = Table(title="quarantine reasons")
-        reasons.add_column("reason")
-        reasons.add_column("records", justify="right")
-        for reason, n in summary.quarantine_reasons.items():
-            reasons.add_row(reason, str(n))
-        console.print(reasons)
-    strata = Table(title=f"sessions: {summary.sessions}, strata (intent / outcome)")
-    strata.add_column("stratum")
-    strata.add_column("sessions", justify="right")
-    for name, n in summary.strata.items():
-        strata.add_row(name, str(n))
-    console.print(strata)
-    entities = Table(title="personal-data entities replaced")
-    entities.add_column("entity type")
-    entities.add_column("replaced", justify="right")
-    for name, n in summary.entities.items():
-        entities.add_row(name, str(n))
-    console.print(entities)
+        _print_counts("quarantine reasons", "reason", "records", summary.quarantine_reasons)
+    _print_counts(f"sessions: {summary.sessions}, strata (intent / outcome)", "stratum", "sessions", summary.strata)
+    _print_counts("personal-data entities replaced", "entity type", "replaced", summary.entities)
     console.print(
         f"tasks written: {summary.tasks.get('positive', 0)} positive, {summary.tasks.get('negative', 0)} negative stubs; "
         f"with validation issues: {summary.tasks_with_issues}"

@@ -20,7 +20,7 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Column, Text, delete, func, select
+from sqlalchemy import Column, Text, delete, func, inspect, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
@@ -198,11 +198,28 @@ def _engine(url: str, *, private_file: bool) -> Engine:
     return create_engine(url, pool_pre_ping=True)
 
 
+def _add_missing_columns(engine: Engine, tables: list) -> None:
+    """A store made by an earlier version gains the columns added since (with their defaults)."""
+    inspector = inspect(engine)
+    for table in tables:
+        present = {column["name"] for column in inspector.get_columns(table.name)}
+        for column in table.columns:
+            if column.name in present:
+                continue
+            default = column.default.arg if column.default is not None else None
+            clause = f" DEFAULT '{default}'" if isinstance(default, str) else ""
+            with engine.begin() as conn:
+                conn.exec_driver_sql(
+                    f"ALTER TABLE {table.name} ADD COLUMN {column.name} {column.type.compile(engine.dialect)}{clause}"
+                )
+
+
 def _create_tables(engine: Engine, tables: list) -> None:
     """Create missing tables; another process creating them at the same moment is not an error."""
     for attempt in range(6):
         try:
             SQLModel.metadata.create_all(engine, tables=tables)
+            _add_missing_columns(engine, tables)
             return
         except (OperationalError, IntegrityError, ProgrammingError) as exc:
             racing = isinstance(exc, (IntegrityError, ProgrammingError)) or any(

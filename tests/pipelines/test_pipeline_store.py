@@ -81,3 +81,20 @@ def test_an_unreachable_store_is_one_line_without_password():
     with pytest.raises(StoreUnavailable) as error:
         Store("postgresql+psycopg2://someone:hunter2@127.0.0.1:1/none", "sqlite:///:memory:")
     assert "hunter2" not in str(error.value) and "\n" not in str(error.value)
+
+
+def test_a_store_from_an_earlier_version_gains_new_columns(tmp_path):
+    url = f"sqlite:///{tmp_path}/store.db"
+    Store(url, f"sqlite:///{tmp_path}/raw.db").dispose()
+    import sqlite3
+
+    con = sqlite3.connect(tmp_path / "store.db")
+    con.execute("ALTER TABLE task DROP COLUMN scope")
+    con.commit()
+    con.close()
+    store = Store(url, f"sqlite:///{tmp_path}/raw.db")
+    from pipelines.store import TaskRow
+
+    store.upsert(TaskRow, [dict(task_id="t", day="2026-11-16", session_id="s", task_set="capability", polarity="positive",
+                               pair_id="p", seed_id="seed", path="tasks/x.json", sha256="0", issues="[]", health="{}")])
+    assert [row.scope for row in store.rows(TaskRow)] == ["nightly"]
