@@ -165,7 +165,7 @@ def table(result: dict) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.splitlines()[0])
-    parser.add_argument("--sessions", type=int, default=240, help="sessions in the drop (N)")
+    parser.add_argument("--sessions", type=int, default=1000, help="sessions in the drop (N)")
     parser.add_argument("--days", type=int, default=3, help="days the N sessions spread over")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--scale", type=int, default=4, help="the memory run uses scale x N sessions")
