@@ -396,7 +396,6 @@ def main() -> None:
     from ingest.state import StateUnavailable
     from ingest.state_mapping import StateMappingError
 
-    from .runner import RunFailed
     from .store import StoreUnavailable
 
     try:
@@ -406,7 +405,7 @@ def main() -> None:
         if _state["debug"]:
             raise
         sys.exit(EXIT_USAGE)
-    except (StoreUnavailable, StateUnavailable, RunFailed, OSError) as exc:
+    except (StoreUnavailable, StateUnavailable, OSError) as exc:
         errors.print(f"[red]error[/red] {exc}")
         if _state["debug"]:
             raise

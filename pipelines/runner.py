@@ -23,10 +23,6 @@ from .telemetry import configure, stage_span
 PROJECT_DAGSTER_YAML = Path(__file__).resolve().parent.parent / "dagster.yaml"
 
 
-class RunFailed(Exception):
-    """A Dagster run failed; the message names the step and its one-line error."""
-
-
 @dataclass
 class RunOutcome:
     run_id: str

@@ -98,3 +98,13 @@ def test_a_store_from_an_earlier_version_gains_new_columns(tmp_path):
     store.upsert(TaskRow, [dict(task_id="t", day="2026-11-16", session_id="s", task_set="capability", polarity="positive",
                                pair_id="p", seed_id="seed", path="tasks/x.json", sha256="0", issues="[]", health="{}")])
     assert [row.scope for row in store.rows(TaskRow)] == ["nightly"]
+
+
+def test_purge_removes_raw_records_past_retention_and_keeps_the_ledger(store):
+    from datetime import timedelta
+
+    store.land([_record(n) for n in range(4)], [], run_id="r", quarantine_day="2026-11-16", cursor=None)
+    assert store.purge_raw(datetime.now(timezone.utc) - timedelta(days=1)) == 0
+    assert store.purge_raw(datetime.now(timezone.utc) + timedelta(seconds=1)) == 4
+    assert store.count(RawRecordRow, raw=True) == 0
+    assert store.count(LedgerRow) == 4  # a purged record is still known: it is not read again
