@@ -87,7 +87,7 @@ def land_source(
                     source=source, file=relative, byte_offset=offset, line=line, size=offset,
                     prefix_sha256=_prefix_sha256(path, offset),
                 )
-            links = {r.sha256: _links(r) for r in records if _links(r)}
+            links = {r.sha256: ids for r in records if (ids := _links(r))}
             result.new += store.land(
                 records, quarantined, run_id=run_id, quarantine_day=quarantine_day, cursor=cursor_row, links=links
             )

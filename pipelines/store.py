@@ -347,7 +347,8 @@ class Store:
         Returns how many records were new.
         """
         now = datetime.now(timezone.utc)
-        new = [r for r in records if r.sha256 not in self.known_hashes(r.sha256 for r in records)]
+        known = self.known_hashes(r.sha256 for r in records)
+        new = list({r.sha256: r for r in records if r.sha256 not in known}.values())
         raw_rows = [
             dict(
                 sha256=r.sha256, source=r.source, kind=r.kind, external_id=r.external_id, file=r.file,
