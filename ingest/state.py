@@ -7,6 +7,7 @@ import importlib.util
 import json
 import sqlite3
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
 from datetime import date, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -22,6 +23,9 @@ from ingest.timestamps import BadTimestamp, parse_rfc3339, to_utc
 
 __all__ = ["StateMapping", "StateSource", "StateUnavailable", "open_state"]
 
+STREAM_ROWS = 1000
+"""Rows fetched at a time when a whole table is read."""
+
 
 class StateUnavailable(RuntimeError):
     """The state store does not answer. One line; never contains a password."""
@@ -36,6 +40,18 @@ class StateSource(ABC):
     @abstractmethod
     def _rows_where(self, kind: str, column: str, values: list[str]) -> list[dict[str, Any]]:
         """Rows of `kind` whose `column` is one of `values` (JSON-ready, JSON columns decoded)."""
+
+    @abstractmethod
+    def _all_rows(self, kind: str, columns: set[str]) -> Iterator[dict[str, Any]]:
+        """Every row of `kind`, streamed; a SQL source may read only `columns` (top-level names)."""
+
+    def rows_with_pii(self, entity_types: set[str]) -> Iterator[tuple[str, dict[str, Any]]]:
+        """(kind, row) for every row of each kind with a personal field of one of `entity_types`,
+        holding at least those fields: the scrubber's list of the product's real people."""
+        for name, spec in sorted(self.mapping.kinds.items()):
+            columns = {path.split(".")[0] for path, entity in spec.pii.items() if entity in entity_types}
+            if columns:
+                yield from ((name, row) for row in self._all_rows(name, columns))
 
     def get(self, kind: str, entity_id: str) -> dict[str, Any] | None:
         rows = self._rows_where(kind, self.mapping.kind(kind).key, [str(entity_id)])
@@ -148,6 +164,23 @@ class SqlStateSource(StateSource):
         return [_decoded(row, spec) for row in found]
 
 
+    def _all_rows(self, kind: str, columns: set[str]) -> Iterator[dict[str, Any]]:
+        spec = self.mapping.kind(kind)
+        if spec.table is None:
+            return
+        table = self._tables[spec.table]
+        selected = [table.c[c] for c in sorted(columns) if c in table.c]
+        if not selected:
+            return
+        try:
+            with self._engine.connect() as connection:
+                result = connection.execution_options(yield_per=STREAM_ROWS).execute(sa.select(*selected))
+                for row in result:
+                    yield _decoded(dict(row._mapping), spec)
+        except (SQLAlchemyError, sqlite3.Error) as error:
+            raise StateUnavailable(f"state database {self._label} does not answer ({type(error).__name__})") from None
+
+
 def _typed(value: str, column: sa.Column) -> Any:
     try:
         python_type = column.type.python_type
@@ -194,6 +227,10 @@ class FolderStateSource(StateSource):
                 raise StateUnavailable(f"state document for kind '{kind}' cannot be read") from None
             self._documents[kind] = _index(document, spec)
         return self._documents[kind]
+
+    def _all_rows(self, kind: str, columns: set[str]) -> Iterator[dict[str, Any]]:
+        spec = self.mapping.kind(kind)
+        return (_decoded(row, spec) for _, row in sorted(self._rows_by_id(kind).items()))
 
     def _rows_where(self, kind: str, column: str, values: list[str]) -> list[dict[str, Any]]:
         spec = self.mapping.kind(kind)

@@ -10,9 +10,11 @@
 
 
 from abc import abstractmethod
+from collections.abc import Iterator
 from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from dagster import ConfigurableResource
 
@@ -102,6 +104,10 @@ class StateDatabase(ConfigurableResource):
     @abstractmethod
     def pii_fields(self) -> dict[str, dict[str, str]]: ...
 
+    @abstractmethod
+    def people_rows(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        """(kind, row) for every row with a person's name field: the names stand-ins must avoid."""
+
 
 @lru_cache(maxsize=8)
 def _cached_state(location: str, mapping_path: str):
@@ -124,6 +130,9 @@ class MappedStateDatabase(StateDatabase):
     def pii_fields(self) -> dict[str, dict[str, str]]:
         mapping, source = self._open()
         return {kind: source.pii_fields(kind) for kind in sorted(mapping.kinds)}
+
+    def people_rows(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        return self._open()[1].rows_with_pii({"PERSON"})
 
 
 class RunScope(ConfigurableResource):

@@ -262,7 +262,9 @@ def scrub_day(
         return result
     sessions = _raw_sessions(store, day, sample.selected)
     items = [(s, state.snapshot(s.entity_ids, s.incident_at)) for s in sessions]
-    scrubbed = scrubber_for(config).scrub_sessions(items, state.pii_fields())
+    scrubber, pii_fields = scrubber_for(config), state.pii_fields()
+    real_people = scrubber.real_people(state.people_rows(), pii_fields)
+    scrubbed = scrubber.scrub_sessions(items, pii_fields, real_people)
     entities: Counter = Counter()
     rows, failures = [], []
     for item in scrubbed:

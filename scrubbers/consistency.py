@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from urllib.parse import quote, quote_plus
 
-from scrubbers.pseudonyms import RESERVED_EMAIL_DOMAINS, TITLES, Pseudonymizer, normalize, same_case
+from scrubbers.pseudonyms import MAX_ATTEMPTS, RESERVED_EMAIL_DOMAINS, TITLES, Pseudonymizer, normalize, same_case
 from scrubbers.recognizers.url import personal_url_parts
 
 _HANDLE_PIECES = re.compile(r"([._\-+]|\d+)")
@@ -23,8 +23,12 @@ def _wordlike(piece: str) -> bool:
 
 
 class ConsistencyMap:
-    def __init__(self, pseudonymizer: Pseudonymizer) -> None:
+    """`avoid`: digests (`Pseudonymizer.digest("PERSON", name)`) of real people's full names; a
+    full-name stand-in never takes one, so no stand-in reads as another real customer."""
+
+    def __init__(self, pseudonymizer: Pseudonymizer, avoid: frozenset[str] = frozenset()) -> None:
         self._pseudonymizer = pseudonymizer
+        self._avoid = set(avoid)
         self._stand_ins: dict[str, str] = {}
         self._laid_out: set[str] = set()
         self._last_names: dict[str, str] = {}
@@ -35,10 +39,14 @@ class ConsistencyMap:
         return frozenset(self._stand_ins.values()) | frozenset(self._laid_out)
 
     def register_people(self, names: list[str]) -> None:
-        """Map full names first (most tokens first), so their parts are bound before lone mentions."""
+        """Map full names first (most tokens first), so their parts are bound before lone mentions.
+
+        Every full name given is a real person's, so it joins the names stand-ins avoid.
+        """
         ordered = sorted(
             {" ".join(n.split()) for n in names}, key=lambda n: (-len(n.split()), normalize("PERSON", n), n)
         )
+        self._avoid.update(self._pseudonymizer.digest("PERSON", name) for name in ordered if len(name.split()) > 1)
         for name in ordered:
             self.replace("PERSON", name)
 
@@ -77,13 +85,21 @@ class ConsistencyMap:
         if len(names) == 1:
             known = self._known("PERSON", names[0])
             return " ".join(title + [known or self._pseudonymizer.stand_in("PERSON", value).split()[-1]])
-        stand_in = self._pseudonymizer.stand_in("PERSON", " ".join(names)).split()
+        stand_in = self._full_name(" ".join(names)).split()
         for original, replacement in zip(names, stand_in):
             part_digest = self._pseudonymizer.digest("PERSON", original)
             self._stand_ins.setdefault(part_digest, replacement)
         initial_key = self._pseudonymizer.digest("PERSON_INITIAL_SURNAME", names[0][0] + names[-1])
         self._last_names.setdefault(initial_key, stand_in[0][0] + stand_in[-1])
         return " ".join(title + stand_in)
+
+    def _full_name(self, name: str) -> str:
+        """The first stand-in for `name` that is no real person's full name (the last tried, if all were)."""
+        for attempt in range(MAX_ATTEMPTS):
+            stand_in = self._pseudonymizer.stand_in("PERSON", name, attempt)
+            if self._pseudonymizer.digest("PERSON", stand_in) not in self._avoid:
+                break
+        return stand_in
 
     def _handle_from_names(self, handle: str) -> str | None:
         """'jane.gonzalez', 'jgonzalez', 'Jane_Gonzalez88' rebuilt from a known person's stand-in name."""

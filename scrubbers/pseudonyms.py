@@ -26,6 +26,8 @@ DATE_FORMATS = (
     "%B %d, %Y", "%b %d, %Y", "%d %B %Y", "%d %b %Y", "%B %d %Y",
 )
 BIRTH_RANGE = (date(1940, 1, 1), date(2006, 12, 31))
+MAX_ATTEMPTS = 16
+"""Stand-ins tried for one value before the last is kept (a value with nothing to vary stays itself)."""
 
 
 def normalize(entity_type: str, value: str) -> str:
@@ -77,7 +79,7 @@ class Pseudonymizer:
             raise ValueError("pseudonym secret must not be empty")
         self._secret = secret
         self._faker = Faker(locale)
-        self._made: dict[str, str] = {}
+        self._made: dict[tuple[str, int], str] = {}
 
     def digest(self, entity_type: str, value: str) -> str:
         message = f"{entity_type}\x1f{normalize(entity_type, value)}".encode("utf-8")
@@ -88,20 +90,23 @@ class Pseudonymizer:
         self._faker.seed_instance(seed)
         return self._faker, random.Random(seed)
 
-    def stand_in(self, entity_type: str, value: str) -> str:
-        """Keyed by the digest plus the exact value: layout-keeping types differ per format of one value."""
-        key = self.digest(entity_type, value) + value
+    def stand_in(self, entity_type: str, value: str, attempt: int = 0) -> str:
+        """Keyed by the digest plus the exact value: layout-keeping types differ per format of one value.
+
+        `attempt` > 0 gives another, equally deterministic stand-in (for a caller that must avoid one).
+        """
+        key = (self.digest(entity_type, value) + value, attempt)
         if key not in self._made:
-            self._made[key] = self._make(entity_type, value)
+            self._made[key] = self._make(entity_type, value, attempt)
         return self._made[key]
 
-    def _make(self, entity_type: str, value: str) -> str:
-        fake, rng = self.seeded(self.digest(entity_type, value))
+    def _make(self, entity_type: str, value: str, attempt: int) -> str:
         maker = _MAKERS.get(entity_type, _make_generic)
-        result = maker(fake, rng, value)
-        if normalize(entity_type, result) == normalize(entity_type, value):
-            fake, rng = self.seeded(self.digest(entity_type, value + "\x00retry"))
+        for salt in range(attempt, attempt + MAX_ATTEMPTS):
+            fake, rng = self.seeded(self.digest(entity_type, value + (f"\x00retry{salt}" if salt else "")))
             result = maker(fake, rng, value)
+            if normalize(entity_type, result) != normalize(entity_type, value):
+                break
         return result
 
 

@@ -159,9 +159,11 @@ class Scrubber:
         self,
         items: Sequence[tuple[Session, StateRows]],
         pii_fields: dict[str, dict[str, str]] | None = None,
+        real_people: frozenset[str] = frozenset(),
     ) -> list[ScrubResult]:
+        """`real_people` (from `real_people()`): full names no stand-in may take, beside the ones in `items`."""
         prepared = [_Item(self._session_documents(session, state, pii_fields)) for session, state in items]
-        outputs, cmap = self._run(prepared)
+        outputs, cmap = self._run(prepared, real_people)
         results = []
         for (session, _), item, (session_out, state_out) in zip(items, prepared, outputs):
             scrubbed = [_Document(out, d.policy, d.keyed) for d, out in zip(item.documents, (session_out, state_out))]
@@ -175,6 +177,22 @@ class Scrubber:
             )
             results.append(ScrubResult(session=Session.model_validate(session_out), state=state_out, report=report))
         return results
+
+    def real_people(self, rows: Iterable[tuple[str, dict[str, Any]]], pii_fields: dict[str, dict[str, str]]) -> frozenset[str]:
+        """Keyed digests of every full name in state `rows` ((kind, row) pairs): a row's PERSON
+        fields each, and together in path order (first name + last name columns).
+
+        Passed to `scrub_sessions`, so that no stand-in is the name of one of the product's real
+        people, even one who is in none of the sessions scrubbed. Only digests are kept.
+        """
+        digests: set[str] = set()
+        for kind, row in rows:
+            policy = rule_policy(tuple((f"{kind}.{path}", entity) for path, entity in sorted(pii_fields.get(kind, {}).items())))
+            names = [" ".join(text.split()) for _, rule, text in iter_fields(row, policy, kind) if rule == "PERSON"]
+            for name in {*names, " ".join(names)}:
+                if len(name.split()) > 1:
+                    digests.add(self._pseudonymizer.digest("PERSON", name))
+        return frozenset(digests)
 
     def scrub_text(self, text: str) -> tuple[str, dict[str, int]]:
         value, counts = self.scrub_json(text)
@@ -213,12 +231,12 @@ class Scrubber:
             _Document(state, rule_policy(state_rules + self._config_rules), keyed=True),
         ]
 
-    def _run(self, items: list[_Item]) -> tuple[list[Any], ConsistencyMap]:
+    def _run(self, items: list[_Item], real_people: frozenset[str] = frozenset()) -> tuple[list[Any], ConsistencyMap]:
         for item in items:
             item.fields = [pair for d in item.documents for pair in _fields(d)]
         texts = list(dict.fromkeys(text for item in items for rule, text in item.fields if rule is None))
         findings = dict(zip(texts, self.detector.analyze_batch(texts)))
-        cmap = ConsistencyMap(self._pseudonymizer)
+        cmap = ConsistencyMap(self._pseudonymizer, avoid=real_people)
         people: list[str] = []
         for item in items:
             item.non_personal = _non_personal_values(item)

@@ -86,3 +86,20 @@ def test_tau_bench_folder_loads_through_mapping_alone():
     assert source.pii_fields("customer")["email"] == "EMAIL_ADDRESS"
     user_orders = source.snapshot({"customer": [order["user_id"]]}, None)["order"]
     assert order_id in user_orders
+
+
+def test_rows_with_person_fields_stream_every_row_of_their_kinds(demo_db):
+    source = open_state(f"sqlite:///{demo_db}", StateMapping.from_yaml(EXAMPLES / "demo-state.mapping.yaml"))
+    rows = list(source.rows_with_pii({"PERSON"}))
+    assert sorted((kind, row["name"]) for kind, row in rows) == [("customer", "Ken Ito"), ("customer", "Maria Lopez")]
+    assert all("email" not in row for _, row in rows)  # a SQL source reads only the columns asked for
+    assert list(source.rows_with_pii({"NO_SUCH_TYPE"})) == []
+
+
+@pytest.mark.skipif(not TAU.is_dir(), reason="tau-bench retail data not present in ../shared/data/tau-bench-retail")
+def test_tau_bench_people_come_with_their_name_parts():
+    source = open_state(str(TAU), StateMapping.from_yaml(EXAMPLES / "tau-bench-retail.mapping.yaml"))
+    rows = list(source.rows_with_pii({"PERSON"}))
+    users = json.loads((TAU / "users.json").read_text())
+    assert len(rows) == len(users) and {kind for kind, _ in rows} == {"customer"}
+    assert all(row["name"]["first_name"] and row["name"]["last_name"] for _, row in rows)

@@ -73,12 +73,10 @@ def planted_values(drop: Path) -> list[tuple[str, str]]:
     ]
 
 
-def find_planted(values: list[tuple[str, str]], texts: dict[str, str], stand_ins: set[str]) -> dict[str, list[str]]:
+def find_planted(values: list[tuple[str, str]], texts: dict[str, str]) -> dict[str, list[str]]:
     """Where each planted value appears as a whole word: {entity type: [places]} (values never returned)."""
     found: dict[str, list[str]] = {}
     for entity, value in values:
-        if value.casefold() in stand_ins:
-            continue
         pattern = re.compile(r"(?<![\w@.])" + re.escape(value) + r"(?![\w@])", re.IGNORECASE)
         for where, text in texts.items():
             if pattern.search(text):

@@ -7,7 +7,7 @@ import pytest
 
 from ingest.models import ErrorSignal, EscalationSignal, Person, Provenance, Session, Signals, TicketSignal, ToolCall, Turn, canonical_json
 from scrubbers import ScrubConfig, Scrubber, check_leaks
-from scrubbers.pseudonyms import RESERVED_EMAIL_DOMAINS
+from scrubbers.pseudonyms import RESERVED_EMAIL_DOMAINS, Pseudonymizer
 
 AT = datetime(2025, 3, 4, 10, 15, tzinfo=timezone.utc)
 ORIGINALS = ["Jane Gonzalez", "Gonzalez", "jane.gonzalez@gmail.com", "415", "555-0132", "4111 1111 1111 1111", "1234 Maple Street", "jgonzalez"]
@@ -276,3 +276,33 @@ def test_an_address_field_in_a_tool_result_is_replaced_whatever_its_country():
     )
     assert "Laroche" not in scrubbed["result"]["address"] and counts["ADDRESS"] == 1
     assert scrubbed["result"]["email_address"].endswith(("example.com", "example.net", "example.org"))
+
+
+def _requester(session_id: str, name: str) -> tuple[Session, dict]:
+    turn = Turn(role="user", source="tickets", text=f"Hello, this is {name}, where is my parcel?")
+    return Session(session_id=session_id, turns=[turn], people=[Person(role="requester", name=name)]), {}
+
+
+def test_no_stand_in_is_the_name_of_another_real_person_in_the_batch(scrubber: Scrubber, secret: bytes) -> None:
+    """A Faker stand-in drawn from the pool real names come from could read as another customer."""
+    taken = Pseudonymizer(secret).stand_in("PERSON", "Simon Allen")  # the stand-in Simon would get alone
+    sessions = [_requester("sess_simon", "Simon Allen"), _requester("sess_other", taken)]
+    simon, other = scrubber.scrub_sessions(sessions)
+    simon_stand_in = simon.session.people[0].name
+    assert simon_stand_in != taken and "Simon" not in dump(simon) and taken not in dump(other)
+    assert simon.report.leak_passed and other.report.leak_passed
+    (alone,) = scrubber.scrub_sessions(sessions[:1])
+    assert alone.session.people[0].name == taken  # without the other customer there is nothing to avoid
+
+
+def test_stand_ins_avoid_real_people_of_the_state_database_outside_the_batch(scrubber: Scrubber, secret: bytes) -> None:
+    taken = Pseudonymizer(secret).stand_in("PERSON", "Simon Allen")
+    first, last = taken.split()
+    rows = [("customer", {"first": first, "last": last, "email": "x@y.com"}), ("customer", {"first": "Ann", "last": "Lee"})]
+    real_people = scrubber.real_people(rows, {"customer": {"first": "PERSON", "last": "PERSON"}})
+    assert len(real_people) == 2  # one full name per row: its first and last name columns together
+    (result,) = scrubber.scrub_sessions([_requester("sess_simon", "Simon Allen")], real_people=real_people)
+    stand_in = result.session.people[0].name
+    assert stand_in != taken and len(stand_in.split()) == 2 and "Simon" not in dump(result)
+    (again,) = scrubber.scrub_sessions([_requester("sess_simon", "Simon Allen")], real_people=real_people)
+    assert again.session.people[0].name == stand_in  # still deterministic
