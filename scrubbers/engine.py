@@ -116,28 +116,32 @@ def _recognizer_factories(config: ScrubConfig) -> dict[str, Callable[[], list[En
     }
 
 
-def _digits(text: str, at_least: int) -> bool:
-    return sum(c.isdigit() for c in text) >= at_least
-
-
-def _always(text: str) -> bool:
+def _always(text: str, digits: int) -> bool:
     return True
 
 
 _USERNAME_CUES = re.compile(r"(?i)@|user|login|handle|screen|gamertag")
-_TRIGGERS: dict[str, Callable[[str], bool]] = {
-    "EMAIL_ADDRESS": lambda text: "@" in text,
-    "PHONE_NUMBER": lambda text: _digits(text, 7),
-    "CREDIT_CARD": lambda text: _digits(text, 12),
-    "US_SSN": lambda text: _digits(text, 9),
-    "IBAN_CODE": lambda text: _digits(text, 2),
-    "IP_ADDRESS": lambda text: ("." in text or ":" in text) and _digits(text, 1),
-    "STREET_ADDRESS": lambda text: _digits(text, 1),
-    "DATE_OF_BIRTH": lambda text: _digits(text, 2),
-    "URL": lambda text: "/" in text or "www." in text.lower(),
-    "USERNAME": lambda text: _USERNAME_CUES.search(text) is not None,
+_TRIGGERS: dict[str, Callable[[str, int], bool]] = {
+    "PHONE_NUMBER": lambda text, digits: digits >= 7,
+    "CREDIT_CARD": lambda text, digits: digits >= 12,
+    "US_SSN": lambda text, digits: digits >= 9,
+    "IBAN_CODE": lambda text, digits: digits >= 2,
+    "IP_ADDRESS": lambda text, digits: digits >= 1 and ("." in text or ":" in text),
+    "STREET_ADDRESS": lambda text, digits: digits >= 1,
+    "DATE_OF_BIRTH": lambda text, digits: digits >= 2,
+    "URL": lambda text, digits: "/" in text or "www." in text.lower(),
+    "USERNAME": lambda text, digits: _USERNAME_CUES.search(text) is not None,
 }
-"""Cheap necessary conditions: a recognizer whose trigger fails on a text cannot match in it."""
+"""Cheap necessary conditions, given a text and its count of digits: a recognizer whose trigger
+fails on a text cannot match in it. A recognizer's own `might_match(text)` takes precedence."""
+_DIGIT = re.compile(r"\d")
+
+
+def _trigger(recognizer: EntityRecognizer) -> Callable[[str, int], bool]:
+    might_match = getattr(recognizer, "might_match", None)
+    if might_match is not None:
+        return lambda text, digits: might_match(text)
+    return _TRIGGERS.get(recognizer.supported_entities[0], _always)
 
 
 def _registry(config: ScrubConfig, entities: Sequence[str]) -> RecognizerRegistry:
@@ -213,6 +217,7 @@ class Detector:
         self._protected = [re.compile(p) for p in config.protected_patterns]
         self._entities = list(config.entities)
         self._recognizers = self.analyzer.registry.get_recognizers(language=config.language, entities=self._entities)
+        self._triggers = [(_trigger(r), r) for r in self._recognizers]
         for recognizer in self._recognizers:
             if not recognizer.is_loaded:
                 recognizer.load()
@@ -242,9 +247,11 @@ class Detector:
         results: list[list[Finding]] = [[] for _ in texts]
         batch = self.nlp_engine.process_batch([texts[i] for i in wanted], lang, batch_size=self.config.batch_size)
         for index, (text, artifacts) in zip(wanted, batch):
-            active = [r for r in self._recognizers if _TRIGGERS.get(r.supported_entities[0], _always)(text)]
+            digits = len(_DIGIT.findall(text))
+            active = [r for trigger, r in self._triggers if trigger(text, digits)]
             raw = [result for r in active for result in r.analyze(text, self._entities, artifacts) or []]
-            raw = self.analyzer._enhance_using_context(text, raw, artifacts, active)
+            if raw:
+                raw = self.analyzer._enhance_using_context(text, raw, artifacts, active)
             kept = EntityRecognizer.remove_duplicates([r for r in raw if r.score >= self.config.score_threshold])
             findings = [Finding(r.start, r.end, r.entity_type, round(r.score, 4)) for r in kept]
             results[index] = tidy_people(text, self.unprotected(text, findings))

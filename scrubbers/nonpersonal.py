@@ -8,8 +8,9 @@ count (one short line, no sentence punctuation): free-text notes can mention peo
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from scrubbers.engine import Finding
 from scrubbers.recognizers.person import FIRST_NAMES
@@ -29,21 +30,37 @@ def label_like(value: str) -> bool:
     return not looks_like_a_name
 
 
+@functools.lru_cache(maxsize=1 << 14)
+def word_pattern(value: str, ignore_case: bool = True) -> re.Pattern[str]:
+    """`value` as a whole word; compiled once per process (catalog values recur in every session)."""
+    return re.compile(("(?i)" if ignore_case else "") + r"(?<!\w)" + re.escape(value) + r"(?!\w)")
+
+
+def mentions(values: Iterable[str], text: str, *, ignore_case: bool = True) -> Iterator[tuple[int, int, str]]:
+    """(start, end, value) of every whole-word mention of each value in `text` (overlaps included).
+
+    A substring test first: most values are in none of a session's texts, and no pattern runs for them.
+    """
+    haystack = text.lower() if ignore_case else text
+    for value in values:
+        if (value.lower() if ignore_case else value) in haystack:
+            for match in word_pattern(value, ignore_case).finditer(text):
+                yield match.start(), match.end(), value
+
+
 class NonPersonalValues:
     """Finds mentions of the label-like values in a text and drops detected spans inside them."""
 
     def __init__(self, values: Iterable[str], personal: Iterable[str] = ()) -> None:
-        personal_words = [re.escape(p.strip()) for p in personal if len(p.strip()) >= 2]
-        personal_pattern = re.compile(r"(?i)(?<!\w)(?:" + "|".join(personal_words) + r")(?!\w)") if personal_words else None
-        labels = sorted(
-            {v.strip() for v in values if label_like(v) and not (personal_pattern and personal_pattern.search(v))},
+        personal_words = sorted({p.strip() for p in personal if len(p.strip()) >= 2})
+        self._labels = sorted(
+            {v.strip() for v in values if label_like(v) and not any(mentions(personal_words, v.strip()))},
             key=lambda v: (-len(v), v),
         )
-        self._pattern = re.compile(r"(?i)(?<!\w)(?:" + "|".join(map(re.escape, labels)) + r")(?!\w)") if labels else None
 
     def keep(self, text: str, findings: Sequence[Finding]) -> list[Finding]:
         """`findings` without those lying inside a mention of a known non-personal value."""
-        if self._pattern is None or not findings:
+        if not self._labels or not findings:
             return list(findings)
-        mentions = [m.span() for m in self._pattern.finditer(text)]
-        return [f for f in findings if not any(start <= f.start and f.end <= end for start, end in mentions)]
+        spans = [(start, end) for start, end, _ in mentions(self._labels, text)]
+        return [f for f in findings if not any(start <= f.start and f.end <= end for start, end in spans)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +16,7 @@ from scrubbers.config import ScrubConfig
 from scrubbers.consistency import ConsistencyMap
 from scrubbers.engine import Finding, get_detector, tidy_people
 from scrubbers.leakgate import check_leaks
-from scrubbers.nonpersonal import NonPersonalValues
+from scrubbers.nonpersonal import NonPersonalValues, mentions
 from scrubbers.pseudonyms import DIGIT_TYPES, TITLES, Pseudonymizer
 from scrubbers.shapes import digits_only
 from scrubbers.structured import Policy, iter_fields, rule_policy, transform
@@ -88,41 +88,52 @@ def _fields(document: _Document) -> Iterable[tuple[str | None, str]]:
         yield from ((rule, text) for _, rule, text in iter_fields(document.value, document.policy))
 
 
+_NUMBER_SEPARATORS = frozenset(" \t\n\r\f\v().-")
+
+
+def _number_mentions(number: str, text: str, positions: list[int], digits: str) -> Iterator[tuple[int, int]]:
+    """Spans of `number` in `text` written with any separators between its digits ('415 555-0132'),
+    not inside a longer digit run. `positions` and `digits` are the text's digits and where they are."""
+    found = digits.find(number)
+    while found != -1:
+        first, last = positions[found], positions[found + len(number) - 1]
+        separated = all(
+            set(text[positions[k] + 1 : positions[k + 1]]) <= _NUMBER_SEPARATORS for k in range(found, found + len(number) - 1)
+        )
+        alone = not (first > 0 and text[first - 1].isdigit()) and not (last + 1 < len(text) and text[last + 1].isdigit())
+        if separated and alone:
+            yield first, last + 1
+        found = digits.find(number, found + 1)
+
+
 class KnownValues:
-    """Values known for one item, found in any text in one regex pass (word-bounded).
+    """Values known for one item, found as whole words in any text.
 
     Case-insensitive, except values that are English stop words ('Will', 'May'): those only
     match as written. Numbers match by digits whatever the separators.
     """
 
     def __init__(self, known: list[tuple[str, str]]) -> None:
-        self._types: dict[str, str] = {}
-        self._number_types: dict[str, str] = {}
-        words, exact, numbers = [], [], []
+        self._numbers: dict[str, str] = {}
+        self._words: dict[str, str] = {}
+        self._exact: dict[str, str] = {}
         for entity, value in known:
             if entity in DIGIT_TYPES:
-                digits = digits_only(value)[-10:]
-                self._number_types.setdefault(digits, entity)
-                numbers.append(r"[\s().-]*".join(digits))
-                continue
-            self._types.setdefault(value if value.lower() in STOP_WORDS else value.casefold(), entity)
-            (exact if value.lower() in STOP_WORDS else words).append(re.escape(value))
-        alternatives = [f"(?i:{'|'.join(words)})"] if words else []
-        alternatives += [f"(?:{'|'.join(exact)})"] if exact else []
-        self._words = re.compile(r"(?<!\w)(?:" + "|".join(alternatives) + r")(?!\w)") if alternatives else None
-        self._numbers = re.compile(r"(?<!\d)(?:" + "|".join(numbers) + r")(?!\d)") if numbers else None
+                self._numbers.setdefault(digits_only(value)[-10:], entity)
+            else:
+                (self._exact if value.lower() in STOP_WORDS else self._words).setdefault(value, entity)
 
     def find(self, text: str) -> list[Finding]:
+        """Every mention; overlapping ones too ('Jane Gonzalez' and 'Jane'): the longest wins later."""
         found = []
-        if self._numbers is not None and any(c.isdigit() for c in text):
-            for match in self._numbers.finditer(text):
-                entity = self._number_types[digits_only(match.group())]
-                found.append(Finding(match.start(), match.end(), entity, 1.0))
-        if self._words is not None:
-            for match in self._words.finditer(text):
-                value = match.group()
-                entity = self._types.get(value) or self._types[value.casefold()]
-                found.append(Finding(match.start(), match.end(), entity, 1.0))
+        if self._numbers:
+            positions = [i for i, c in enumerate(text) if c.isdigit()]
+            digits = "".join(text[i] for i in positions)
+            for number, entity in self._numbers.items():
+                found += [Finding(start, end, entity, 1.0) for start, end in _number_mentions(number, text, positions, digits)]
+        for values, ignore_case in ((self._words, True), (self._exact, False)):
+            for start, end, value in mentions(values, text, ignore_case=ignore_case):
+                found.append(Finding(start, end, values[value], 1.0))
         return found
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -20,10 +21,42 @@ class OfflineEmailRecognizer(EmailRecognizer):
 
     def __init__(self, supported_language: str = "en") -> None:
         super().__init__(supported_language=supported_language, name="OfflineEmailRecognizer")
-        self._extract = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None, fallback_to_snapshot=True)
+        extract = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None, fallback_to_snapshot=True)
+        self._has_domain = functools.lru_cache(maxsize=1 << 16)(lambda domain: extract(domain).fqdn != "")
+
+    LOCAL_CHAR = re.compile(r"[!#$%&'*+\-/=?^_`{|}~.\w]")
+    DOMAIN = re.compile(r"[\w.\-]*")
+    """What may surround an '@' in a match of Presidio's pattern: the left and right extent of a candidate."""
 
     def validate_result(self, pattern_text: str) -> bool:
-        return self._extract(pattern_text).fqdn != ""
+        return self._has_domain(pattern_text.rpartition("@")[2])  # domains recur: one lookup each
+
+    def might_match(self, text: str) -> bool:
+        return "@" in text
+
+    def analyze(self, text: str, entities: list[str], nlp_artifacts=None, regex_flags: int | None = None) -> list[RecognizerResult]:
+        """Presidio's pattern run only around each '@' (it backtracks over the whole text otherwise)."""
+        results = []
+        for start, end in self._candidates(text):
+            for result in super().analyze(text[start:end], entities, nlp_artifacts, regex_flags) or []:
+                result.start, result.end = result.start + start, result.end + start
+                results.append(result)
+        return results
+
+    def _candidates(self, text: str) -> list[tuple[int, int]]:
+        spans: list[tuple[int, int]] = []
+        at = text.find("@")
+        while at != -1:
+            start = at
+            while start > 0 and self.LOCAL_CHAR.match(text, start - 1):
+                start -= 1
+            end = self.DOMAIN.match(text, at + 1).end()
+            if spans and start < spans[-1][1]:
+                spans[-1] = (spans[-1][0], max(end, spans[-1][1]))
+            else:
+                spans.append((start, end))
+            at = text.find("@", max(end, at + 1))
+        return spans
 
 
 class ValidPhoneRecognizer(PhoneRecognizer):

@@ -58,6 +58,10 @@ class PersonContextRecognizer(PatternRecognizer):
         Pattern("Dash sign-off", f"(?<=(?:^|\\n)[^\\S\\n]*[-–—][^\\S\\n]*){_CAP}(?:[^\\S\\n]+{_CAP})?(?=[^\\S\\n]*$)", 0.6),
     ]
     CONTEXT = ["name", "customer", "called", "spoke"]
+    CUES = regex.compile(
+        "|".join((_TITLE, _INTRO, _ROLE, _GREETING, _SIGN_OFF, "(?:^|\n)[^\\S\n]*[-–—]")), regex.MULTILINE
+    )
+    """Every pattern above needs one of these before the name; a text without any cannot match."""
 
     def __init__(self, supported_language: str = "en") -> None:
         super().__init__(
@@ -68,6 +72,9 @@ class PersonContextRecognizer(PatternRecognizer):
             supported_language=supported_language,
             global_regex_flags=regex.MULTILINE,
         )
+
+    def might_match(self, text: str) -> bool:
+        return self.CUES.search(text) is not None
 
     def validate_result(self, pattern_text: str) -> bool | None:
         first = pattern_text.split()[0]
@@ -83,6 +90,7 @@ class PersonClosingRecognizer(PatternRecognizer):
 
     PATTERNS = [Pattern("Closing name", f"(?<={_CLOSING})(?:{_CAP}(?:[^\\S\\n]+{_CAP})?|\\p{{Ll}}+)(?=[.!]?[^\\S\\n]*\\Z)", 0.6)]
     CONTEXT = ["thanks", "regards"]
+    CUES = regex.compile(_CLOSING)
 
     def __init__(self, supported_language: str = "en") -> None:
         super().__init__(
@@ -92,6 +100,9 @@ class PersonClosingRecognizer(PatternRecognizer):
             context=self.CONTEXT,
             supported_language=supported_language,
         )
+
+    def might_match(self, text: str) -> bool:
+        return self.CUES.search(text) is not None
 
     def validate_result(self, pattern_text: str) -> bool | None:
         first = pattern_text.split()[0].lower()
