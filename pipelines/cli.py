@@ -84,9 +84,7 @@ def _drop_days(config: AppConfig) -> list[str]:
     """Every day the drop's records cover, from the landed records (the demo runs them all)."""
     from .store import RawRecordRow
 
-    store = _store(config)
-    days = {row.day for row in store.rows(RawRecordRow, RawRecordRow.day.is_not(None), raw=True)}
-    return sorted(days)
+    return _store(config).distinct(RawRecordRow.day, RawRecordRow.day.is_not(None), raw=True)
 
 
 def _store(config: AppConfig):

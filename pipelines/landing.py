@@ -56,10 +56,11 @@ def land_source(
     store: Store, drop: Path, source: str, config: IngestConfig, *, run_id: str, default_day: str
 ) -> LandingResult:
     result = LandingResult(source=source)
+    cursors = store.cursors(source)
     for path in list_source_files(drop, source):
         relative = path.relative_to(drop).as_posix()
         size = path.stat().st_size
-        cursor = store.cursor(source, relative)
+        cursor = cursors.get(relative)
         start_byte = start_line = 0
         unchanged_prefix = (
             cursor is not None

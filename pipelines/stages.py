@@ -75,8 +75,8 @@ def config_digest(config: AppConfig) -> str:
     return sha256_hex(settings + keyed)
 
 
-def day_fingerprint(rows: list[RawRecordRow], digest: str) -> str:
-    return sha256_hex(digest + "".join(sorted(row.sha256 for row in rows)))
+def day_fingerprint(hashes: list[str], digest: str) -> str:
+    return sha256_hex(digest + "".join(sorted(hashes)))
 
 
 def partition_unchanged(store: Store, config: AppConfig, day: str) -> bool:
@@ -85,7 +85,7 @@ def partition_unchanged(store: Store, config: AppConfig, day: str) -> bool:
     if not done:
         return False
     last = max(done, key=lambda r: r.finished_at)
-    current = day_fingerprint(store.raw_records_for_day(day), config_digest(config))
+    current = day_fingerprint(store.raw_hashes_for_day(day), config_digest(config))
     return json.loads(last.summary).get("fingerprint") == current
 
 
@@ -138,7 +138,7 @@ def assemble_day(
         RunRow,
         [dict(run_id=run_id, kind="incident" if only else "nightly", partition=day, scope=scope,
               started_at=datetime.now(timezone.utc), finished_at=None,
-              summary=canonical_json({"fingerprint": day_fingerprint(rows, config_digest(config))}))],
+              summary=canonical_json({"fingerprint": day_fingerprint([r.sha256 for r in rows], config_digest(config))}))],
     )
     records = [_raw_record(row) for row in rows]
     result = assemble_sessions(records, config.ingest)

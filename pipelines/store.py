@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import stat
 import time
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date, datetime, timezone
@@ -255,15 +256,19 @@ def _upsert(session: Session, table, rows: Sequence[dict[str, Any]], *, update: 
             else:
                 session.execute(table.insert().values(**row))
         return
-    for start in range(0, len(rows), 500):
-        chunk = list(rows[start : start + 500])
-        stmt = insert(table).values(chunk)
-        if update:
-            cols = {c.name: stmt.excluded[c.name] for c in table.columns if c.name not in keys}
-            stmt = stmt.on_conflict_do_update(index_elements=keys, set_=cols) if cols else stmt.on_conflict_do_nothing()
-        else:
-            stmt = stmt.on_conflict_do_nothing(index_elements=keys)
-        session.execute(stmt)
+    stmt = insert(table)
+    if update:
+        cols = {c.name: stmt.excluded[c.name] for c in table.columns if c.name not in keys}
+        stmt = stmt.on_conflict_do_update(index_elements=keys, set_=cols) if cols else stmt.on_conflict_do_nothing()
+    else:
+        stmt = stmt.on_conflict_do_nothing(index_elements=keys)
+    session.execute(stmt, list(rows))  # executemany: one compiled statement, batched by the driver
+
+
+def _chunks(values: list[Any], size: int = 900) -> Iterator[list[Any]]:
+    """Slices small enough for an IN list on every backend (SQLite's variable limit)."""
+    for start in range(0, len(values), size):
+        yield values[start : start + size]
 
 
 def thread_of(record: RawRecord) -> str | None:
@@ -381,10 +386,9 @@ class Store:
                 _upsert(s, CursorRow.__table__, [cursor.model_dump()], update=True)
         return len(new)
 
-    def cursor(self, source: str, file: str) -> CursorRow | None:
-        with self.session() as s:
-            row = s.get(CursorRow, (source, file))
-            return CursorRow.model_validate(row.model_dump()) if row else None
+    def cursors(self, source: str) -> dict[str, CursorRow]:
+        """Every file cursor of `source`, by file."""
+        return {row.file: row for row in self.rows(CursorRow, CursorRow.source == source)}
 
     def quarantine(self, rows: Sequence[QuarantinedRecord], *, day: str, stage: str, run_id: str) -> None:
         with self.session() as s:
@@ -396,35 +400,43 @@ class Store:
             )
 
     # ------------------------------------------------------------ reading raw
+    def raw_hashes_for_day(self, day: str) -> list[str]:
+        """The hashes of the day's records and of every record linked to the sessions and traces
+        they name, read from the key columns only (the day's fingerprint; what assembly loads)."""
+        keys = (RawRecordRow.sha256, RawRecordRow.session_id, RawRecordRow.trace_id, RawRecordRow.thread)
+        with self.session(raw=True) as s:
+            found = {row.sha256: row for row in s.execute(select(*keys).where(RawRecordRow.day == day))}
+            session_ids = {r.session_id for r in found.values() if r.session_id}
+            trace_ids = {r.trace_id for r in found.values() if r.trace_id}
+            for chunk in _chunks(sorted(found)):
+                session_ids.update(s.exec(select(RawLinkRow.session_id).where(RawLinkRow.sha256.in_(chunk))).scalars())
+            for column, values in ((RawRecordRow.session_id, session_ids), (RawRecordRow.trace_id, trace_ids)):
+                for chunk in _chunks(sorted(values)):
+                    for row in s.execute(select(*keys).where(column.in_(chunk))):
+                        found.setdefault(row.sha256, row)
+            for chunk in _chunks(sorted({r.thread for r in found.values() if r.thread})):
+                for row in s.execute(select(*keys).where(RawRecordRow.thread.in_(chunk))):
+                    found.setdefault(row.sha256, row)
+            linked: set[str] = set()
+            for chunk in _chunks(sorted(session_ids)):
+                linked.update(s.exec(select(RawLinkRow.sha256).where(RawLinkRow.session_id.in_(chunk))).scalars())
+            for chunk in _chunks(sorted(linked - set(found))):
+                found.update((sha, None) for sha in s.exec(select(RawRecordRow.sha256).where(RawRecordRow.sha256.in_(chunk))).scalars())
+        return sorted(found)
+
+    def raw_records(self, hashes: Sequence[str]) -> list[RawRecordRow]:
+        """These records (those still in the raw zone), in source, file and position order."""
+        with self.session(raw=True) as s:
+            found = []
+            for chunk in _chunks(list(hashes)):
+                found += s.exec(select(RawRecordRow).where(RawRecordRow.sha256.in_(chunk))).scalars()
+            for row in found:
+                s.expunge(row)
+        return sorted(found, key=lambda r: (r.source, r.file, r.position))
+
     def raw_records_for_day(self, day: str) -> list[RawRecordRow]:
         """The day's records and every record linked to the sessions and traces they name."""
-        with self.session(raw=True) as s:
-            base = list(s.exec(select(RawRecordRow).where(RawRecordRow.day == day)).scalars())
-            session_ids = {r.session_id for r in base if r.session_id}
-            trace_ids = {r.trace_id for r in base if r.trace_id}
-            base_shas = [r.sha256 for r in base]
-            for start in range(0, len(base_shas), 900):
-                chunk = base_shas[start : start + 900]
-                session_ids.update(s.exec(select(RawLinkRow.session_id).where(RawLinkRow.sha256.in_(chunk))).scalars())
-            found = {r.sha256: r for r in base}
-            for column, values in ((RawRecordRow.session_id, session_ids), (RawRecordRow.trace_id, trace_ids)):
-                values = sorted(values)
-                for start in range(0, len(values), 900):
-                    chunk = values[start : start + 900]
-                    for row in s.exec(select(RawRecordRow).where(column.in_(chunk))).scalars():
-                        found.setdefault(row.sha256, row)
-            _add_threads(s, found)
-            ids = sorted(session_ids)
-            for start in range(0, len(ids), 900):
-                chunk = ids[start : start + 900]
-                shas = list(s.exec(select(RawLinkRow.sha256).where(RawLinkRow.session_id.in_(chunk))).scalars())
-                missing = [sha for sha in shas if sha not in found]
-                if missing:
-                    for row in s.exec(select(RawRecordRow).where(RawRecordRow.sha256.in_(missing))).scalars():
-                        found[row.sha256] = row
-            for row in found.values():
-                s.expunge(row)
-        return sorted(found.values(), key=lambda r: (r.source, r.file, r.position))
+        return self.raw_records(self.raw_hashes_for_day(day))
 
     def resolve_incident(self, incident_id: str) -> list[str]:
         """Session ids of an incident: a ticket, escalation or deploy id, a trace id or a session id."""
@@ -491,6 +503,21 @@ class Store:
             for row in found:
                 s.expunge(row)
             return found
+
+    def tally(self, *columns, where: Sequence[Any] = (), raw: bool = False) -> Counter:
+        """Rows counted per value of `columns` (a value, or a tuple of values for several columns)."""
+        with self.session(raw=raw) as s:
+            found = s.execute(select(*columns, func.count()).where(*where).group_by(*columns)).all()
+        return Counter({(tuple(row[:-1]) if len(columns) > 1 else row[0]): row[-1] for row in found})
+
+    def distinct(self, column, *where, raw: bool = False) -> list[Any]:
+        with self.session(raw=raw) as s:
+            return sorted(s.execute(select(column).where(*where).distinct()).scalars())
+
+    def values(self, column, *where, raw: bool = False) -> list[Any]:
+        """One column of the matching rows (without loading the others)."""
+        with self.session(raw=raw) as s:
+            return list(s.execute(select(column).where(*where)).scalars())
 
     def count(self, model: type[SQLModel], *where, raw: bool = False) -> int:
         with self.session(raw=raw) as s:

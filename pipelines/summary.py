@@ -42,19 +42,17 @@ class RunSummary:
 def summarize_days(store: Store, days: list[str], output: Path, task_ids: list[str] | None = None) -> RunSummary:
     summary = RunSummary(days=days, output=str(output))
     day_in = lambda column: column.in_(days)  # noqa: E731 - a short filter reused below
-    records = Counter(r.source for r in store.rows(RawRecordRow, day_in(RawRecordRow.day), raw=True))
+    records = store.tally(RawRecordRow.source, where=[day_in(RawRecordRow.day)], raw=True)
     summary.records = {source: records.get(source, 0) for source in SOURCES}
-    quarantine = store.rows(QuarantineRow, day_in(QuarantineRow.day))
-    summary.quarantined = dict(sorted(Counter(q.source for q in quarantine).items()))
-    summary.quarantine_reasons = dict(sorted(Counter(q.reason for q in quarantine).items()))
+    quarantine_where = [day_in(QuarantineRow.day)]
+    summary.quarantined = dict(sorted(store.tally(QuarantineRow.source, where=quarantine_where).items()))
+    summary.quarantine_reasons = dict(sorted(store.tally(QuarantineRow.reason, where=quarantine_where).items()))
     summary.sessions = store.count(RawSessionRow, day_in(RawSessionRow.day), raw=True)
-    strata = Counter(
-        f"{c.intent} / {c.outcome}" for c in store.rows(ClassificationRow, day_in(ClassificationRow.day))
-    )
-    summary.strata = dict(sorted(strata.items()))
+    strata = store.tally(ClassificationRow.intent, ClassificationRow.outcome, where=[day_in(ClassificationRow.day)])
+    summary.strata = dict(sorted((f"{intent} / {outcome}", n) for (intent, outcome), n in strata.items()))
     entities: Counter = Counter()
-    for row in store.rows(ScrubbedSessionRow, day_in(ScrubbedSessionRow.day)):
-        entities.update(json.loads(row.counts))
+    for counts in store.values(ScrubbedSessionRow.counts, day_in(ScrubbedSessionRow.day)):
+        entities.update(json.loads(counts))
     summary.entities = dict(sorted(entities.items()))
     task_filter = TaskRow.task_id.in_(task_ids) if task_ids is not None else day_in(TaskRow.day)
     tasks = store.rows(TaskRow, task_filter)

@@ -56,7 +56,7 @@ def test_landing_twice_adds_nothing(store):
     assert store.count(RawRecordRow, raw=True) == 30
     assert store.count(LedgerRow) == 30
     assert store.count(QuarantineRow) == 1
-    assert store.cursor("escalations", "escalations/a.jsonl").line == 31
+    assert store.cursors("escalations")["escalations/a.jsonl"].line == 31
 
 
 def test_incident_lookup_by_record_id_session_and_deploy_link(store):
