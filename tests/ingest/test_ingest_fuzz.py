@@ -2,7 +2,7 @@ import json
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings, strategies as st, example
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from ingest.config import IngestConfig
 from ingest.readers import ReadStats, read_file
