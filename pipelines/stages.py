@@ -12,6 +12,7 @@ import hmac
 import json
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -51,6 +52,10 @@ if TYPE_CHECKING:
     from scrubbers import Scrubber
 
     from .resources import StateDatabase
+
+
+CHUNK = 200
+"""Sessions written or read at a time, so that a stage's memory does not grow with the day."""
 
 
 # ---------------------------------------------------------------- assemble
@@ -133,14 +138,17 @@ def assemble_day(
     Records the run with the fingerprint of its input, which the CLI compares to skip a day
     that has nothing new.
     """
-    rows = store.raw_records_for_sessions(only) if only else store.raw_records_for_day(day)
+    if only:
+        records = [_raw_record(row) for row in store.raw_records_for_sessions(only)]
+    else:  # converted a chunk at a time: the rows and the records are never all held at once
+        records = [_raw_record(row) for chunk in store.raw_record_chunks(store.raw_hashes_for_day(day)) for row in chunk]
+        records.sort(key=lambda r: (r.source, r.file, r.position))
     store.upsert(
         RunRow,
         [dict(run_id=run_id, kind="incident" if only else "nightly", partition=day, scope=scope,
               started_at=datetime.now(timezone.utc), finished_at=None,
-              summary=canonical_json({"fingerprint": day_fingerprint([r.sha256 for r in rows], config_digest(config))}))],
+              summary=canonical_json({"fingerprint": day_fingerprint([r.sha256 for r in records], config_digest(config))}))],
     )
-    records = [_raw_record(row) for row in rows]
     result = assemble_sessions(records, config.ingest)
     if only:
         wanted = set(only)
@@ -148,23 +156,28 @@ def assemble_day(
     else:
         kept = [s for s in result.sessions if _session_day(s) in (day, None)]
     now = datetime.now(timezone.utc)
-    store.upsert(
-        RawSessionRow,
-        [dict(session_id=s.session_id, day=_home_day(s, day), body=s.model_dump_json(), assembled_at=now) for s in kept],
-        raw=True,
-    )
+    for start in range(0, len(kept), CHUNK):
+        store.upsert(
+            RawSessionRow,
+            [dict(session_id=s.session_id, day=_home_day(s, day), body=s.model_dump_json(), assembled_at=now)
+             for s in kept[start : start + CHUNK]],
+            raw=True,
+        )
     store.quarantine(result.quarantined, day=day, stage="assemble", run_id=run_id)
     return AssembleResult(
         sessions=len(kept),
         quarantined=len(result.quarantined),
-        records_by_source=dict(Counter(r.source for r in rows if r.day == day)),
+        records_by_source=dict(Counter(r.source for r in records if day_of(r.occurred_at) == day)),
     )
 
 
-def _raw_sessions(store: Store, day: str, only: list[str] | None = None) -> list[Session]:
+def _raw_sessions(store: Store, day: str, only: list[str] | None = None) -> Iterator[Session]:
+    """The day's sessions (or just `only`) from the raw zone by session id, a chunk at a time."""
     where = [RawSessionRow.session_id.in_(only)] if only else [RawSessionRow.day == day]
-    rows = store.rows(RawSessionRow, *where, raw=True)
-    return [Session.model_validate_json(row.body) for row in sorted(rows, key=lambda r: r.session_id)]
+    ids = sorted(store.values(RawSessionRow.session_id, *where, raw=True))
+    for start in range(0, len(ids), CHUNK):
+        rows = store.rows(RawSessionRow, RawSessionRow.session_id.in_(ids[start : start + CHUNK]), raw=True)
+        yield from (Session.model_validate_json(row.body) for row in sorted(rows, key=lambda r: r.session_id))
 
 
 # ---------------------------------------------------------------- classify and sample

@@ -424,14 +424,15 @@ class Store:
                 found.update((sha, None) for sha in s.exec(select(RawRecordRow.sha256).where(RawRecordRow.sha256.in_(chunk))).scalars())
         return sorted(found)
 
+    def raw_record_chunks(self, hashes: Sequence[str]) -> Iterator[list[RawRecordRow]]:
+        """These records (those still in the raw zone), a chunk at a time: a caller converting
+        them never holds every row at once."""
+        for chunk in _chunks(list(hashes)):
+            yield self.rows(RawRecordRow, RawRecordRow.sha256.in_(chunk), raw=True)
+
     def raw_records(self, hashes: Sequence[str]) -> list[RawRecordRow]:
         """These records (those still in the raw zone), in source, file and position order."""
-        with self.session(raw=True) as s:
-            found = []
-            for chunk in _chunks(list(hashes)):
-                found += s.exec(select(RawRecordRow).where(RawRecordRow.sha256.in_(chunk))).scalars()
-            for row in found:
-                s.expunge(row)
+        found = [row for chunk in self.raw_record_chunks(hashes) for row in chunk]
         return sorted(found, key=lambda r: (r.source, r.file, r.position))
 
     def raw_records_for_day(self, day: str) -> list[RawRecordRow]:
