@@ -219,10 +219,10 @@ def run(
         if not days:
             raise UserError(f"no records in {drop}: nothing to run")
     _check_reachable(config)
-    from .stages import partition_unchanged
+    from .stages import unchanged_partitions
 
-    store = _store(config)
-    todo = [day for day in days if not partition_unchanged(store, config, day)]
+    unchanged = unchanged_partitions(_store(config), config, days)
+    todo = [day for day in days if day not in unchanged]
     if len(todo) < len(days):
         console.print(f"unchanged since their last run, skipped: {', '.join(d for d in days if d not in todo)}")
     outcomes = _run_days(config_path, config, todo, workers, Executor(executor).value) if todo else []

@@ -84,14 +84,31 @@ def day_fingerprint(hashes: list[str], digest: str) -> str:
     return sha256_hex(digest + "".join(sorted(hashes)))
 
 
-def partition_unchanged(store: Store, config: AppConfig, day: str) -> bool:
-    """True when the day's records and settings are those of its last completed nightly run."""
-    done = [r for r in store.rows(RunRow, RunRow.partition == day, RunRow.scope == "nightly") if r.finished_at]
-    if not done:
-        return False
-    last = max(done, key=lambda r: r.finished_at)
-    current = day_fingerprint(store.raw_hashes_for_day(day), config_digest(config))
-    return json.loads(last.summary).get("fingerprint") == current
+def unchanged_partitions(store: Store, config: AppConfig, days: list[str]) -> set[str]:
+    """The days whose records and settings are those of their last completed nightly run.
+
+    With the same settings and nothing landed since that run started (one query for every
+    day), a day is unchanged; otherwise its records' fingerprint is compared.
+    """
+    settings = config_digest(config)
+    last_landed = _utc(store.latest(RawRecordRow.landed_at, raw=True))
+    last_runs: dict[str, RunRow] = {}
+    for run in store.rows(RunRow, RunRow.partition.in_(days), RunRow.scope == "nightly", RunRow.finished_at.is_not(None)):
+        if run.partition not in last_runs or _utc(run.finished_at) > _utc(last_runs[run.partition].finished_at):
+            last_runs[run.partition] = run
+    unchanged = set()
+    for day, run in last_runs.items():
+        recorded = json.loads(run.summary)
+        if recorded.get("settings") == settings and last_landed is not None and last_landed <= _utc(run.started_at):
+            unchanged.add(day)
+        elif recorded.get("fingerprint") == day_fingerprint(store.raw_hashes_for_day(day), settings):
+            unchanged.add(day)
+    return unchanged
+
+
+def _utc(moment: datetime | None) -> datetime | None:
+    """SQLite hands back naive datetimes: every moment the store keeps is UTC."""
+    return moment.replace(tzinfo=timezone.utc) if moment is not None and moment.tzinfo is None else moment
 
 
 def _raw_record(row: RawRecordRow) -> RawRecord:
@@ -138,16 +155,18 @@ def assemble_day(
     Records the run with the fingerprint of its input, which the CLI compares to skip a day
     that has nothing new.
     """
+    started = datetime.now(timezone.utc)  # before reading: a record landing meanwhile makes the next run look again
     if only:
         records = [_raw_record(row) for row in store.raw_records_for_sessions(only)]
     else:  # converted a chunk at a time: the rows and the records are never all held at once
         records = [_raw_record(row) for chunk in store.raw_record_chunks(store.raw_hashes_for_day(day)) for row in chunk]
         records.sort(key=lambda r: (r.source, r.file, r.position))
+    settings = config_digest(config)
     store.upsert(
         RunRow,
         [dict(run_id=run_id, kind="incident" if only else "nightly", partition=day, scope=scope,
-              started_at=datetime.now(timezone.utc), finished_at=None,
-              summary=canonical_json({"fingerprint": day_fingerprint([r.sha256 for r in records], config_digest(config))}))],
+              started_at=started, finished_at=None,
+              summary=canonical_json({"fingerprint": day_fingerprint([r.sha256 for r in records], settings), "settings": settings}))],
     )
     result = assemble_sessions(records, config.ingest)
     if only:

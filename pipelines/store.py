@@ -515,6 +515,11 @@ class Store:
         with self.session(raw=raw) as s:
             return sorted(s.execute(select(column).where(*where).distinct()).scalars())
 
+    def latest(self, column, *where, raw: bool = False) -> Any:
+        """The largest value of `column` (None for no rows)."""
+        with self.session(raw=raw) as s:
+            return s.execute(select(func.max(column)).where(*where)).scalar_one_or_none()
+
     def values(self, column, *where, raw: bool = False) -> list[Any]:
         """One column of the matching rows (without loading the others)."""
         with self.session(raw=raw) as s:

@@ -119,3 +119,22 @@ def test_validate_passes_the_written_set_and_flags_a_broken_task(world, first_ru
     broken = world.cli("validate", str(copy))
     assert broken.returncode == 1
     assert task["task_id"] in broken.stdout
+
+
+def _skipped_days(stdout: str) -> set[str]:
+    lines = [line for line in stdout.splitlines() if line.startswith("unchanged since their last run, skipped: ")]
+    return set(lines[0].split(": ", 1)[1].split(", ")) if lines else set()
+
+
+def test_a_late_record_reruns_its_own_day_and_no_other(world, first_run):
+    """Last in this module: it adds a record to the drop."""
+    quiet = world.cli("run", "--config", str(world.config), "--all")
+    every_day = _skipped_days(quiet.stdout)
+    assert quiet.returncode == 0 and len(every_day) >= 2
+    first_file = sorted((world.drop / "escalations").glob("*.jsonl"))[0]
+    escalation = json.loads(first_file.read_text().splitlines()[0])
+    escalation["id"] = "esc-late-000001"
+    (world.drop / "escalations" / f"{first_file.stem}-late.jsonl").write_text(json.dumps(escalation) + "\n")
+    late = world.cli("run", "--config", str(world.config), "--all")
+    assert late.returncode == 0, late.stderr[-2000:]
+    assert _skipped_days(late.stdout) == every_day - {first_file.stem}
