@@ -215,6 +215,8 @@ class Detector:
         )
         self.residual = ResidualScanner(config.leak_entities, config.phone_regions)
         self._protected = [re.compile(p) for p in config.protected_patterns]
+        self._protected_spans = functools.lru_cache(maxsize=1 << 14)(self._find_protected)
+        """Asked of a text on detection and again by the leak gate (most texts come out unchanged)."""
         self._entities = list(config.entities)
         self._recognizers = self.analyzer.registry.get_recognizers(language=config.language, entities=self._entities)
         self._triggers = [(_trigger(r), r) for r in self._recognizers]
@@ -227,8 +229,11 @@ class Detector:
     def nlp(self) -> spacy.language.Language:
         return self.nlp_engine.get_nlp(self.config.language)
 
-    def protected_spans(self, text: str) -> list[tuple[int, int]]:
-        return sorted(m.span() for pattern in self._protected for m in pattern.finditer(text) if m.end() > m.start())
+    def protected_spans(self, text: str) -> tuple[tuple[int, int], ...]:
+        return self._protected_spans(text)
+
+    def _find_protected(self, text: str) -> tuple[tuple[int, int], ...]:
+        return tuple(sorted(m.span() for pattern in self._protected for m in pattern.finditer(text) if m.end() > m.start()))
 
     def unprotected(self, text: str, findings: Sequence[Finding]) -> list[Finding]:
         """Drop every finding that overlaps a protected identifier (order id, amount, status, ...)."""

@@ -42,10 +42,25 @@ def mentions(values: Iterable[str], text: str, *, ignore_case: bool = True) -> I
     A substring test first: most values are in none of a session's texts, and no pattern runs for them.
     """
     haystack = text.lower() if ignore_case else text
+    same_offsets = len(haystack) == len(text)  # lower() keeps offsets except for a few letters ('İ')
     for value in values:
-        if (value.lower() if ignore_case else value) in haystack:
-            for match in word_pattern(value, ignore_case).finditer(text):
-                yield match.start(), match.end(), value
+        needle = value.lower() if ignore_case else value
+        if needle not in haystack:
+            continue
+        if not (same_offsets and len(needle) == len(value)):
+            yield from ((m.start(), m.end(), value) for m in word_pattern(value, ignore_case).finditer(text))
+            continue
+        start = haystack.find(needle)
+        while start != -1:
+            end = start + len(needle)
+            if not (start and _word_char(haystack[start - 1])) and not (end < len(haystack) and _word_char(haystack[end])):
+                yield start, end, value
+            start = haystack.find(needle, start + 1)
+
+
+def _word_char(char: str) -> bool:
+    """What `\\w` matches."""
+    return char.isalnum() or char == "_"
 
 
 class NonPersonalValues:

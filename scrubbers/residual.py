@@ -11,9 +11,7 @@ import ipaddress
 import re
 from collections.abc import Callable, Sequence
 
-import tldextract
-
-from scrubbers.recognizers.offline import ValidPhoneRecognizer
+from scrubbers.recognizers.offline import OFFLINE_TLD_EXTRACT, ValidPhoneRecognizer
 from scrubbers.shapes import digits_only, iban_valid, luhn_valid
 
 _EMAIL = re.compile(r"(?<![\w.%+-])[A-Za-z0-9][A-Za-z0-9._%+-]*@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
@@ -23,11 +21,10 @@ _SSN = re.compile(r"(?<![\w-])(\d{3})([- ]?)(\d{2})\2(\d{4})(?![\w-])")
 _IPV4 = re.compile(r"(?<![\d.])\d{1,3}(?:\.\d{1,3}){3}(?![\d.])")
 _IPV6 = re.compile(r"(?<![\w:])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![\w:])")
 
-_EXTRACT = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None, fallback_to_snapshot=True)
 
 
 def _email_valid(value: str) -> bool:
-    return _EXTRACT(value.rpartition("@")[2]).suffix != ""
+    return OFFLINE_TLD_EXTRACT(value.rpartition("@")[2]).suffix != ""
 
 
 def _ssn_valid(groups: tuple[str, ...]) -> bool:

@@ -76,6 +76,8 @@ class _Item:
     fields: list[tuple[str | None, str]] = field(default_factory=list)
     """(rule, string) of every document, walked once."""
     non_personal: NonPersonalValues = field(default_factory=lambda: NonPersonalValues(()))
+    free_texts: dict[str, tuple[list[Finding], str]] = field(default_factory=dict)
+    """Free text -> (the spans replaced in it, its scrubbed form)."""
 
 
 def _fields(document: _Document) -> Iterable[tuple[str | None, str]]:
@@ -286,7 +288,13 @@ class Scrubber:
         def replace(rule: str | None, text: str) -> str:
             if rule not in (None, IDS):
                 return self._replace_value(rule, text, item, cmap)
-            return self._replace_spans(text, item.non_personal.keep(text, findings.get(text, [])), known, item, cmap)
+            if text not in item.free_texts:  # a text recurs (a tool result quoted in a turn): work it out once
+                spans = self._spans(text, item.non_personal.keep(text, findings.get(text, [])), known)
+                item.free_texts[text] = (spans, self._replace_spans(text, spans, item, cmap))
+            else:
+                spans, _ = item.free_texts[text]
+                item.counts.update(span.entity_type for span in spans)
+            return item.free_texts[text][1]
 
         if not document.keyed:
             return transform(document.value, document.policy, replace)
@@ -296,22 +304,16 @@ class Scrubber:
         }
 
     def _spans(self, text: str, detected: list[Finding], known: KnownValues) -> list[Finding]:
-        return tidy_people(text, self.detector.unprotected(text, [*detected, *known.find(text)]))
+        """`detected` (already clear of protected identifiers) and the known values' mentions."""
+        mentioned = known.find(text)
+        return tidy_people(text, [*detected, *self.detector.unprotected(text, mentioned)] if mentioned else detected)
 
     def _replace_value(self, entity: str, value: str, item: _Item, cmap: ConsistencyMap) -> str:
         item.originals.add((entity, value))
         item.counts[entity] += 1
         return cmap.replace(entity, value)
 
-    def _replace_spans(
-        self,
-        text: str,
-        detected: list[Finding],
-        known: KnownValues,
-        item: _Item,
-        cmap: ConsistencyMap,
-    ) -> str:
-        spans = self._spans(text, detected, known)
+    def _replace_spans(self, text: str, spans: list[Finding], item: _Item, cmap: ConsistencyMap) -> str:
         pieces, position = [], 0
         for span in spans:
             pieces += [text[position : span.start], self._replace_value(span.entity_type, text[span.start : span.end], item, cmap)]

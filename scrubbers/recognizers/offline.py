@@ -12,6 +12,10 @@ from presidio_analyzer import RecognizerResult
 from presidio_analyzer.predefined_recognizers import EmailRecognizer, PhoneRecognizer
 
 
+OFFLINE_TLD_EXTRACT = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None, fallback_to_snapshot=True)
+"""tldextract with its bundled public-suffix snapshot: never fetches the list (one per process)."""
+
+
 class OfflineEmailRecognizer(EmailRecognizer):
     """Presidio's EmailRecognizer validated with tldextract's bundled suffix-list snapshot.
 
@@ -21,8 +25,7 @@ class OfflineEmailRecognizer(EmailRecognizer):
 
     def __init__(self, supported_language: str = "en") -> None:
         super().__init__(supported_language=supported_language, name="OfflineEmailRecognizer")
-        extract = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None, fallback_to_snapshot=True)
-        self._has_domain = functools.lru_cache(maxsize=1 << 16)(lambda domain: extract(domain).fqdn != "")
+        self._has_domain = functools.lru_cache(maxsize=1 << 16)(lambda domain: OFFLINE_TLD_EXTRACT(domain).fqdn != "")
 
     LOCAL_CHAR = re.compile(r"[!#$%&'*+\-/=?^_`{|}~.\w]")
     DOMAIN = re.compile(r"[\w.\-]*")
