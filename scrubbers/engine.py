@@ -255,9 +255,11 @@ class Detector:
             digits = len(_DIGIT.findall(text))
             active = [r for trigger, r in self._triggers if trigger(text, digits)]
             raw = [result for r in active for result in r.analyze(text, self._entities, artifacts) or []]
-            if raw:
-                raw = self.analyzer._enhance_using_context(text, raw, artifacts, active)
-            kept = EntityRecognizer.remove_duplicates([r for r in raw if r.score >= self.config.score_threshold])
+            threshold = self.config.score_threshold
+            passing, below = [r for r in raw if r.score >= threshold], [r for r in raw if r.score < threshold]
+            if below:  # context words only raise scores: they matter only to a result still below the threshold
+                below = self.analyzer._enhance_using_context(text, below, artifacts, active)
+            kept = EntityRecognizer.remove_duplicates(passing + [r for r in below if r.score >= threshold])
             findings = [Finding(r.start, r.end, r.entity_type, round(r.score, 4)) for r in kept]
             results[index] = tidy_people(text, self.unprotected(text, findings))
         return results
