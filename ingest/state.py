@@ -163,7 +163,6 @@ class SqlStateSource(StateSource):
             raise StateUnavailable(f"state database {self._label} does not answer ({type(error).__name__})") from None
         return [_decoded(row, spec) for row in found]
 
-
     def _all_rows(self, kind: str, columns: set[str]) -> Iterator[dict[str, Any]]:
         spec = self.mapping.kind(kind)
         if spec.table is None:

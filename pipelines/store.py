@@ -430,15 +430,6 @@ class Store:
         for chunk in _chunks(list(hashes)):
             yield self.rows(RawRecordRow, RawRecordRow.sha256.in_(chunk), raw=True)
 
-    def raw_records(self, hashes: Sequence[str]) -> list[RawRecordRow]:
-        """These records (those still in the raw zone), in source, file and position order."""
-        found = [row for chunk in self.raw_record_chunks(hashes) for row in chunk]
-        return sorted(found, key=lambda r: (r.source, r.file, r.position))
-
-    def raw_records_for_day(self, day: str) -> list[RawRecordRow]:
-        """The day's records and every record linked to the sessions and traces they name."""
-        return self.raw_records(self.raw_hashes_for_day(day))
-
     def resolve_incident(self, incident_id: str) -> list[str]:
         """Session ids of an incident: a ticket, escalation or deploy id, a trace id or a session id."""
         with self.session(raw=True) as s:

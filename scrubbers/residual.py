@@ -22,7 +22,6 @@ _IPV4 = re.compile(r"(?<![\d.])\d{1,3}(?:\.\d{1,3}){3}(?![\d.])")
 _IPV6 = re.compile(r"(?<![\w:])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![\w:])")
 
 
-
 def _email_valid(value: str) -> bool:
     return OFFLINE_TLD_EXTRACT(value.rpartition("@")[2]).suffix != ""
 
