@@ -26,11 +26,12 @@ from taskgen.classify import Classification, classify
 from taskgen.config import TaskgenConfig
 from taskgen.draft import draft_pair
 from taskgen.health import health_check, summarize
-from taskgen.output import load_tasks, write_manifest, write_seed, write_task
+from taskgen.output import load_task, load_tasks, write_manifest, write_seed, write_task
 from taskgen.review import current_version
 from taskgen.sample import StratifiedSample, stratified_sample
 from taskgen.sample import coverage_markdown as _coverage_markdown
 from taskgen.seeds import Seed, freeze_seed
+from taskgen.task import DraftTask
 from taskgen.validate import validate_set, validate_task
 
 from .config import AppConfig
@@ -436,6 +437,13 @@ class ValidationReport:
     summary: dict = field(default_factory=dict)
 
 
+def _day_tasks(out: Path, task_rows: dict[str, TaskRow]) -> list[DraftTask]:
+    """The rows' task files, read where the rows say they are (not the whole task folder);
+    a file someone deleted is skipped, as a scan of the folder would."""
+    paths = [out / row.path for row in task_rows.values()]
+    return sorted((load_task(path) for path in paths if path.is_file()), key=lambda task: task.task_id)
+
+
 def validate_day(store: Store, config: AppConfig, day: str, *, scope: str, run_id: str) -> ValidationReport:
     out = config.path(config.output)
     domain = _domain(config.taskgen.model_dump_json())
@@ -444,8 +452,9 @@ def validate_day(store: Store, config: AppConfig, day: str, *, scope: str, run_i
     if sample is not None and scope != "nightly":
         where = [TaskRow.session_id.in_(sample.selected)]
     task_rows = {row.task_id: row for row in store.rows(TaskRow, *where)}
-    tasks = [t for t in load_tasks(out / "tasks") if t.task_id in task_rows]
-    seeds = {row.seed_id: Seed.model_validate_json(row.body) for row in store.rows(SeedRow)}
+    tasks = _day_tasks(out, task_rows)
+    seed_ids = sorted({task.seed_id for task in tasks})
+    seeds = {row.seed_id: Seed.model_validate_json(row.body) for row in store.rows(SeedRow, SeedRow.seed_id.in_(seed_ids))}
     results, updates, report = [], [], ValidationReport(tasks=len(tasks))
     set_issues = validate_set(tasks)
     for task in tasks:

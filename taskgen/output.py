@@ -49,10 +49,13 @@ def write_seed(out: Path, seed: Seed) -> Path:
     return atomic_write(Path(out) / "seeds" / f"{seed.seed_id}.json", pretty_json(seed))
 
 
+def load_task(path: Path) -> DraftTask:
+    return DraftTask.model_validate_json(Path(path).read_text(encoding="utf-8"))
+
+
 def load_tasks(directory: Path) -> list[DraftTask]:
     """Every task file under `directory` (e.g. <out>/tasks), sorted by task id."""
-    tasks = [DraftTask.model_validate_json(path.read_text(encoding="utf-8")) for path in Path(directory).rglob("*.json")]
-    return sorted(tasks, key=lambda task: task.task_id)
+    return sorted((load_task(path) for path in Path(directory).rglob("*.json")), key=lambda task: task.task_id)
 
 
 def load_seed(out: Path, seed_id: str) -> Seed:
