@@ -286,6 +286,18 @@ def scrubber_for(config: AppConfig) -> "Scrubber":
     return _scrubber(config.scrub.model_dump_json(), config.read_secret())
 
 
+_REAL_PEOPLE: dict[tuple[str, ...], frozenset[str]] = {}
+"""Per process: a worker running several days reads the state database's people once."""
+
+
+def _real_people(config: AppConfig, scrubber: "Scrubber", state: "StateDatabase", pii_fields: dict[str, dict[str, str]]) -> frozenset[str]:
+    key = (config.state_location(), str(config.path(config.state.mapping)), config.scrub.model_dump_json(),
+           hashlib.sha256(config.read_secret()).hexdigest())
+    if key not in _REAL_PEOPLE:
+        _REAL_PEOPLE[key] = scrubber.real_people(state.people_rows(), pii_fields)
+    return _REAL_PEOPLE[key]
+
+
 def scrub_day(
     store: Store, config: AppConfig, state: "StateDatabase", day: str, *, scope: str, run_id: str
 ) -> ScrubDayResult:
@@ -296,8 +308,7 @@ def scrub_day(
     sessions = _raw_sessions(store, day, sample.selected)
     items = [(s, state.snapshot(s.entity_ids, s.incident_at)) for s in sessions]
     scrubber, pii_fields = scrubber_for(config), state.pii_fields()
-    real_people = scrubber.real_people(state.people_rows(), pii_fields)
-    scrubbed = scrubber.scrub_sessions(items, pii_fields, real_people)
+    scrubbed = scrubber.scrub_sessions(items, pii_fields, _real_people(config, scrubber, state, pii_fields))
     entities: Counter = Counter()
     rows, failures = [], []
     for item in scrubbed:
