@@ -32,6 +32,7 @@ from scrubbers.recognizers import (
     ValidPhoneRecognizer,
 )
 from scrubbers.recognizers.card import MastercardTwoSeriesRecognizer
+from scrubbers.pseudonyms import PARTICLES
 from scrubbers.recognizers.person import NOT_NAMES
 from scrubbers.residual import ResidualScanner
 
@@ -183,12 +184,31 @@ def tidy_people(text: str, findings: Sequence[Finding]) -> list[Finding]:
             merged[-1] = Finding(previous.start, f.end, "PERSON", max(previous.score, f.score))
         else:
             merged.append(f)
-    return [_with_suffix(text, f) if f.entity_type == "PERSON" else f for f in merged]
+    return [_with_suffix(text, _with_particles(text, f)) if f.entity_type == "PERSON" else f for f in merged]
 
 
-_PARTICLES = "van|von|der|den|de|del|della|da|das|dos|di|du|le|la|ter|ten|bin|al"
+_PARTICLES = "|".join(sorted(PARTICLES))
 _NAME_GAP = re.compile(rf"[^\S\n]+(?:(?:{_PARTICLES})[^\S\n]+)*")
 """What may separate two pieces of one name: spaces, and particles ('Yara van den Velden')."""
+_WORD = r"[^\W\d_]+(?:[-'’][^\W\d_]+)*"
+_PARTICLES_THEN_WORD = re.compile(rf"(?:[^\S\n]+(?:{_PARTICLES}))+[^\S\n]+({_WORD})")
+_WORD_THEN_PARTICLES = re.compile(rf"({_WORD})(?:[^\S\n]+(?:{_PARTICLES}))+[^\S\n]+$")
+
+
+def _with_particles(text: str, finding: Finding) -> Finding:
+    """'María del Carmen' when only 'María' (or only 'Carmen') was found: a name runs on over
+    particles to the next capitalised word, and back over them to the previous one."""
+    start, end = finding.start, finding.end
+    while (match := _PARTICLES_THEN_WORD.match(text, end)) and match.group(1)[0].isupper():
+        end = match.end()
+    before = text[max(0, start - 80) : start]
+    if (match := _WORD_THEN_PARTICLES.search(before)) and match.group(1)[0].isupper() and (
+        match.start() == 0 or not before[match.start() - 1].isalnum()
+    ):
+        start -= len(match.group())
+    return Finding(start, end, finding.entity_type, finding.score) if (start, end) != (finding.start, finding.end) else finding
+
+
 _SUFFIX = re.compile(r"(?:,?[^\S\n]+(?:II|III|IV|Jr\.?|Sr\.?))(?!\w)")
 
 

@@ -20,6 +20,8 @@ RESERVED_EMAIL_DOMAINS = ("example.com", "example.net", "example.org")
 DOC_IPV4_NETWORKS = tuple(ipaddress.ip_network(n) for n in ("192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24"))
 DOC_IPV6_NETWORK = ipaddress.ip_network("2001:db8::/32")
 TITLES = frozenset({"mr", "mrs", "ms", "miss", "mx", "dr", "prof", "sir"})
+PARTICLES = frozenset("van von der den de del della da das dos di du le la ter ten bin al".split())
+"""Lower-case words inside a name ('Yara van den Velden', 'María del Carmen'): kept as they are."""
 DIGIT_TYPES = frozenset({"PHONE_NUMBER", "CREDIT_CARD", "US_SSN"})
 DATE_FORMATS = (
     "%Y-%m-%d", "%m/%d/%Y", "%d/%m/%Y", "%d.%m.%Y", "%m-%d-%Y", "%d-%m-%Y", "%m/%d/%y",
@@ -116,7 +118,8 @@ def _make_person(fake: Faker, rng: random.Random, value: str) -> str:
     if len(tokens) <= 1:
         names = [fake.last_name() if title else fake.first_name()]
     else:
-        names = [fake.first_name(), *(fake.first_name() for _ in tokens[1:-1]), fake.last_name()]
+        middle = [t if t in PARTICLES else fake.first_name() for t in tokens[1:-1]]
+        names = [fake.first_name(), *middle, fake.last_name()]
     return " ".join(title + [same_case(t, n) for t, n in zip(tokens or [value], names)])
 
 

@@ -16,7 +16,7 @@ from scrubbers.consistency import ConsistencyMap
 from scrubbers.engine import Finding, get_detector, tidy_people
 from scrubbers.leakgate import check_leaks
 from scrubbers.nonpersonal import NonPersonalValues, mentions
-from scrubbers.pseudonyms import DIGIT_TYPES, TITLES, Pseudonymizer
+from scrubbers.pseudonyms import DIGIT_TYPES, PARTICLES, TITLES, Pseudonymizer
 from scrubbers.shapes import digits_only
 from scrubbers.structured import Policy, iter_fields, rule_policy, transform
 
@@ -145,7 +145,8 @@ def _non_personal_values(item: _Item) -> NonPersonalValues:
 
 
 def _name_parts(name: str) -> list[str]:
-    return [t for t in name.split() if len(t) >= 2 and t.rstrip(".").lower() not in TITLES]
+    """The words of a name worth finding alone: not titles, not particles ('del', 'van')."""
+    return [t for t in name.split() if len(t) >= 2 and t.rstrip(".").lower() not in TITLES and t not in PARTICLES]
 
 
 def _name_handles(parts: list[str]) -> list[str]:

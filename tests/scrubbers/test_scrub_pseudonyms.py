@@ -189,3 +189,8 @@ def test_a_name_in_two_spellings_gets_stand_ins_in_its_own_case_whatever_the_ord
     assert len(results) == 1
     title, lower = results.pop()
     assert title.istitle() and lower.islower() and title.lower() == lower
+
+
+def test_particles_inside_a_name_stay_and_the_name_around_them_changes(pseudo: Pseudonymizer) -> None:
+    stand_in = pseudo.stand_in("PERSON", "Yara van den Velden").split()
+    assert stand_in[1:3] == ["van", "den"] and "Yara" not in stand_in and "Velden" not in stand_in

@@ -17,6 +17,11 @@ CASES = [
     ("the boots I ordered for Adelmo arrived damaged", [("Adelmo", "PERSON")]),
     ("can you send a new one? thx, adelmo", [("adelmo", "PERSON")]),
     ("where is my parcel?\n- Ilaria Chinnici", [("Ilaria Chinnici", "PERSON")]),
+    # a name runs on over particles, forwards and backwards
+    ("Dear María del Carmen, your order shipped.", [("María del Carmen", "PERSON")]),
+    ("Dear Ana de la Cruz,\nyour refund is on its way.", [("Ana de la Cruz", "PERSON")]),
+    ("Thanks,\nMaría del Carmen Ruiz", [("María del Carmen Ruiz", "PERSON")]),
+    ("I ordered the Casa de la Luz lamp", []),
     ("escalated by agent: Jaruthip Akçay says the charge hit twice", [("Jaruthip Akçay", "PERSON")]),
     ("Customer Yara van den Velden (vip) wrote again", [("Yara van den Velden", "PERSON")]),
     ("Hi, my name is Nikolaj Koch II and my order is late", [("Nikolaj Koch II", "PERSON")]),
