@@ -134,14 +134,15 @@ _TRIGGERS: dict[str, Callable[[str, int], bool]] = {
     "USERNAME": lambda text, digits: _USERNAME_CUES.search(text) is not None,
 }
 """Cheap necessary conditions, given a text and its count of digits: a recognizer whose trigger
-fails on a text cannot match in it. A recognizer's own `might_match(text)` takes precedence."""
+fails on a text cannot match in it. A recognizer's own `CUES` (a pattern every match needs
+somewhere in the text) takes precedence."""
 _DIGIT = re.compile(r"\d")
 
 
 def _trigger(recognizer: EntityRecognizer) -> Callable[[str, int], bool]:
-    might_match = getattr(recognizer, "might_match", None)
-    if might_match is not None:
-        return lambda text, digits: might_match(text)
+    cues = getattr(recognizer, "CUES", None)
+    if cues is not None:
+        return lambda text, digits: cues.search(text) is not None
     return _TRIGGERS.get(recognizer.supported_entities[0], _always)
 
 

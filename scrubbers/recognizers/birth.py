@@ -27,9 +27,6 @@ class DateOfBirthRecognizer(PatternRecognizer):
     CUES = regex.compile(_CUE, regex.IGNORECASE)
     """Every pattern needs a birth cue before the date: a text without one cannot match."""
 
-    def might_match(self, text: str) -> bool:
-        return self.CUES.search(text) is not None
-
     def __init__(self, supported_language: str = "en") -> None:
         super().__init__(
             supported_entity="DATE_OF_BIRTH",

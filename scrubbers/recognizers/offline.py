@@ -27,15 +27,14 @@ class OfflineEmailRecognizer(EmailRecognizer):
         super().__init__(supported_language=supported_language, name="OfflineEmailRecognizer")
         self._has_domain = functools.lru_cache(maxsize=1 << 16)(lambda domain: OFFLINE_TLD_EXTRACT(domain).fqdn != "")
 
+    CUES = re.compile("@")
+    """A text without an '@' holds no e-mail address: the recognizer is not run on it."""
     LOCAL_CHAR = re.compile(r"[!#$%&'*+\-/=?^_`{|}~.\w]")
     DOMAIN = re.compile(r"[\w.\-]*")
     """What may surround an '@' in a match of Presidio's pattern: the left and right extent of a candidate."""
 
     def validate_result(self, pattern_text: str) -> bool:
         return self._has_domain(pattern_text.rpartition("@")[2])  # domains recur: one lookup each
-
-    def might_match(self, text: str) -> bool:
-        return "@" in text
 
     def analyze(self, text: str, entities: list[str], nlp_artifacts=None, regex_flags: int | None = None) -> list[RecognizerResult]:
         """Presidio's pattern run only around each '@' (it backtracks over the whole text otherwise)."""

@@ -73,9 +73,6 @@ class PersonContextRecognizer(PatternRecognizer):
             global_regex_flags=regex.MULTILINE,
         )
 
-    def might_match(self, text: str) -> bool:
-        return self.CUES.search(text) is not None
-
     def validate_result(self, pattern_text: str) -> bool | None:
         first = pattern_text.split()[0]
         if first.lower() in NOT_NAMES:
@@ -100,9 +97,6 @@ class PersonClosingRecognizer(PatternRecognizer):
             context=self.CONTEXT,
             supported_language=supported_language,
         )
-
-    def might_match(self, text: str) -> bool:
-        return self.CUES.search(text) is not None
 
     def validate_result(self, pattern_text: str) -> bool | None:
         first = pattern_text.split()[0].lower()
