@@ -52,8 +52,9 @@ def list_tasks(out: OutOption = DEFAULT_OUT, status: Annotated[str | None, typer
 
 def _task_panel(task: DraftTask, out: Path) -> Panel:
     seed = load_seed(out, task.seed_id)
-    issues = validate_task(task, seed)
-    health = health_check(task, seed, get_domain(task.domain))
+    domain = get_domain(task.domain)
+    issues = validate_task(task, seed, domain)
+    health = health_check(task, seed, domain)
     lines = [
         f"[bold]{task.polarity}[/bold] {task.task_id} ({task.status}, {task.set}/{task.split})",
         f"[bold]Prompt:[/bold] {task.prompt}",

@@ -470,7 +470,7 @@ def validate_day(store: Store, config: AppConfig, day: str, *, scope: str, run_i
     set_issues = validate_set(tasks)
     for task in tasks:
         seed = seeds[task.seed_id]
-        issues = validate_task(task, seed) + [i for i in set_issues if i.subject in (task.task_id, task.pair_id)]
+        issues = validate_task(task, seed, domain) + [i for i in set_issues if i.subject in (task.task_id, task.pair_id)]
         health = health_check(task, seed, domain)
         results.append(health)
         report.with_issues += bool(issues)

@@ -57,8 +57,10 @@ def check_folder(folder: Path) -> FolderReport:
         if not seed_file.is_file():
             raise FolderError(f"task {task.task_id}: its seed {task.seed_id} is missing from {root / 'seeds'}")
         seed = load_seed(root, task.seed_id)
-        domain = domains.setdefault(task.domain, get_domain(task.domain))
-        issues = validate_task(task, seed) + [i for i in set_issues if i.subject in (task.task_id, task.pair_id)]
+        if task.domain not in domains:
+            domains[task.domain] = get_domain(task.domain)
+        domain = domains[task.domain]
+        issues = validate_task(task, seed, domain) + [i for i in set_issues if i.subject in (task.task_id, task.pair_id)]
         report.checks.append(TaskCheck(task=task, issues=issues, health=health_check(task, seed, domain)))
     report.summary = summarize([c.health for c in report.checks], tasks, report.version)
     return report

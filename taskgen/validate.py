@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from taskgen.domains import get_domain
+from taskgen.domains import Domain
 from taskgen.seeds import Seed, find_relative_phrases, parse_timestamp, resolve_relative_dates
 from taskgen.task import DraftTask, ValidationIssue
 
@@ -22,7 +22,8 @@ def _clock_issues(task: DraftTask, seed: Seed) -> list[ValidationIssue]:
     return []
 
 
-def validate_task(task: DraftTask, seed: Seed) -> list[ValidationIssue]:
+def validate_task(task: DraftTask, seed: Seed, domain: Domain) -> list[ValidationIssue]:
+    """`domain` is the task's domain, loaded once by the caller (its policy is a file read)."""
     issues: list[ValidationIssue] = []
     if task.seed_id != seed.seed_id:
         issues.append(ValidationIssue(code="seed_mismatch", message=f"task names seed {task.seed_id}, got {seed.seed_id}"))
@@ -35,7 +36,7 @@ def validate_task(task: DraftTask, seed: Seed) -> list[ValidationIssue]:
     if task.polarity == "negative" and not (task.synthetic and task.boundary_question):
         issues.append(ValidationIssue(code="negative_unmarked", message="a negative must be synthetic and carry a boundary question"))
     issues += _clock_issues(task, seed)
-    issues += get_domain(task.domain).check_task(task, seed)
+    issues += domain.check_task(task, seed)
     return sorted(issues, key=lambda issue: (issue.code, issue.message))
 
 

@@ -15,9 +15,9 @@ def _refund_task(drafted):
     return next((row[3].positive, row[2]) for row in drafted if row[0].session_id == "s-refund")
 
 
-def test_drafted_tasks_validate_cleanly(drafted):
+def test_drafted_tasks_validate_cleanly(drafted, domain):
     for task, seed in _tasks_with_seeds(drafted):
-        codes = [issue.code for issue in validate_task(task, seed)]
+        codes = [issue.code for issue in validate_task(task, seed, domain)]
         assert codes == [], (task.task_id, codes)
     assert validate_set([task for task, _ in _tasks_with_seeds(drafted)]) == []
 
@@ -34,9 +34,9 @@ def test_drafted_tasks_validate_cleanly(drafted):
         ({"forbidden_tools": ["refund_order"]}, "tool_conflict"),
     ],
 )
-def test_validator_catches_each_issue(drafted, change, code):
+def test_validator_catches_each_issue(drafted, domain, change, code):
     task, seed = _refund_task(drafted)
-    issues = validate_task(task.model_copy(update=change), seed)
+    issues = validate_task(task.model_copy(update=change), seed, domain)
     assert code in [issue.code for issue in issues]
     assert all("kettle" not in issue.message and "Hi," not in issue.message for issue in issues)
 
