@@ -122,7 +122,8 @@ def measure(root: Path, *, sessions: int, days: int, seed: int, scale: int) -> d
         "params": {"sessions": sessions, "days": days, "seed": seed, "scale": scale, "cpus": os.cpu_count()},
         "workload": {
             "records": records, "appended_records": appended_records, "scaled_records": scaled_records,
-            "scrubbed_sessions": timings.sessions, "texts": timings.texts, "characters": timings.characters,
+            "scrubbed_sessions": timings.sessions, "texts": timings.texts, "ner_texts": timings.ner_texts,
+            "characters": timings.characters,
         },
         "seconds": {
             "floor": round(timings.floor_seconds, 3), "scrub": round(timings.scrub_seconds, 3),

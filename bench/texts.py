@@ -44,6 +44,8 @@ class TextWorkload:
 class TextTimings:
     sessions: int
     texts: int
+    ner_texts: int
+    """Of `texts`, those the scrub stage runs NER on (`Detector.needs_ner`); the floor runs it on all."""
     characters: int
     floor_seconds: float
     scrub_seconds: float
@@ -133,6 +135,7 @@ def time_floor_and_scrub(config: AppConfig, workload: TextWorkload, processes: i
     parallel = time_parallel_floor(name, config.scrub.batch_size, list(texts.values()), processes)
     every = [t for day_texts in texts.values() for t in day_texts]
     return TextTimings(
-        sessions=workload.sessions, texts=len(every), characters=sum(map(len, every)),
+        sessions=workload.sessions, texts=len(every), ner_texts=sum(map(scrubber.detector.needs_ner, every)),
+        characters=sum(map(len, every)),
         floor_seconds=floor_seconds, scrub_seconds=scrub_seconds, parallel_floor_seconds=parallel,
     )

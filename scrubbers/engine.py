@@ -65,6 +65,10 @@ class NerOnlySpacyNlpEngine(SpacyNlpEngine):
                 name, exclude=[c for c in pipeline.component_names if c not in NER_COMPONENTS]
             )
 
+    def without_ner(self, text: str, language: str) -> NlpArtifacts:
+        """Artifacts of a text no name can be in: its tokens (for context words), no entities."""
+        return LazyNlpArtifacts([], self.nlp[language].make_doc(text), self, language, [])
+
     def _doc_to_nlp_artifact(self, doc: Doc, language: str) -> NlpArtifacts:
         entities, scores = self._get_updated_entities(self._get_entities(doc), self._get_scores_for_entities(doc))
         return LazyNlpArtifacts(entities, doc, self, language, scores)
@@ -133,10 +137,28 @@ _TRIGGERS: dict[str, Callable[[str, int], bool]] = {
     "URL": lambda text, digits: "/" in text or "www." in text.lower(),
     "USERNAME": lambda text, digits: _USERNAME_CUES.search(text) is not None,
 }
-"""Cheap necessary conditions, given a text and its count of digits: a recognizer whose trigger
-fails on a text cannot match in it. A recognizer's own `CUES` (a pattern every match needs
-somewhere in the text) takes precedence."""
+"""Cheap necessary conditions, given a text and its count of digits outside protected identifiers:
+a recognizer whose trigger fails on a text cannot make a finding that is kept. A recognizer's own
+`CUES` (a pattern every match needs somewhere in the text) takes precedence."""
 _DIGIT = re.compile(r"\d")
+
+
+def _outside(text: str, spans: Sequence[tuple[int, int]]) -> list[str]:
+    """The pieces of `text` outside the protected `spans` (sorted, possibly overlapping).
+
+    A finding overlapping a protected identifier is dropped, so a finding that is kept lies
+    wholly in these pieces: the triggers need look only there (an ISO timestamp or an order id
+    alone starts no phone, card or IBAN recognizer, and no NER).
+    """
+    pieces, position = [], 0
+    for start, end in spans:
+        pieces.append(text[position:start])
+        position = max(position, end)
+    pieces.append(text[position:])
+    return pieces
+
+
+_TWO_LETTERS = re.compile(r"[^\W\d_]{2}")
 
 
 def _trigger(recognizer: EntityRecognizer) -> Callable[[str, int], bool]:
@@ -261,19 +283,30 @@ class Detector:
         spans = self.protected_spans(text)
         return [f for f in findings if all(f.end <= start or f.start >= end for start, end in spans)]
 
+    def needs_ner(self, text: str) -> bool:
+        """Whether a name could be found in `text`: two letters in a row outside protected identifiers."""
+        return any(_TWO_LETTERS.search(piece) for piece in _outside(text, self.protected_spans(text)))
+
     def analyze_batch(self, texts: Sequence[str]) -> list[list[Finding]]:
         """Findings per text (protected spans removed, overlaps resolved); one `nlp.pipe` pass.
 
         Recognizers are called directly on the shared artifacts (Presidio's per-call `analyze`
-        setup is skipped), each only on texts that pass its cheap trigger; texts with no letter
-        or digit are not analyzed at all.
+        setup is skipped), each only on texts that pass its cheap trigger. Only what lies outside
+        protected identifiers counts: a text with no letter or digit there is not analyzed at
+        all, and one without two letters in a row there (a timestamp, an order id) skips NER.
         """
         lang = self.config.language
-        wanted = [i for i, text in enumerate(texts) if any(c.isalnum() for c in text)]
+        outside = {i: _outside(text, self.protected_spans(text)) for i, text in enumerate(texts)}
+        wanted = [i for i, pieces in outside.items() if any(c.isalnum() for piece in pieces for c in piece)]
+        named = {i for i in wanted if self.needs_ner(texts[i])}
         results: list[list[Finding]] = [[] for _ in texts]
-        batch = self.nlp_engine.process_batch([texts[i] for i in wanted], lang, batch_size=self.config.batch_size)
-        for index, (text, artifacts) in zip(wanted, batch):
-            digits = len(_DIGIT.findall(text))
+        batch = self.nlp_engine.process_batch(
+            [texts[i] for i in wanted if i in named], lang, batch_size=self.config.batch_size
+        )
+        for index in wanted:
+            text = texts[index]
+            artifacts = next(batch)[1] if index in named else self.nlp_engine.without_ner(text, lang)
+            digits = sum(len(_DIGIT.findall(piece)) for piece in outside[index])
             active = [r for trigger, r in self._triggers if trigger(text, digits)]
             raw = [result for r in active for result in r.analyze(text, self._entities, artifacts) or []]
             threshold = self.config.score_threshold

@@ -89,6 +89,29 @@ def test_only_ner_runs(detector: Detector) -> None:
     assert detector.nlp.pipe_names == ["ner"]
 
 
+def test_only_what_lies_outside_protected_ids_starts_ner_and_digit_recognizers(
+    detector: Detector, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A timestamp or an order id alone cannot hold a kept finding: no NER, no phone recognizer."""
+    to_ner: list[str] = []
+    process_batch = detector.nlp_engine.process_batch
+    monkeypatch.setattr(
+        detector.nlp_engine, "process_batch", lambda texts, *a, **k: (to_ner.extend(texts), process_batch(texts, *a, **k))[1]
+    )
+    phone = next(r for r in detector._recognizers if "PHONE_NUMBER" in r.supported_entities)
+    phone_texts: list[str] = []
+    analyze = phone.analyze
+    monkeypatch.setattr(phone, "analyze", lambda text, *a, **k: (phone_texts.append(text), analyze(text, *a, **k))[1])
+    texts = ["2026-09-27T10:20:12Z", "#W1234567", "SKU-10482 #W1234567", "Call Jane Smith on 415 555 0132", "ok #W1234567"]
+
+    findings = detector.analyze_batch(texts)
+
+    assert to_ner == ["Call Jane Smith on 415 555 0132", "ok #W1234567"]
+    assert phone_texts == ["Call Jane Smith on 415 555 0132"]
+    assert findings[:3] == [[], [], []]
+    assert {f.entity_type for f in findings[3]} == {"PERSON", "PHONE_NUMBER"}
+
+
 def test_protected_pattern_beats_any_recognizer(config) -> None:
     from scrubbers.config import ScrubConfig
     from scrubbers.engine import get_detector
