@@ -2,20 +2,30 @@
 
 Records live in the store and the raw zone, never in Dagster's IO managers: every asset
 returns a `MaterializeResult` with small metadata (counts and Markdown tables, no values).
+
+The asset checks (`checks.py`) run inside the step of the asset they check, declared as its
+`check_specs`: one step per asset, not one more per check, since each Dagster step costs more
+than most of our stages. The five raw assets are one step for the same reason; each is still
+its own asset in the lineage, and a run may select any of them.
 """
 
+from collections.abc import Iterator
 
 from dagster import (
+    AssetCheckSpec,
     AssetExecutionContext,
+    AssetKey,
+    AssetSpec,
     DailyPartitionsDefinition,
     MaterializeResult,
     MetadataValue,
     asset,
+    multi_asset,
 )
 
 from ingest.models import SOURCES
 
-from . import stages
+from . import checks, stages
 from .resources import IncidentSource, RunScope, SettingsResource, StateDatabase, StoreResource
 from .store import QuarantineRow, RawRecordRow
 from .telemetry import configure, count, stage_span
@@ -36,23 +46,41 @@ def _start(context: AssetExecutionContext, settings: SettingsResource):
     return config
 
 
-def _raw_asset(source: str):
-    @asset(
-        name=f"raw_{source}",
-        partitions_def=DAILY,
-        group_name="ingest",
-        kinds={"json"},
-        description=f"New {source.replace('_', ' ')} records landed in the raw zone (hash ledger, cursor, quarantine).",
-    )
-    def _land(
-        context: AssetExecutionContext,
-        settings: SettingsResource,
-        store: StoreResource,
-        incidents: IncidentSource,
-    ) -> MaterializeResult:
-        _start(context, settings)
-        day = context.partition_key
-        db = store.get()
+def _raw_key(source: str) -> AssetKey:
+    return AssetKey(f"raw_{source}")
+
+
+@multi_asset(
+    name="raw_records",
+    partitions_def=DAILY,
+    can_subset=True,
+    specs=[
+        AssetSpec(
+            _raw_key(source),
+            group_name="ingest",
+            kinds={"json"},
+            description=f"New {source.replace('_', ' ')} records landed in the raw zone (hash ledger, cursor, quarantine).",
+        )
+        for source in SOURCES
+    ],
+    check_specs=[
+        AssetCheckSpec(checks.QUARANTINE_BELOW_LIMIT, asset=_raw_key(source), description=checks.QUARANTINE_DESCRIPTION)
+        for source in SOURCES
+    ],
+)
+def raw_records(
+    context: AssetExecutionContext,
+    settings: SettingsResource,
+    store: StoreResource,
+    incidents: IncidentSource,
+) -> Iterator[MaterializeResult]:
+    config = _start(context, settings)
+    day = context.partition_key
+    db = store.get()
+    for source in SOURCES:
+        key = _raw_key(source)
+        if key not in context.selected_asset_keys:
+            continue
         with stage_span("ingest", source=source, partition=day) as span:
             landed = incidents.land(db, source, run_id=context.run.run_id, day=day)
             in_day = db.count(RawRecordRow, RawRecordRow.source == source, RawRecordRow.day == day, raw=True)
@@ -62,7 +90,8 @@ def _raw_asset(source: str):
             span.set_attribute("trace2task.records_quarantined", landed.quarantined)
         count("records_read", landed.read, {"source": source})
         count("records_quarantined", landed.quarantined, {"source": source})
-        return MaterializeResult(
+        yield MaterializeResult(
+            asset_key=key,
             metadata={
                 "records_in_partition": in_day,
                 "quarantined_in_partition": quarantined,
@@ -72,16 +101,14 @@ def _raw_asset(source: str):
                 "files_read": landed.files_read,
                 "files_unchanged": landed.files_skipped,
                 "quarantine_reasons": _markdown_counts(landed.quarantine_reasons, "reason"),
-            }
+            },
+            check_results=checks.selected(
+                context, [checks.quarantine_below_limit(key, in_day, quarantined, config.quarantine_max_share)]
+            ),
         )
 
-    return _land
 
-
-RAW_ASSETS = [_raw_asset(source) for source in SOURCES]
-
-
-@asset(partitions_def=DAILY, group_name="sessions", deps=RAW_ASSETS, kinds={"sqlite"})
+@asset(partitions_def=DAILY, group_name="sessions", deps=[raw_records], kinds={"sqlite"})
 def sessions(
     context: AssetExecutionContext, settings: SettingsResource, store: StoreResource, scope: RunScope
 ) -> MaterializeResult:
@@ -117,7 +144,10 @@ def classified_sessions(
     )
 
 
-@asset(partitions_def=DAILY, group_name="sessions", deps=[classified_sessions])
+@asset(
+    partitions_def=DAILY, group_name="sessions", deps=[classified_sessions],
+    check_specs=[AssetCheckSpec(checks.EVERY_INTENT_COVERED, asset="stratified_sample")],
+)
 def stratified_sample(
     context: AssetExecutionContext, settings: SettingsResource, store: StoreResource, scope: RunScope
 ) -> MaterializeResult:
@@ -134,11 +164,18 @@ def stratified_sample(
             "selected": len(sample.selected),
             "missing_intents": ", ".join(sample.missing_intents) or "none",
             "coverage": MetadataValue.md(stages.coverage_markdown(sample)),
-        }
+        },
+        check_results=checks.selected(context, [checks.every_intent_covered(sample)]),
     )
 
 
-@asset(partitions_def=DAILY, group_name="scrub", deps=[stratified_sample])
+@asset(
+    partitions_def=DAILY, group_name="scrub", deps=[stratified_sample],
+    check_specs=[
+        AssetCheckSpec(checks.NO_PERSONAL_DATA_RESIDUE, asset="scrubbed_sessions", blocking=True,
+                       description=checks.RESIDUE_DESCRIPTION)
+    ],
+)
 def scrubbed_sessions(
     context: AssetExecutionContext,
     settings: SettingsResource,
@@ -149,19 +186,23 @@ def scrubbed_sessions(
     """The sampled sessions and their state rows with every person replaced; leak gate applied."""
     config = _start(context, settings)
     day = context.partition_key
+    db = store.get()
     with stage_span("scrub", partition=day) as span:
-        result = stages.scrub_day(store.get(), config, state, day, scope=scope.name, run_id=context.run.run_id)
+        result = stages.scrub_day(db, config, state, day, scope=scope.name, run_id=context.run.run_id)
         span.set_attribute("trace2task.scrubbed", result.scrubbed)
         span.set_attribute("trace2task.leak_gate_failures", result.failed)
         for entity, n in sorted(result.entities.items()):
             span.set_attribute(f"trace2task.entities.{entity}", n)
     count("entities_replaced", sum(result.entities.values()))
+    with stage_span("residue_check", partition=day):
+        residue = stages.residue_day(db, config, state, day, scope=scope.name)
     return MaterializeResult(
         metadata={
             "scrubbed": result.scrubbed,
             "leak_gate_failures": result.failed,
             "entities_replaced": _markdown_counts(result.entities, "entity type"),
-        }
+        },
+        check_results=checks.selected(context, [checks.no_personal_data_residue(residue)]),
     )
 
 
@@ -178,15 +219,19 @@ def seeds(
     return MaterializeResult(metadata={"seeds": result.seeds, "sessions": result.sessions})
 
 
-@asset(partitions_def=DAILY, group_name="tasks", deps=[seeds])
+@asset(
+    partitions_def=DAILY, group_name="tasks", deps=[seeds],
+    check_specs=[AssetCheckSpec(checks.EVERY_POSITIVE_HAS_A_NEGATIVE, asset="draft_tasks")],
+)
 def draft_tasks(
     context: AssetExecutionContext, settings: SettingsResource, store: StoreResource, scope: RunScope
 ) -> MaterializeResult:
     """Draft tasks, each with its paired negative stub, written as JSON files for review."""
     config = _start(context, settings)
     day = context.partition_key
+    db = store.get()
     with stage_span("draft", partition=day) as span:
-        result = stages.draft_day(store.get(), config, day, scope=scope.name)
+        result = stages.draft_day(db, config, day, scope=scope.name)
         span.set_attribute("trace2task.tasks_written", result.written)
     count("tasks_written", result.written)
     return MaterializeResult(
@@ -197,31 +242,45 @@ def draft_tasks(
             "withdrawn_stale_drafts": result.withdrawn,
             "by_set": _markdown_counts(result.by_set, "set"),
             "output": MetadataValue.path(str(config.path(config.output))),
-        }
+        },
+        check_results=checks.selected(
+            context, [checks.every_positive_has_a_negative(checks.day_task_rows(db, day))]
+        ),
     )
 
 
-@asset(partitions_def=DAILY, group_name="tasks", deps=[draft_tasks])
+@asset(
+    partitions_def=DAILY, group_name="tasks", deps=[draft_tasks],
+    check_specs=[
+        AssetCheckSpec(checks.TASKS_PASS_SET_VALIDATION, asset="task_validation"),
+        AssetCheckSpec(checks.REFERENCE_PASSES_EVERY_TASK, asset="task_validation"),
+    ],
+)
 def task_validation(
     context: AssetExecutionContext, settings: SettingsResource, store: StoreResource, scope: RunScope
 ) -> MaterializeResult:
     """Set validation and the reference / refund-everything / do-nothing health check."""
     config = _start(context, settings)
     day = context.partition_key
+    db = store.get()
     with stage_span("validate", partition=day):
-        report = stages.validate_day(store.get(), config, day, scope=scope.name, run_id=context.run.run_id)
+        report = stages.validate_day(db, config, day, scope=scope.name, run_id=context.run.run_id)
+    rows = checks.day_task_rows(db, day)
     return MaterializeResult(
         metadata={
             "tasks": report.tasks,
             "with_issues": report.with_issues,
             "reference_failures": report.reference_failures,
             "report": MetadataValue.md(report.markdown),
-        }
+        },
+        check_results=checks.selected(
+            context, [checks.tasks_pass_set_validation(rows), checks.reference_passes_every_task(rows)]
+        ),
     )
 
 
 PIPELINE_ASSETS = [
-    *RAW_ASSETS,
+    raw_records,
     sessions,
     classified_sessions,
     stratified_sample,

@@ -1,60 +1,63 @@
-"""Asset checks, beside the assets they check. Metadata carries counts and types, never values."""
+"""The asset checks' verdicts. Metadata carries counts and types, never values.
 
+Each check is declared in its asset's `check_specs` (assets.py) and judged here from what the
+asset just wrote, inside the asset's own step.
+"""
 
 import json
+from collections.abc import Sequence
 
-from dagster import AssetCheckExecutionContext, AssetCheckResult, AssetCheckSeverity, asset_check
+from dagster import AssetCheckKey, AssetCheckResult, AssetCheckSeverity, AssetExecutionContext, AssetKey
 
-from ingest.models import SOURCES
+from taskgen.sample import StratifiedSample
 
-from . import stages
-from .assets import RAW_ASSETS, draft_tasks, scrubbed_sessions, stratified_sample, task_validation
-from .resources import RunScope, SettingsResource, StateDatabase, StoreResource
-from .store import TaskRow
-from .telemetry import stage_span
+from .stages import ResidueResult
+from .store import Store, TaskRow
 
-
-def _quarantine_check(source: str, raw_asset):
-    @asset_check(asset=raw_asset, name="quarantine_below_limit", blocking=False)
-    def _check(
-        context: AssetCheckExecutionContext, settings: SettingsResource, store: StoreResource
-    ) -> AssetCheckResult:
-        limit = settings.load().quarantine_max_share
-        accepted, quarantined = stages.quarantine_share(store.get(), source, context.partition_key)
-        total = accepted + quarantined
-        share = quarantined / total if total else 0.0
-        return AssetCheckResult(
-            passed=share <= limit,
-            metadata={"accepted": accepted, "quarantined": quarantined, "share": round(share, 4), "limit": limit},
-        )
-
-    return _check
+QUARANTINE_BELOW_LIMIT = "quarantine_below_limit"
+QUARANTINE_DESCRIPTION = "The day's quarantined share of this source is at most `quarantine_max_share`."
+EVERY_INTENT_COVERED = "every_intent_covered"
+NO_PERSONAL_DATA_RESIDUE = "no_personal_data_residue"
+RESIDUE_DESCRIPTION = (
+    "Searches the scrubbed sessions for every value the raw side knows from structured fields; "
+    "blocking: a leak stops the run before any seed or task is written."
+)
+EVERY_POSITIVE_HAS_A_NEGATIVE = "every_positive_has_a_negative"
+TASKS_PASS_SET_VALIDATION = "tasks_pass_set_validation"
+REFERENCE_PASSES_EVERY_TASK = "reference_passes_every_task"
 
 
-QUARANTINE_CHECKS = [_quarantine_check(source, raw) for source, raw in zip(SOURCES, RAW_ASSETS)]
+def selected(context: AssetExecutionContext, results: Sequence[AssetCheckResult]) -> list[AssetCheckResult]:
+    """The results of the checks this run selected (a run may materialize an asset without them)."""
+    keys = context.selected_asset_check_keys
+    return [r for r in results if AssetCheckKey(r.asset_key, r.check_name) in keys]
 
 
-@asset_check(asset=stratified_sample, name="every_intent_covered", blocking=False)
-def every_intent_covered(
-    context: AssetCheckExecutionContext, store: StoreResource, scope: RunScope
-) -> AssetCheckResult:
-    sample = stages._sample(store.get(), context.partition_key, scope.name)
-    missing = sample.missing_intents if sample else []
-    return AssetCheckResult(passed=not missing, metadata={"missing_intents": ", ".join(missing) or "none"})
-
-
-@asset_check(asset=scrubbed_sessions, name="no_personal_data_residue", blocking=True)
-def no_personal_data_residue(
-    context: AssetCheckExecutionContext,
-    settings: SettingsResource,
-    store: StoreResource,
-    state: StateDatabase,
-    scope: RunScope,
-) -> AssetCheckResult:
-    """Searches the scrubbed sessions for every value the raw side knows from structured fields."""
-    with stage_span("residue_check", partition=context.partition_key):
-        residue = stages.residue_day(store.get(), settings.load(), state, context.partition_key, scope=scope.name)
+def quarantine_below_limit(asset_key: AssetKey, accepted: int, quarantined: int, limit: float) -> AssetCheckResult:
+    total = accepted + quarantined
+    share = quarantined / total if total else 0.0
     return AssetCheckResult(
+        asset_key=asset_key,
+        check_name=QUARANTINE_BELOW_LIMIT,
+        passed=share <= limit,
+        metadata={"accepted": accepted, "quarantined": quarantined, "share": round(share, 4), "limit": limit},
+    )
+
+
+def every_intent_covered(sample: StratifiedSample) -> AssetCheckResult:
+    missing = sample.missing_intents
+    return AssetCheckResult(
+        asset_key=AssetKey("stratified_sample"),
+        check_name=EVERY_INTENT_COVERED,
+        passed=not missing,
+        metadata={"missing_intents": ", ".join(missing) or "none"},
+    )
+
+
+def no_personal_data_residue(residue: ResidueResult) -> AssetCheckResult:
+    return AssetCheckResult(
+        asset_key=AssetKey("scrubbed_sessions"),
+        check_name=NO_PERSONAL_DATA_RESIDUE,
         passed=not residue.leaks,
         severity=AssetCheckSeverity.ERROR,
         metadata={"sessions_checked": residue.checked, "values_checked": residue.values,
@@ -62,40 +65,38 @@ def no_personal_data_residue(
     )
 
 
-@asset_check(asset=task_validation, name="tasks_pass_set_validation", blocking=False)
-def tasks_pass_set_validation(context: AssetCheckExecutionContext, store: StoreResource) -> AssetCheckResult:
-    rows = store.get().rows(TaskRow, TaskRow.day == context.partition_key)
-    flagged = sorted(r.task_id for r in rows if json.loads(r.issues))
-    return AssetCheckResult(
-        passed=not flagged, metadata={"tasks": len(rows), "flagged": len(flagged), "first_flagged": ", ".join(flagged[:10])}
-    )
+def day_task_rows(store: Store, day: str) -> list[TaskRow]:
+    return store.rows(TaskRow, TaskRow.day == day)
 
 
-@asset_check(asset=task_validation, name="reference_passes_every_task", blocking=False)
-def reference_passes_every_task(context: AssetCheckExecutionContext, store: StoreResource) -> AssetCheckResult:
-    rows = store.get().rows(TaskRow, TaskRow.day == context.partition_key)
-    failed = sorted(r.task_id for r in rows if not json.loads(r.health or "{}").get("reference_passed", False))
-    return AssetCheckResult(
-        passed=not failed, metadata={"tasks": len(rows), "reference_failures": len(failed),
-                                     "first_failures": ", ".join(failed[:10])}
-    )
-
-
-@asset_check(asset=draft_tasks, name="every_positive_has_a_negative", blocking=False)
-def every_positive_has_a_negative(context: AssetCheckExecutionContext, store: StoreResource) -> AssetCheckResult:
-    rows = store.get().rows(TaskRow, TaskRow.day == context.partition_key)
+def every_positive_has_a_negative(rows: Sequence[TaskRow]) -> AssetCheckResult:
     pairs: dict[str, set[str]] = {}
     for row in rows:
         pairs.setdefault(row.pair_id, set()).add(row.polarity)
     unpaired = sorted(pid for pid, pols in pairs.items() if pols != {"positive", "negative"})
-    return AssetCheckResult(passed=not unpaired, metadata={"pairs": len(pairs), "unpaired": len(unpaired)})
+    return AssetCheckResult(
+        asset_key=AssetKey("draft_tasks"),
+        check_name=EVERY_POSITIVE_HAS_A_NEGATIVE,
+        passed=not unpaired,
+        metadata={"pairs": len(pairs), "unpaired": len(unpaired)},
+    )
 
 
-ASSET_CHECKS = [
-    *QUARANTINE_CHECKS,
-    every_intent_covered,
-    no_personal_data_residue,
-    every_positive_has_a_negative,
-    tasks_pass_set_validation,
-    reference_passes_every_task,
-]
+def tasks_pass_set_validation(rows: Sequence[TaskRow]) -> AssetCheckResult:
+    flagged = sorted(r.task_id for r in rows if json.loads(r.issues))
+    return AssetCheckResult(
+        asset_key=AssetKey("task_validation"),
+        check_name=TASKS_PASS_SET_VALIDATION,
+        passed=not flagged,
+        metadata={"tasks": len(rows), "flagged": len(flagged), "first_flagged": ", ".join(flagged[:10])},
+    )
+
+
+def reference_passes_every_task(rows: Sequence[TaskRow]) -> AssetCheckResult:
+    failed = sorted(r.task_id for r in rows if not json.loads(r.health or "{}").get("reference_passed", False))
+    return AssetCheckResult(
+        asset_key=AssetKey("task_validation"),
+        check_name=REFERENCE_PASSES_EVERY_TASK,
+        passed=not failed,
+        metadata={"tasks": len(rows), "reference_failures": len(failed), "first_failures": ", ".join(failed[:10])},
+    )

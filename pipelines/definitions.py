@@ -25,7 +25,6 @@ from dagster import (
 )
 
 from .assets import PIPELINE_ASSETS
-from .checks import ASSET_CHECKS
 from .config import DEFAULT_CONFIG_FILE, ConfigError, load_config
 from .deploy_watch import new_deploy_events
 from .resources import DropFolderSource, MappedStateDatabase, RunScope, SettingsResource, StoreResource
@@ -99,7 +98,6 @@ settings = SettingsResource.configure_at_launch()
 
 defs = Definitions(
     assets=PIPELINE_ASSETS,
-    asset_checks=ASSET_CHECKS,
     jobs=[nightly_refresh, incident],
     schedules=[nightly_refresh_schedule],
     sensors=[deploy_events_sensor],

@@ -37,7 +37,6 @@ from taskgen.validate import validate_set, validate_task
 from .config import AppConfig
 from .store import (
     ClassificationRow,
-    QuarantineRow,
     RawRecordRow,
     RawSessionRow,
     RunRow,
@@ -514,12 +513,6 @@ def health_markdown(summary) -> str:
             f"{s.reference_pass_rate:.0%} | {s.refund_all_pass_rate:.0%} | {s.do_nothing_pass_rate:.0%} |"
         )
     return "\n".join(lines)
-
-
-def quarantine_share(store: Store, source: str, day: str) -> tuple[int, int]:
-    accepted = store.count(RawRecordRow, RawRecordRow.source == source, RawRecordRow.day == day, raw=True)
-    quarantined = store.count(QuarantineRow, QuarantineRow.source == source, QuarantineRow.day == day)
-    return accepted, quarantined
 
 
 # ---------------------------------------------------------------- residue check

@@ -8,7 +8,6 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from pipeline_env import SECRET, planted_values
 
 from pipelines.assets import PIPELINE_ASSETS
-from pipelines.checks import ASSET_CHECKS
 from pipelines.resources import resources_for
 from pipelines.telemetry import install_provider
 
@@ -20,7 +19,7 @@ def test_stage_spans_carry_counts_and_no_personal_values(world, monkeypatch, tmp
     exporter = InMemorySpanExporter()
     install_provider(exporter)
     result = materialize(
-        [*PIPELINE_ASSETS, *ASSET_CHECKS],
+        PIPELINE_ASSETS,
         resources=resources_for(str(world.config)),
         partition_key="2026-11-16",
         instance=DagsterInstance.ephemeral(),

@@ -1,0 +1,80 @@
+"""The asset checks run inside their assets' steps; the residue check still blocks the day."""
+
+import pytest
+from dagster import AssetKey, DagsterInstance, materialize
+from pipeline_env import SECRET
+
+from pipelines.assets import PIPELINE_ASSETS
+from pipelines.resources import resources_for
+from scrubbers import Scrubber
+from scrubbers.scrubber import ScrubReport, ScrubResult
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("checks")]
+
+CHECKS = {
+    ("raw_tickets", "quarantine_below_limit"),
+    ("raw_traces", "quarantine_below_limit"),
+    ("raw_error_logs", "quarantine_below_limit"),
+    ("raw_escalations", "quarantine_below_limit"),
+    ("raw_deploys", "quarantine_below_limit"),
+    ("stratified_sample", "every_intent_covered"),
+    ("scrubbed_sessions", "no_personal_data_residue"),
+    ("draft_tasks", "every_positive_has_a_negative"),
+    ("task_validation", "tasks_pass_set_validation"),
+    ("task_validation", "reference_passes_every_task"),
+}
+
+
+def _materialize(world, day: str):
+    return materialize(
+        PIPELINE_ASSETS,
+        resources=resources_for(str(world.config)),
+        partition_key=day,
+        instance=DagsterInstance.ephemeral(),
+        raise_on_error=False,
+    )
+
+
+def _evaluations(result) -> dict[tuple[str, str], bool]:
+    return {
+        (e.asset_key.to_user_string(), e.check_name): e.passed for e in result.get_asset_check_evaluations()
+    }
+
+
+def test_every_check_is_evaluated_once_in_one_step_per_asset(world, monkeypatch):
+    monkeypatch.setenv("TRACE2TASK_SECRET", SECRET)
+    result = _materialize(world, "2026-11-16")
+    assert result.success
+    evaluations = result.get_asset_check_evaluations()
+    assert len(evaluations) == len(CHECKS) and set(_evaluations(result)) == CHECKS
+    assert _evaluations(result)[("scrubbed_sessions", "no_personal_data_residue")] is True
+    steps = {e.step_key for e in result.all_events if e.is_step_success}
+    assert len(steps) == 8  # the five raw assets are one step; no check has a step of its own
+
+
+def test_a_residue_fails_the_day_before_any_seed_or_task(world, monkeypatch):
+    """A scrubber that lets every value through (and says it passed): the residue check, looking
+    from the raw side, fails, and the blocking check keeps seeds and tasks from being written."""
+    monkeypatch.setenv("TRACE2TASK_SECRET", SECRET)
+
+    def leaky(self, items, pii_fields=None, real_people=frozenset()):
+        return [
+            ScrubResult(session=session, state=state,
+                        report=ScrubReport(session_id=session.session_id, counts={}, leak_passed=True, leak_types=[]))
+            for session, state in items
+        ]
+
+    monkeypatch.setattr(Scrubber, "scrub_sessions", leaky)
+    files_before = _output_files(world)
+    result = _materialize(world, "2026-11-17")
+
+    assert not result.success
+    assert _evaluations(result)[("scrubbed_sessions", "no_personal_data_residue")] is False
+    materialized = {e.asset_key for e in result.get_asset_materialization_events()}
+    assert AssetKey("scrubbed_sessions") in materialized
+    assert not materialized & {AssetKey("seeds"), AssetKey("draft_tasks"), AssetKey("task_validation")}
+    assert _output_files(world) == files_before
+
+
+def _output_files(world) -> set[str]:
+    return {str(p.relative_to(world.out)) for p in world.out.rglob("*.json")} if world.out.exists() else set()
