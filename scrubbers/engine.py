@@ -260,6 +260,8 @@ class Detector:
         self._protected = [re.compile(p) for p in config.protected_patterns]
         self._protected_spans = functools.lru_cache(maxsize=1 << 14)(self._find_protected)
         """Asked of a text on detection and again by the leak gate (most texts come out unchanged)."""
+        self._residual_findings = functools.lru_cache(maxsize=1 << 14)(self._find_residual)
+        """The leak gate sees a text again in every session it recurs in (a system prompt, a template)."""
         self._entities = list(config.entities)
         self._recognizers = self.analyzer.registry.get_recognizers(language=config.language, entities=self._entities)
         self._triggers = [(_trigger(r), r) for r in self._recognizers]
@@ -318,10 +320,13 @@ class Detector:
             results[index] = tidy_people(text, self.unprotected(text, findings))
         return results
 
-    def residual_findings(self, text: str) -> list[Finding]:
+    def residual_findings(self, text: str) -> tuple[Finding, ...]:
         """Validated leak-gate types in already-scrubbed text (regex and checksums only, no tokenization)."""
+        return self._residual_findings(text)
+
+    def _find_residual(self, text: str) -> tuple[Finding, ...]:
         findings = [Finding(start, end, entity, 1.0) for start, end, entity in self.residual.find(text)]
-        return resolve_overlaps(self.unprotected(text, findings))
+        return tuple(resolve_overlaps(self.unprotected(text, findings)))
 
 
 @functools.lru_cache(maxsize=4)

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import random
+import re
 import string
+
+_DIGITS = re.compile(r"\d+")
 
 
 def digits_only(value: str) -> str:
-    return "".join(c for c in value if c.isdigit())
+    """The decimal digits of `value` (what `int` reads; not superscripts such as '²')."""
+    return "".join(_DIGITS.findall(value))
 
 
 def luhn_valid(number: str) -> bool:

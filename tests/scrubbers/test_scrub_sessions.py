@@ -231,7 +231,7 @@ def test_residual_pass_catches_each_leak_type_without_ner(detector, text: str, e
 
 @pytest.mark.parametrize("text", ["order #W1234567 for $1,234.56", "at 2026-11-17T10:46:20Z", "ssn 900-12-3456 is not issued", "card 4111 1111 1111 1112", "v1.2.3 at 10:46:20", "id msg_8d787596220a"])
 def test_residual_pass_ignores_identifiers_and_invalid_numbers(detector, text: str) -> None:
-    assert detector.residual_findings(text) == []
+    assert detector.residual_findings(text) == ()
 
 
 PRODUCTS = ["Cotton Hoodie Unisex", "Down Sleeping Bag -5C", "Wireless Noise-Cancelling Earbuds", "Trail Runner 3 Men's Running Shoes"]
