@@ -52,11 +52,55 @@ def _links(record: RawRecord) -> list[str]:
     return [str(i) for i in ids] if isinstance(ids, list) else []
 
 
+@dataclass
+class _Batch:
+    """Records, quarantined lines and finished files' cursors waiting to be written together:
+    a transaction per batch, not per file (a ticket export has a file per ticket). A file's
+    cursor is written with or after its last records, never before them."""
+
+    store: Store
+    source: str
+    run_id: str
+    result: LandingResult
+    quarantine_day: str = ""
+    records: list[RawRecord] = field(default_factory=list)
+    quarantined: list[QuarantinedRecord] = field(default_factory=list)
+    cursors: list[CursorRow] = field(default_factory=list)
+
+    def start_file(self, quarantine_day: str) -> None:
+        """A file whose quarantined lines belong to another day closes the batch first."""
+        if quarantine_day != self.quarantine_day:
+            self.flush()
+            self.quarantine_day = quarantine_day
+
+    def add(self, item: RawRecord | QuarantinedRecord) -> None:
+        if isinstance(item, QuarantinedRecord):
+            self.quarantined.append(item)
+            self.result.quarantined += 1
+            self.result.quarantine_reasons[item.reason] = self.result.quarantine_reasons.get(item.reason, 0) + 1
+        else:
+            self.records.append(item)
+            self.result.read += 1
+        if len(self.records) + len(self.quarantined) >= BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        if not (self.records or self.quarantined or self.cursors):
+            return
+        links = {r.sha256: ids for r in self.records if (ids := _links(r))}
+        self.result.new += self.store.land(
+            self.records, self.quarantined, run_id=self.run_id, quarantine_day=self.quarantine_day,
+            cursors=self.cursors, links=links,
+        )
+        self.records, self.quarantined, self.cursors = [], [], []
+
+
 def land_source(
     store: Store, drop: Path, source: str, config: IngestConfig, *, run_id: str, default_day: str
 ) -> LandingResult:
     result = LandingResult(source=source)
     cursors = store.cursors(source)
+    batch = _Batch(store, source, run_id, result)
     for path in list_source_files(drop, source):
         relative = path.relative_to(drop).as_posix()
         size = path.stat().st_size
@@ -74,37 +118,14 @@ def land_source(
             start_byte, start_line = cursor.byte_offset, cursor.line
         result.files_read += 1
         name_day = _DATE_IN_NAME.search(path.name)
-        quarantine_day = name_day.group(1) if name_day else default_day
-
-        records: list[RawRecord] = []
-        quarantined: list[QuarantinedRecord] = []
+        batch.start_file(name_day.group(1) if name_day else default_day)
         offset, line = start_byte, start_line
-
-        def flush(final: bool) -> None:
-            nonlocal records, quarantined
-            cursor_row = None
-            if final:
-                cursor_row = CursorRow(
-                    source=source, file=relative, byte_offset=offset, line=line, size=offset,
-                    prefix_sha256=_prefix_sha256(path, offset),
-                )
-            links = {r.sha256: ids for r in records if (ids := _links(r))}
-            result.new += store.land(
-                records, quarantined, run_id=run_id, quarantine_day=quarantine_day, cursor=cursor_row, links=links
-            )
-            records, quarantined = [], []
-
         for item, end in read_file(source, path, drop, config, start_byte=start_byte, start_line=start_line):
-            offset = end
-            line = item.position
-            if isinstance(item, QuarantinedRecord):
-                quarantined.append(item)
-                result.quarantined += 1
-                result.quarantine_reasons[item.reason] = result.quarantine_reasons.get(item.reason, 0) + 1
-            else:
-                records.append(item)
-                result.read += 1
-            if len(records) + len(quarantined) >= BATCH:
-                flush(final=False)
-        flush(final=True)
+            offset, line = end, item.position
+            batch.add(item)
+        batch.cursors.append(
+            CursorRow(source=source, file=relative, byte_offset=offset, line=line, size=offset,
+                      prefix_sha256=_prefix_sha256(path, offset))
+        )
+    batch.flush()
     return result

@@ -342,10 +342,11 @@ class Store:
         *,
         run_id: str,
         quarantine_day: str,
-        cursor: CursorRow | None,
+        cursors: Sequence[CursorRow] = (),
         links: dict[str, list[str]] | None = None,
     ) -> int:
-        """Write records to the raw zone, then ledger, quarantine and cursor to the store.
+        """Write records to the raw zone, then ledger, quarantine and the cursors of the files
+        read to their end to the store.
 
         Raw rows first: a kill between the two leaves raw rows without a ledger entry, which
         the rerun writes again (an upsert), never a ledger entry without its record.
@@ -382,8 +383,7 @@ class Store:
                       day=quarantine_day, stage="ingest", run_id=run_id) for q in quarantined],
                 update=False,
             )
-            if cursor is not None:
-                _upsert(s, CursorRow.__table__, [cursor.model_dump()], update=True)
+            _upsert(s, CursorRow.__table__, [cursor.model_dump() for cursor in cursors], update=True)
         return len(new)
 
     def cursors(self, source: str) -> dict[str, CursorRow]:

@@ -51,8 +51,8 @@ def test_landing_twice_adds_nothing(store):
     records = [_record(n) for n in range(30)]
     bad = [QuarantinedRecord(source="escalations", file="escalations/a.jsonl", position=31, reason="invalid JSON")]
     cursor = CursorRow(source="escalations", file="escalations/a.jsonl", byte_offset=10, line=31, size=10, prefix_sha256="x")
-    assert store.land(records, bad, run_id="r1", quarantine_day="2026-11-16", cursor=cursor) == 30
-    assert store.land(records, bad, run_id="r2", quarantine_day="2026-11-16", cursor=cursor) == 0
+    assert store.land(records, bad, run_id="r1", quarantine_day="2026-11-16", cursors=[cursor]) == 30
+    assert store.land(records, bad, run_id="r2", quarantine_day="2026-11-16", cursors=[cursor]) == 0
     assert store.count(RawRecordRow, raw=True) == 30
     assert store.count(LedgerRow) == 30
     assert store.count(QuarantineRow) == 1
@@ -67,7 +67,7 @@ def test_incident_lookup_by_record_id_session_and_deploy_link(store):
         occurred_at=datetime(2026, 11, 17, tzinfo=timezone.utc), payload=deploy_payload,
         sha256=sha256_hex(canonical_json(deploy_payload)),
     )
-    store.land([*records, deploy], [], run_id="r", quarantine_day="2026-11-16", cursor=None,
+    store.land([*records, deploy], [], run_id="r", quarantine_day="2026-11-16",
                links={deploy.sha256: ["s-1", "s-2"]})
     assert store.resolve_incident("esc-4") == ["s-1"]
     assert store.resolve_incident("s-0") == ["s-0"]
@@ -103,8 +103,41 @@ def test_a_store_from_an_earlier_version_gains_new_columns(tmp_path):
 def test_purge_removes_raw_records_past_retention_and_keeps_the_ledger(store):
     from datetime import timedelta
 
-    store.land([_record(n) for n in range(4)], [], run_id="r", quarantine_day="2026-11-16", cursor=None)
+    store.land([_record(n) for n in range(4)], [], run_id="r", quarantine_day="2026-11-16")
     assert store.purge_raw(datetime.now(timezone.utc) - timedelta(days=1)) == 0
     assert store.purge_raw(datetime.now(timezone.utc) + timedelta(seconds=1)) == 4
     assert store.count(RawRecordRow, raw=True) == 0
     assert store.count(LedgerRow) == 4  # a purged record is still known: it is not read again
+
+
+def test_a_source_of_many_files_lands_in_few_transactions_with_every_cursor(store, tmp_path, monkeypatch):
+    """Files are written a batch at a time, not a transaction each; every file still gets its
+    cursor, a quarantined line keeps the day its file is named for, and a rerun reads nothing."""
+    from datetime import date
+
+    from ingest.config import IngestConfig
+    from ingest.demo_drop import generate_drop
+    from ingest.readers import list_source_files
+    from pipelines.landing import land_source
+
+    drop = tmp_path / "drop"
+    generate_drop(drop, sessions=30, days=2, seed=5, start=date(2026, 11, 16))
+    (drop / "error_logs" / "2026-11-17.log").open("a").write("not a log line at all\n")
+    calls = []
+    land = store.land
+    monkeypatch.setattr(store, "land", lambda *a, **k: (calls.append(1), land(*a, **k))[1])
+
+    files = {source: list_source_files(drop, source) for source in ("tickets", "error_logs")}
+    transactions = {}  # store.land calls: one transaction each, per zone
+    for source in files:
+        first = land_source(store, drop, source, IngestConfig(), run_id="r1", default_day="2026-11-18")
+        transactions[source] = len(calls)
+        calls.clear()
+        assert first.files_read == len(files[source]) and first.new == first.read > 0
+        assert set(store.cursors(source)) == {p.relative_to(drop).as_posix() for p in files[source]}
+    assert len(files["tickets"]) > 5 and transactions["tickets"] == 1
+
+    bad = [row for row in store.rows(QuarantineRow) if row.file == "error_logs/2026-11-17.log"]
+    assert bad and {row.day for row in bad} == {"2026-11-17"}
+    again = land_source(store, drop, "tickets", IngestConfig(), run_id="r2", default_day="2026-11-18")
+    assert (again.files_read, again.new, again.files_skipped) == (0, 0, len(files["tickets"]))
