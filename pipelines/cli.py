@@ -151,14 +151,7 @@ def _print_summary(summary) -> None:
 
 
 def _finish(config: AppConfig, config_path: Path, days: list[str], outcomes, task_ids=None) -> None:
-    from taskgen.output import load_tasks, write_manifest
-    from taskgen.review import current_version
-
     from .summary import summarize_days
-
-    out = config.path(config.output)
-    if (out / "tasks").is_dir():  # runs in parallel each wrote one; the last word covers them all
-        write_manifest(out, current_version(out), load_tasks(out / "tasks"))
 
     summary = summarize_days(_store(config), days, config.path(config.output).resolve(), task_ids)
     _print_summary(summary)

@@ -26,7 +26,7 @@ from taskgen.classify import Classification, classify
 from taskgen.config import TaskgenConfig
 from taskgen.draft import draft_pair
 from taskgen.health import health_check, summarize
-from taskgen.output import load_task, load_tasks, write_manifest, write_seed, write_task
+from taskgen.output import load_task, refresh_manifest, write_seed, write_task
 from taskgen.review import current_version
 from taskgen.sample import StratifiedSample, stratified_sample
 from taskgen.sample import coverage_markdown as _coverage_markdown
@@ -483,7 +483,7 @@ def validate_day(store: Store, config: AppConfig, day: str, *, scope: str, run_i
     summary = summarize(results, tasks, set_version)
     report.summary = summary.model_dump()
     report.markdown = health_markdown(summary)
-    write_manifest(out, set_version, load_tasks(out / "tasks"))
+    refresh_manifest(out, set_version)
     _finish_run(store, run_id, report)
     return report
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import tempfile
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +82,28 @@ def manifest_for(out: Path, version: str, tasks: Sequence[DraftTask], notes: str
 def write_manifest(out: Path, version: str, tasks: Sequence[DraftTask], notes: str | None = None) -> Path:
     """<out>/manifest.json: each task's file hash and counts per set, intent and polarity."""
     return atomic_write(Path(out) / "manifest.json", pretty_json(manifest_for(out, version, tasks, notes)))
+
+
+@contextmanager
+def _manifest_lock(out: Path) -> Iterator[None]:
+    """An exclusive lock on the output folder itself (no lock file among the outputs)."""
+    Path(out).mkdir(parents=True, exist_ok=True)
+    folder = os.open(out, os.O_RDONLY)
+    try:
+        fcntl.flock(folder, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(folder)  # releases the lock
+
+
+def refresh_manifest(out: Path, version: str) -> Path:
+    """The manifest of every task file under <out>/tasks, read and written under a lock.
+
+    Writers that run at once (partitions in parallel, the on-call path, a reviewer) each write
+    their task files before refreshing, so the last manifest written lists them all.
+    """
+    with _manifest_lock(out):
+        return write_manifest(out, version, load_tasks(Path(out) / "tasks"))
 
 
 def write_all(out: Path, version: str, tasks: Sequence[DraftTask], seeds: Sequence[Seed]) -> Path:

@@ -6,7 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
-from taskgen.output import atomic_write, load_tasks, manifest_for, pretty_json, task_path, write_manifest
+from taskgen.output import atomic_write, load_tasks, manifest_for, pretty_json, refresh_manifest, task_path
 from taskgen.task import DraftTask, ReviewRecord, TaskStatus
 
 
@@ -33,7 +33,7 @@ def set_status(
     task = find_task(out, task_id)
     updated = task.model_copy(update={"status": status, "review": ReviewRecord(status=status, reason=reason, reviewer=reviewer, at=at)})
     atomic_write(task_path(out, updated), pretty_json(updated))
-    write_manifest(out, current_version(out), load_tasks(Path(out) / "tasks"))
+    refresh_manifest(out, current_version(out))
     return updated
 
 
@@ -51,7 +51,7 @@ def release(out: Path, version: str, notes: str) -> Path:
         atomic_write(staging / "seeds" / seed_file.name, seed_file.read_text(encoding="utf-8"))
     atomic_write(staging / "manifest.json", pretty_json(manifest_for(staging, version, approved, notes)))
     staging.rename(target)
-    write_manifest(out, version, load_tasks(Path(out) / "tasks"))
+    refresh_manifest(out, version)
     return target
 
 

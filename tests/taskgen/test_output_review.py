@@ -7,7 +7,7 @@ from typer.testing import CliRunner
 
 from pipelines.review_cli import review_app
 from taskgen import review
-from taskgen.output import load_tasks, pretty_json, task_json_schema, write_all
+from taskgen.output import load_tasks, pretty_json, refresh_manifest, task_json_schema, write_all, write_task
 
 SCHEMA_FILE = Path(__file__).resolve().parents[2] / "docs" / "schemas" / "task.schema.json"
 
@@ -34,6 +34,28 @@ def test_output_is_byte_identical_across_runs(drafted, tmp_path):
     # one shared positive seed + six boundary seeds; the two no-boundary negatives reuse the shared one
     assert len([name for name in first if name.startswith("seeds/")]) == 7
     assert load_tasks(tmp_path / "a" / "tasks") == sorted(tasks, key=lambda task: task.task_id)
+
+
+def test_a_manifest_refresh_waiting_on_another_lists_the_tasks_written_meanwhile(drafted, tmp_path):
+    """Two writers at once (partitions in parallel, a reviewer): the one that refreshes last
+    lists the task files the other wrote while it waited, so no manifest misses them."""
+    import threading
+
+    from taskgen.output import _manifest_lock
+
+    tasks, seeds = _everything(drafted)
+    out = tmp_path / "out"
+    write_all(out, "0.1.0", tasks[:4], seeds)
+    waiting = threading.Thread(target=refresh_manifest, args=(out, "0.1.0"))
+    with _manifest_lock(out):  # another writer holds the manifest
+        waiting.start()
+        waiting.join(timeout=0.5)
+        assert waiting.is_alive()  # the refresh waits for it
+        for task in tasks[4:]:
+            write_task(out, task)
+    waiting.join(timeout=30)
+    assert json.loads((out / "manifest.json").read_text())["total"] == len(tasks)
+    assert sorted(p.name for p in out.iterdir()) == ["manifest.json", "seeds", "tasks"]
 
 
 def test_schema_file_is_current_and_tasks_validate(drafted):
