@@ -151,15 +151,15 @@ def _print_summary(summary) -> None:
 
 
 def _finish(config: AppConfig, config_path: Path, days: list[str], outcomes, task_ids=None) -> None:
+    from taskgen.output import atomic_write
+
     from .summary import summarize_days
 
     summary = summarize_days(_store(config), days, config.path(config.output).resolve(), task_ids)
     _print_summary(summary)
     home = config.path(config.dagster_home).resolve()
     console.print(f"dagster runs: {home} (see them with `make ui`)")
-    summary_path = config.path(config.output) / "run-summary.json"
-    summary_path.parent.mkdir(parents=True, exist_ok=True)
-    summary_path.write_text(summary.to_json() + "\n", encoding="utf-8")
+    summary_path = atomic_write(config.path(config.output) / "run-summary.json", summary.to_json() + "\n")
     console.print(f"run summary: {summary_path.resolve()}")
     if _print_failures(outcomes):
         raise typer.Exit(EXIT_FAILED)
