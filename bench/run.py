@@ -17,7 +17,7 @@ from pathlib import Path
 
 from bench.drop import BenchDrop, append_held_day, make_drop
 from bench.measure import Measured, run_measured
-from bench.texts import load_workload, time_floor_and_scrub
+from bench.texts import load_workload, time_every_session_floor, time_floor_and_scrub
 from pipelines.config import load_config
 from pipelines.store import LedgerRow, QuarantineRow, Store
 
@@ -96,6 +96,8 @@ def measure(root: Path, *, sessions: int, days: int, seed: int, scale: int) -> d
 
     print("floor (spaCy NER alone) and scrub stage over the sampled sessions ...", flush=True)
     timings = time_floor_and_scrub(load_config(nightly), load_workload(load_config(nightly)), WORKERS)
+    print("floor over every session, sampled or not (2 processes) ...", flush=True)
+    all_sessions, every_session_floor = time_every_session_floor(load_config(nightly), WORKERS)
 
     print(f"rerun after appending {base.held_day} ...", flush=True)
     append_held_day(base)
@@ -114,6 +116,7 @@ def measure(root: Path, *, sessions: int, days: int, seed: int, scale: int) -> d
     ratios = {
         "scrub_over_floor": _ratio(timings.floor_seconds, timings.scrub_seconds),
         "e2e_over_floor": _ratio(timings.parallel_floor_seconds, full.seconds),
+        "e2e_over_every_session_floor": _ratio(every_session_floor, full.seconds),
         "noop_rerun_over_full_run": _ratio(noop.seconds, full.seconds),
         "peak_memory_4n_over_n": _ratio(scaled.peak_rss_mb, full.peak_rss_mb),
         "workers_2_over_1_throughput": _ratio(single.seconds, full.seconds),
@@ -122,19 +125,23 @@ def measure(root: Path, *, sessions: int, days: int, seed: int, scale: int) -> d
         "params": {"sessions": sessions, "days": days, "seed": seed, "scale": scale, "cpus": os.cpu_count()},
         "workload": {
             "records": records, "appended_records": appended_records, "scaled_records": scaled_records,
-            "scrubbed_sessions": timings.sessions, "texts": timings.texts, "ner_texts": timings.ner_texts,
+            "sessions": all_sessions, "scrubbed_sessions": timings.sessions,
+            "texts": timings.texts, "ner_texts": timings.ner_texts,
             "characters": timings.characters,
         },
         "seconds": {
             "floor": round(timings.floor_seconds, 3), "scrub": round(timings.scrub_seconds, 3),
             "floor_workers_2": round(timings.parallel_floor_seconds, 3),
+            "every_session_floor_workers_2": round(every_session_floor, 3),
             "e2e_workers_2": round(full.seconds, 3), "e2e_workers_1": round(single.seconds, 3),
             "noop_rerun": round(noop.seconds, 3), "append_rerun": round(appended.seconds, 3),
             "incident_cold": round(incident.seconds, 3), "e2e_scaled": round(scaled.seconds, 3),
         },
         "records_per_second": {
             "floor": _rate(records, timings.floor_seconds), "scrub": _rate(records, timings.scrub_seconds),
-            "floor_workers_2": _rate(records, timings.parallel_floor_seconds), "e2e_workers_2": _rate(records, full.seconds), "e2e_workers_1": _rate(records, single.seconds),
+            "floor_workers_2": _rate(records, timings.parallel_floor_seconds),
+            "every_session_floor_workers_2": _rate(records, every_session_floor),
+            "e2e_workers_2": _rate(records, full.seconds), "e2e_workers_1": _rate(records, single.seconds),
             "append_rerun": _rate(appended_records, appended.seconds),
             "e2e_scaled": _rate(scaled_records, scaled.seconds),
         },

@@ -53,22 +53,48 @@ class TextTimings:
     """The floor with the days spread over as many processes as the pipeline's workers."""
 
 
-def load_workload(config: AppConfig) -> TextWorkload:
-    """The scrub stage's input for every day the nightly run sampled."""
+def _open(config: AppConfig):
     store = Store(config.sqlalchemy_url(config.store.url), config.sqlalchemy_url(config.store.raw_url))
     mapping = StateMapping.from_yaml(config.path(config.state.mapping))
     state = open_state(config.state_location(), mapping)
-    pii_fields = {kind: state.pii_fields(kind) for kind in sorted(mapping.kinds)}
+    return store, state, {kind: state.pii_fields(kind) for kind in sorted(mapping.kinds)}
+
+
+def _items(store: Store, state, session_ids: list[str]) -> Items:
+    """The sessions from the raw zone, each with its state snapshot as of its incident."""
+    items: Items = []
+    for start in range(0, len(session_ids), 500):
+        rows = store.rows(RawSessionRow, RawSessionRow.session_id.in_(session_ids[start : start + 500]), raw=True)
+        sessions = [Session.model_validate_json(r.body) for r in sorted(rows, key=lambda r: r.session_id)]
+        items += [(s, state.snapshot(s.entity_ids, s.incident_at)) for s in sessions]
+    return items
+
+
+def load_workload(config: AppConfig) -> TextWorkload:
+    """The scrub stage's input for every day the nightly run sampled."""
+    store, state, pii_fields = _open(config)
     days: dict[str, Items] = {}
     for sample in sorted(store.rows(SampleRow, SampleRow.scope == "nightly"), key=lambda r: r.day):
         selected = json.loads(sample.selected)
-        if not selected:
-            continue
-        rows = store.rows(RawSessionRow, RawSessionRow.session_id.in_(selected), raw=True)
-        sessions = [Session.model_validate_json(r.body) for r in sorted(rows, key=lambda r: r.session_id)]
-        days[sample.day] = [(s, state.snapshot(s.entity_ids, s.incident_at)) for s in sessions]
+        if selected:
+            days[sample.day] = _items(store, state, sorted(selected))
     store.dispose()
     return TextWorkload(days=days, pii_fields=pii_fields)
+
+
+def time_every_session_floor(config: AppConfig, processes: int) -> tuple[int, float]:
+    """NER alone over the texts of every assembled session, not only the sampled ones (what a
+    pipeline scrubbing before it samples would analyze), the days over `processes` processes.
+    Returns (sessions, seconds)."""
+    store, state, pii_fields = _open(config)
+    scrubber = Scrubber(config.scrub, config.read_secret())  # only to list each session's texts
+    day_texts, sessions = [], 0
+    for day in store.distinct(RawSessionRow.day, raw=True):
+        items = _items(store, state, sorted(store.values(RawSessionRow.session_id, RawSessionRow.day == day, raw=True)))
+        sessions += len(items)
+        day_texts.append(_day_texts(scrubber, items, pii_fields))
+    store.dispose()
+    return sessions, time_parallel_floor(config.scrub.spacy_model, config.scrub.batch_size, day_texts, processes)
 
 
 def _day_texts(scrubber: Scrubber, items: Items, pii_fields: dict[str, dict[str, str]]) -> list[str]:
