@@ -2,6 +2,9 @@
 
 The CLI does not call the stages itself: it runs the same jobs the schedule, the sensor and
 the UI run, so every run shows in the UI's run list and lineage.
+
+Dagster is imported where a run is launched, not with this module: a command spreading its
+runs over worker processes starts them at once, and only they load Dagster.
 """
 
 from __future__ import annotations
@@ -13,12 +16,13 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from dagster import DagsterInstance, execute_job, reconstructable
-
-from . import definitions
 from .config import AppConfig, load_config
 from .telemetry import configure, stage_span
+
+if TYPE_CHECKING:
+    from dagster import DagsterInstance
 
 PROJECT_DAGSTER_YAML = Path(__file__).resolve().parent.parent / "dagster.yaml"
 
@@ -33,17 +37,23 @@ class RunOutcome:
 
 def dagster_instance(config: AppConfig) -> DagsterInstance:
     """The persistent instance in the configured Dagster home (made with the project's dagster.yaml)."""
+    return _open_instance(_dagster_home(config))
+
+
+def _dagster_home(config: AppConfig) -> str:
     home = config.path(config.dagster_home).resolve()
     home.mkdir(parents=True, exist_ok=True)
     target = home / "dagster.yaml"
     if not target.exists() and PROJECT_DAGSTER_YAML.exists():
         shutil.copyfile(PROJECT_DAGSTER_YAML, target)
-    return _open_instance(str(home))
+    return str(home)
 
 
 def _open_instance(home: str) -> DagsterInstance:
     """Open the instance under a lock: two commands creating a new home's storage at once
     (the nightly run and the on-call path) would otherwise race to create its tables."""
+    from dagster import DagsterInstance
+
     with open(Path(home) / ".trace2task-open.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
@@ -89,6 +99,10 @@ def run_partition(
     `executor` is "in_process" (one process; the CLI's default, spaCy loaded once) or
     "multiprocess" (a process per step, as runs launched from the UI or the schedule use).
     """
+    from dagster import execute_job, reconstructable
+
+    from . import definitions
+
     job = reconstructable(definitions.incident_job if incident_id else definitions.nightly_refresh_job)
     tags = {"dagster/partition": partition}
     if incident_id:
@@ -119,15 +133,15 @@ def run_partitions(
     on_done: Callable[[RunOutcome], None] | None = None,
 ) -> list[RunOutcome]:
     """Run the nightly job for each partition, `workers` runs at a time (one process each)."""
-    instance = dagster_instance(config)
     outcomes: list[RunOutcome] = []
     if workers <= 1 or len(partitions) <= 1:
+        instance = dagster_instance(config)
         for partition in partitions:
             outcomes.append(run_partition(instance, config_path, partition, executor=executor))
             if on_done:
                 on_done(outcomes[-1])
         return outcomes
-    home = str(config.path(config.dagster_home).resolve())
+    home = _dagster_home(config)  # each worker opens the instance itself
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
         futures = [pool.submit(_run_in_worker, home, str(config_path), p, executor) for p in partitions]
