@@ -161,6 +161,11 @@ def _outside(text: str, spans: Sequence[tuple[int, int]]) -> list[str]:
 _TWO_LETTERS = re.compile(r"[^\W\d_]{2}")
 
 
+def _may_name(pieces: list[str]) -> bool:
+    """What any name needs: two letters in a row."""
+    return any(_TWO_LETTERS.search(piece) for piece in pieces)
+
+
 def _trigger(recognizer: EntityRecognizer) -> Callable[[str, int], bool]:
     cues = getattr(recognizer, "CUES", None)
     if cues is not None:
@@ -287,7 +292,7 @@ class Detector:
 
     def needs_ner(self, text: str) -> bool:
         """Whether a name could be found in `text`: two letters in a row outside protected identifiers."""
-        return any(_TWO_LETTERS.search(piece) for piece in _outside(text, self.protected_spans(text)))
+        return _may_name(_outside(text, self.protected_spans(text)))
 
     def analyze_batch(self, texts: Sequence[str]) -> list[list[Finding]]:
         """Findings per text (protected spans removed, overlaps resolved); one `nlp.pipe` pass.
@@ -300,7 +305,7 @@ class Detector:
         lang = self.config.language
         outside = {i: _outside(text, self.protected_spans(text)) for i, text in enumerate(texts)}
         wanted = [i for i, pieces in outside.items() if any(c.isalnum() for piece in pieces for c in piece)]
-        named = {i for i in wanted if self.needs_ner(texts[i])}
+        named = {i for i in wanted if _may_name(outside[i])}
         results: list[list[Finding]] = [[] for _ in texts]
         batch = self.nlp_engine.process_batch(
             [texts[i] for i in wanted if i in named], lang, batch_size=self.config.batch_size
