@@ -87,22 +87,33 @@ def day_fingerprint(hashes: list[str], digest: str) -> str:
 def unchanged_partitions(store: Store, config: AppConfig, days: list[str]) -> set[str]:
     """The days whose records and settings are those of their last completed nightly run.
 
-    With the same settings and nothing landed since that run started (one query for every
-    day), a day is unchanged; otherwise its records' fingerprint is compared.
+    With the same settings and nothing landed since that run started, or since its fingerprint
+    was last found unchanged (one query for every day), a day is unchanged; otherwise its
+    records' fingerprint is compared, and a match is noted on the run so that the next
+    command need not compare it again.
     """
+    checked = datetime.now(timezone.utc)  # before reading: a record landing meanwhile makes the next check look again
     settings = config_digest(config)
     last_landed = _utc(store.latest(RawRecordRow.landed_at, raw=True))
     last_runs: dict[str, RunRow] = {}
     for run in store.rows(RunRow, RunRow.partition.in_(days), RunRow.scope == "nightly", RunRow.finished_at.is_not(None)):
         if run.partition not in last_runs or _utc(run.finished_at) > _utc(last_runs[run.partition].finished_at):
             last_runs[run.partition] = run
-    unchanged = set()
+    unchanged, verified = set(), []
     for day, run in last_runs.items():
         recorded = json.loads(run.summary)
-        if recorded.get("settings") == settings and last_landed is not None and last_landed <= _utc(run.started_at):
+        since = _utc(run.started_at)
+        if recorded.get("verified_at"):
+            since = max(since, datetime.fromisoformat(recorded["verified_at"]))
+        if recorded.get("settings") == settings and last_landed is not None and last_landed <= since:
             unchanged.add(day)
         elif recorded.get("fingerprint") == day_fingerprint(store.raw_hashes_for_day(day), settings):
-            unchanged.add(day)
+            unchanged.add(day)  # the fingerprint holds the settings digest: they match too
+            verified.append(
+                dict(run.model_dump(), summary=canonical_json(recorded | {"settings": settings, "verified_at": checked.isoformat()}))
+            )
+    if verified:
+        store.upsert(RunRow, verified)
     return unchanged
 
 

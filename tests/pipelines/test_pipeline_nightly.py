@@ -126,7 +126,7 @@ def _skipped_days(stdout: str) -> set[str]:
     return set(lines[0].split(": ", 1)[1].split(", ")) if lines else set()
 
 
-def test_a_late_record_reruns_its_own_day_and_no_other(world, first_run):
+def test_a_late_record_reruns_its_own_day_and_no_other(world, first_run, monkeypatch):
     """Last in this module: it adds a record to the drop."""
     quiet = world.cli("run", "--config", str(world.config), "--all")
     every_day = _skipped_days(quiet.stdout)
@@ -138,3 +138,20 @@ def test_a_late_record_reruns_its_own_day_and_no_other(world, first_run):
     late = world.cli("run", "--config", str(world.config), "--all")
     assert late.returncode == 0, late.stderr[-2000:]
     assert _skipped_days(late.stdout) == every_day - {first_file.stem}
+
+    # The days found unchanged by their fingerprint are noted as checked: the next command
+    # knows every day unchanged without reading any day's records again.
+    from pipelines.config import load_config
+    from pipelines.stages import unchanged_partitions
+    from pipelines.store import Store
+
+    monkeypatch.setenv("TRACE2TASK_SECRET", SECRET)
+    config = load_config(world.config)
+    store = Store(config.sqlalchemy_url(config.store.url), config.sqlalchemy_url(config.store.raw_url))
+
+    def no_fingerprint(day):
+        raise AssertionError(f"{day}'s fingerprint was computed again")
+
+    monkeypatch.setattr(store, "raw_hashes_for_day", no_fingerprint)
+    assert unchanged_partitions(store, config, sorted(every_day)) == every_day
+    store.dispose()
