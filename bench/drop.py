@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
 
-from ingest.demo_drop import generate_drop
+from ingest.demo import generate_drop
 
 HELD_PAGE = "export-9999.json"
 

@@ -174,7 +174,7 @@ def demo_data(
     start: Annotated[str, typer.Option(help="first day (UTC)")] = "2026-11-16",
 ) -> None:
     """Write a realistic production drop (tickets, traces, logs, escalations, deploys, state)."""
-    from ingest.demo_drop import generate_drop
+    from ingest.demo import generate_drop
 
     first = _parse_day(start, "--start")
     with Progress(TextColumn("[bold]demo drop"), BarColumn(), MofNCompleteColumn(), console=console) as progress:
@@ -358,7 +358,7 @@ def demo(
     days: Annotated[int, typer.Option(min=1)] = 7,
 ) -> None:
     """Write the demo drop if it is missing, make a secret if there is none, run every day."""
-    from ingest.demo_drop import generate_drop
+    from ingest.demo import generate_drop
 
     config = _config(config_path)
     drop = config.path(config.drop)

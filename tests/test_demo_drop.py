@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from ingest.demo_drop import DropSummary, generate_drop
+from ingest.demo import DropSummary, generate_drop
 
 pytestmark = pytest.mark.xdist_group("demo_drop")  # one worker builds the shared drop once
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from fault_workspace import PG_ADMIN, Workspace, first_escalation, make_workspace, output_tree
 
-from ingest.demo_drop import generate_drop
+from ingest.demo import generate_drop
 
 
 @pytest.fixture(scope="session")

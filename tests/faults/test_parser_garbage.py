@@ -17,7 +17,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from ingest.config import IngestConfig
-from ingest.demo_drop import generate_drop
+from ingest.demo import generate_drop
 from ingest.models import QuarantinedRecord, RawRecord, canonical_json
 from ingest.readers import read_file
 

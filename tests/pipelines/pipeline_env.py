@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-from ingest.demo_drop import generate_drop
+from ingest.demo import generate_drop
 
 CLI = [sys.executable, "-m", "pipelines"]
 SECRET = "pipeline-test-secret"

@@ -116,7 +116,7 @@ def test_a_source_of_many_files_lands_in_few_transactions_with_every_cursor(stor
     from datetime import date
 
     from ingest.config import IngestConfig
-    from ingest.demo_drop import generate_drop
+    from ingest.demo import generate_drop
     from ingest.readers import list_source_files
     from pipelines.landing import land_source
 
