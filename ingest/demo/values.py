@@ -10,6 +10,8 @@ import unicodedata
 from datetime import date, datetime, timedelta, timezone
 from typing import Any
 
+from scrubbers.shapes import iban_with_check_digits, luhn_check_digit
+
 EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
@@ -42,22 +44,10 @@ def to_ascii(text: str) -> str:
     return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
 
 
-def _luhn_digit(body: str) -> str:
-    total = 0
-    for index, char in enumerate(reversed(body)):
-        digit = int(char)
-        if index % 2 == 0:
-            digit *= 2
-            if digit > 9:
-                digit -= 9
-        total += digit
-    return str((10 - total % 10) % 10)
-
-
 def card_number(rng: random.Random) -> str:
     prefix, length = rng.choice([("4", 16), ("4", 16), ("51", 16), ("55", 16), ("2221", 16), ("37", 15)])
     body = prefix + "".join(rng.choice("0123456789") for _ in range(length - len(prefix) - 1))
-    return body + _luhn_digit(body)
+    return body + luhn_check_digit(body)
 
 
 def iban_number(rng: random.Random, country: str) -> str:
@@ -68,8 +58,7 @@ def iban_number(rng: random.Random, country: str) -> str:
         bban = digits(23)
     else:
         country, bban = "DE", digits(18)
-    numeric = "".join(str(int(char, 36)) for char in bban + country + "00")
-    return f"{country}{98 - int(numeric) % 97:02d}{bban}"
+    return iban_with_check_digits(f"{country}00{bban}")
 
 
 def ssn(rng: random.Random) -> str:
