@@ -73,6 +73,9 @@ class QuarantinedRecord(_Model):
     source: str
     file: str
     position: int
+    record: int = Field(
+        default=0, description="1-based index of the record inside the line or file when it holds several; 0: all of it"
+    )
     reason: str
     sha256: str | None = None
 

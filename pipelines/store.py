@@ -101,6 +101,7 @@ class QuarantineRow(SQLModel, table=True):
     source: str = Field(primary_key=True)
     file: str = Field(primary_key=True)
     position: int = Field(primary_key=True)
+    record: int = Field(default=0, primary_key=True)
     reason: str = Field(primary_key=True)
     sha256: str | None = None
     day: str = Field(index=True)
@@ -379,8 +380,8 @@ class Store:
             )
             _upsert(
                 s, QuarantineRow.__table__,
-                [dict(source=q.source, file=q.file, position=q.position, reason=q.reason, sha256=q.sha256,
-                      day=quarantine_day, stage="ingest", run_id=run_id) for q in quarantined],
+                [dict(source=q.source, file=q.file, position=q.position, record=q.record, reason=q.reason,
+                      sha256=q.sha256, day=quarantine_day, stage="ingest", run_id=run_id) for q in quarantined],
                 update=False,
             )
             _upsert(s, CursorRow.__table__, [cursor.model_dump() for cursor in cursors], update=True)
@@ -394,8 +395,8 @@ class Store:
         with self.session() as s:
             _upsert(
                 s, QuarantineRow.__table__,
-                [dict(source=q.source, file=q.file, position=q.position, reason=q.reason, sha256=q.sha256,
-                      day=day, stage=stage, run_id=run_id) for q in rows],
+                [dict(source=q.source, file=q.file, position=q.position, record=q.record, reason=q.reason,
+                      sha256=q.sha256, day=day, stage=stage, run_id=run_id) for q in rows],
                 update=False,
             )
 

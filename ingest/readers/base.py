@@ -46,12 +46,18 @@ class Where:
     source: str
     file: str
     position: int
+    item: int = 0
+    """1-based index of a record among several on one line or in one file (spans, log records); 0: the whole."""
+
+    def at(self, item: int) -> Where:
+        return Where(self.source, self.file, self.position, item)
 
     def quarantine(self, reason: str, raw: bytes | str | None = None) -> QuarantinedRecord:
         return QuarantinedRecord(
             source=self.source,
             file=self.file,
             position=self.position,
+            record=self.item,
             reason=reason,
             sha256=sha256_hex(raw) if raw is not None else None,
         )
