@@ -6,6 +6,8 @@ import re
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ingest.otlp import DEFAULT_SESSION_ATTRIBUTES
+
 DEFAULT_TEXT_LOG_PATTERN = (
     r"^(?P<timestamp>\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?)\s+"
     r"(?P<level>[A-Za-z]+)\s+"
@@ -52,6 +54,11 @@ class IngestConfig(BaseModel):
     )
     entity_patterns: dict[str, EntityRule] = Field(default_factory=_default_entity_patterns)
     error_severity_min: int = Field(default=17, description="OTLP severityNumber from which a log is an error")
+    session_attributes: list[str] = Field(
+        default_factory=lambda: list(DEFAULT_SESSION_ATTRIBUTES),
+        min_length=1,
+        description="span, log or resource attributes holding the conversation id, the first present wins",
+    )
 
     @field_validator("text_log_pattern")
     @classmethod

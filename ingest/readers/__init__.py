@@ -16,6 +16,7 @@ from ingest.readers.base import Item, ReadStats, Skip, Where
 from ingest.readers.events import deploy_from_line, escalation_from_line
 from ingest.readers.lines import decode_json_object, iter_lines
 from ingest.readers.logs import otlp_logs_from_line, text_log_from_line
+from ingest.readers.otlp_files import otlp_kind, requests_of_file
 from ingest.readers.tickets import comments_from_file, tickets_from_page
 from ingest.readers.traces import spans_from_line
 
@@ -75,10 +76,15 @@ def _dispatch(
     handler = _line_handler(source, path.name, config)
     if handler is not None:
         yield from _read_lines(source, path, relative, config, handler, start_byte, start_line)
+    elif source in _OTLP_SOURCES and otlp_kind(path.name) is not None:
+        yield from _read_whole_otlp_file(source, path, relative, config, start_byte)
     elif source == "tickets" and path.suffix == ".json":
         yield from _read_whole_ticket_file(path, relative, config, start_byte)
     else:
         yield Where(source, relative, 0).quarantine("unsupported file type for this source"), path.stat().st_size
+
+
+_OTLP_SOURCES = {"traces": spans_from_line, "error_logs": otlp_logs_from_line}
 
 
 def _line_handler(source: str, name: str, config: IngestConfig) -> LineHandler | None:
@@ -132,13 +138,30 @@ def _read_lines(
             yield item, line.end_offset
 
 
-def _guarded(handler: LineHandler, data: bytes, where: Where) -> list[Item]:
+def _guarded(handler: LineHandler, data: Any, where: Where) -> list[Item]:
     """The handler's items; an unexpected failure on odd input quarantines the line instead of raising."""
     try:
         result = handler(data, where)
         return [result] if isinstance(result, (RawRecord, QuarantinedRecord, Skip)) else list(result)
     except (ValueError, TypeError, AttributeError, KeyError, RecursionError) as error:
-        return [where.quarantine(f"unreadable record ({type(error).__name__})", data)]
+        return [where.quarantine(f"unreadable record ({type(error).__name__})", data if isinstance(data, bytes) else None)]
+
+
+def _read_whole_otlp_file(
+    source: str, path: Path, relative: str, config: IngestConfig, start_byte: int
+) -> Iterator[tuple[Item, int]]:
+    """A whole `.json`, gzipped or protobuf file: read again from the start unless fully read before."""
+    size = path.stat().st_size
+    if start_byte == size and start_byte > 0:
+        return
+    per_request = _OTLP_SOURCES[source]
+    for position, request in requests_of_file(path, source, config.max_record_bytes):
+        where = Where(source, relative, position)
+        if isinstance(request, str):
+            yield where.quarantine(request), size
+            continue
+        for item in _guarded(lambda data, at: per_request(data, at, config), request, where):
+            yield item, size
 
 
 def _read_whole_ticket_file(path: Path, relative: str, config: IngestConfig, start_byte: int) -> Iterator[tuple[Item, int]]:

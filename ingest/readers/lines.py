@@ -28,23 +28,29 @@ def iter_lines(path: Path, *, max_bytes: int, start_byte: int = 0, start_line: i
     At most `max_bytes + 2` bytes of a line are held in memory: a longer line is reported
     with `data=None` and the rest of it is read past in chunks.
     """
-    number = start_line
     with path.open("rb") as handle:
         handle.seek(start_byte)
-        while True:
-            chunk = handle.readline(max_bytes + 2)
-            if not chunk:
-                return
-            number += 1
-            content = chunk.rstrip(b"\r\n")
-            if number == 1 and content.startswith(_BOM):
-                content = content[len(_BOM):]
-            if len(content) > max_bytes:
-                if not chunk.endswith(b"\n"):
-                    _skip_to_line_end(handle)
-                yield Line(number, handle.tell(), None)
-            elif content.strip():
-                yield Line(number, handle.tell(), content)
+        yield from stream_lines(handle, max_bytes=max_bytes, start_line=start_line)
+
+
+def stream_lines(handle: BinaryIO, *, max_bytes: int, start_line: int = 0, end_offset: int | None = None) -> Iterator[Line]:
+    """Lines of an open binary stream (a file, a gzip stream) as `iter_lines` yields them;
+    `end_offset`, when given, is reported for every line instead of the stream position."""
+    number = start_line
+    while True:
+        chunk = handle.readline(max_bytes + 2)
+        if not chunk:
+            return
+        number += 1
+        content = chunk.rstrip(b"\r\n")
+        if number == 1 and content.startswith(_BOM):
+            content = content[len(_BOM):]
+        if len(content) > max_bytes:
+            if not chunk.endswith(b"\n"):
+                _skip_to_line_end(handle)
+            yield Line(number, handle.tell() if end_offset is None else end_offset, None)
+        elif content.strip():
+            yield Line(number, handle.tell() if end_offset is None else end_offset, content)
 
 
 def _skip_to_line_end(handle: BinaryIO) -> None:

@@ -60,7 +60,7 @@ def test_malformed_trace_lines_are_quarantined_with_reasons(tmp_path):
         (3, "missing field 'resourceSpans'"),
         (4, "line holds no spans"),
         (5, "missing field 'traceId'"),
-        (6, "invalid span time: invalid timestamp"),
+        (6, "invalid field 'startTimeUnixNano': invalid timestamp"),
         (7, "line over 4096 bytes"),
         (9, "invalid UTF-8"),
     ]
