@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from ingest.config import IngestConfig
-from ingest.conversation import SpanView, conversation_from_spans
+from ingest.conversation import SpanView, conversation_from_spans, transcript
 from ingest.entities import EntityFinder
 from ingest.error_templates import templates_for
 from ingest.models import (
@@ -43,6 +43,7 @@ class AssemblyResult(BaseModel):
 @dataclass
 class _Parts:
     spans: list[SpanView] = field(default_factory=list)
+    events: list[RawRecord] = field(default_factory=list)
     turns: list[Turn] = field(default_factory=list)
     people: list[Person] = field(default_factory=list)
     signals: Signals = field(default_factory=Signals)
@@ -60,10 +61,17 @@ def assemble_sessions(records: Iterable[RawRecord], config: IngestConfig) -> Ass
         return entry
 
     spans = [r for r in ordered if r.kind == "span"]
-    trace_sessions = _trace_sessions(spans)
+    events = [r for r in ordered if r.kind == "genai_event"]
+    trace_sessions = _trace_sessions(spans, events)
     for record in spans:
-        session_id = record.session_id or trace_sessions[record.trace_id or ""]
+        session_id = trace_sessions[record.trace_id or ""]
         session(session_id, record).spans.append(SpanView.of(record))
+    for record in events:
+        session_id = trace_sessions.get(record.trace_id or "") or record.session_id
+        if session_id is None:
+            quarantined.append(_dangling(record, "dangling link: GenAI event of a trace not seen"))
+        else:
+            session(session_id, record).events.append(record)
 
     tickets = _latest_tickets([r for r in ordered if r.kind == "ticket"])
     for record in tickets.values():
@@ -112,14 +120,53 @@ def _unique_in_order(records: Iterable[RawRecord]) -> tuple[list[RawRecord], int
     return unique, len(ordered) - len(unique)
 
 
-def _trace_sessions(spans: list[RawRecord]) -> dict[str, str]:
-    """trace id -> session: the (smallest) session id any of its spans names, else the trace id itself."""
+def _trace_sessions(spans: list[RawRecord], events: list[RawRecord]) -> dict[str, str]:
+    """trace id -> session: the (smallest) session id any of its spans or events names; else the
+    session of the run it continues (see `_continued_runs`); else the trace id itself."""
     named: dict[str, set[str]] = {}
     for record in spans:
         entry = named.setdefault(record.trace_id or "", set())
         if record.session_id:
             entry.add(record.session_id)
-    return {trace_id: min(ids) if ids else trace_id for trace_id, ids in named.items()}
+    for record in events:
+        if record.session_id and record.trace_id in named:
+            named[record.trace_id].add(record.session_id)
+    sessions = {trace_id: min(ids) for trace_id, ids in named.items() if ids}
+    unnamed = sorted(trace_id for trace_id, ids in named.items() if not ids)
+    if unnamed:
+        sessions.update(_continued_runs(unnamed, spans, events, sessions))
+    return sessions
+
+
+def _continued_runs(unnamed: list[str], spans: list[RawRecord], events: list[RawRecord],
+                    sessions: dict[str, str]) -> dict[str, str]:
+    """Sessions of traces no conversation id names. An agent framework that runs each user turn
+    as a trace of its own (the OpenAI Agents SDK does) passes the conversation so far as the
+    next run's input: a trace whose first model call starts with all that another trace said
+    (its last model call's messages and answer) continues that trace's conversation."""
+    by_trace: dict[str, list[SpanView]] = {}
+    for record in spans:
+        by_trace.setdefault(record.trace_id or "", []).append(SpanView.of(record))
+    events_by_trace: dict[str, list[RawRecord]] = {}
+    for record in events:
+        events_by_trace.setdefault(record.trace_id or "", []).append(record)
+    runs = []
+    for trace_id, views in by_trace.items():
+        first, whole = transcript(views, events_by_trace.get(trace_id, []))
+        runs.append((min(v.start for v in views), trace_id, first, whole))
+    runs.sort(key=lambda run: (run[0], run[1]))
+    resolved = dict(sessions)
+    for index, (_, trace_id, first, _) in enumerate(runs):
+        if trace_id not in unnamed:
+            continue
+        earlier = [run for run in runs[:index] if run[3] and len(run[3]) < len(first) and first[: len(run[3])] == run[3]
+                   and any(role == "user" for role, _ in run[3])]
+        if earlier:
+            previous = max(earlier, key=lambda run: (len(run[3]), run[0]))[1]
+            resolved[trace_id] = resolved.get(previous, previous)
+        else:
+            resolved[trace_id] = trace_id
+    return {trace_id: resolved[trace_id] for trace_id in unnamed}
 
 
 def _dangling(record: RawRecord, reason: str) -> QuarantinedRecord:
@@ -237,7 +284,7 @@ def _deploy(record: RawRecord) -> DeploySignal:
 
 
 def _build(session_id: str, parts: _Parts, finder: EntityFinder) -> Session:
-    conversation = conversation_from_spans(parts.spans)
+    conversation = conversation_from_spans(parts.spans, parts.events)
     turns = _merge_turns(conversation.turns + parts.turns)
     tool_calls: list[ToolCall] = conversation.tool_calls
     signals = parts.signals
