@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 DAGSTER_HOME_DIR := $(CURDIR)/.dagster_home
 PYTEST_WORKERS ?= 2
 
-.PHONY: install demo test ui bench eval-scrub clean
+.PHONY: install demo test ui bench eval-scrub conformance-samples clean
 
 install: $(STAMP)
 
@@ -32,6 +32,17 @@ bench: install
 
 eval-scrub: install
 	$(BIN)/python -m scrubbers.evaluation
+
+# Producers that cannot share the test environment: each in a throwaway virtual environment,
+# its output committed as a small sample under tests/conformance/samples/ (see its README).
+conformance-samples:
+	set -e; for producer in openllmetry-0.40; do \
+	  venv=$$(mktemp -d /tmp/trace2task-conformance-XXXXXX); \
+	  $(PYTHON) -m venv $$venv; \
+	  $$venv/bin/python -m pip install --quiet -r tests/conformance/requirements-$$producer.txt; \
+	  $$venv/bin/python tests/conformance/producers/drive.py $${producer%%-*} tests/conformance/samples/$$producer; \
+	  rm -rf $$venv; \
+	done
 
 clean:
 	rm -rf out demo .trace2task .dagster_home

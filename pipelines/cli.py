@@ -187,6 +187,75 @@ def demo_data(
     console.print(json.dumps(summary.model_dump(mode="json"), indent=2, sort_keys=True))
 
 
+@app.command("ingest-check")
+def ingest_check(
+    drop: Annotated[Path, typer.Argument(help="a drop folder: tickets/, traces/, error_logs/, escalations/, deploys/")],
+    config_path: Annotated[Optional[Path], typer.Option("--config", "-c", help="read with this configuration's ingest settings")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="one JSON object on standard output")] = False,
+    show_text: Annotated[bool, typer.Option("--show-text", help="the turns' words too, scrubbed")] = False,
+) -> None:
+    """Dry run over a drop: what each source yields and which sessions come of it. Stores nothing."""
+    from ingest.check import check_drop, session_summary
+    from ingest.config import IngestConfig
+
+    config = _config(config_path) if config_path is not None else None
+    if not drop.is_dir():
+        raise UserError(f"not a folder: {drop}")
+    checked = check_drop(drop, config.ingest if config else IngestConfig())
+    sessions = checked.sessions
+    if show_text and sessions:
+        sessions = [result.session for result in _check_scrubber(config).scrub_sessions([(s, {}) for s in sessions])]
+    summaries = [session_summary(session, show_text=show_text) for session in sessions]
+    if as_json:
+        sources = {name: source.model_dump() for name, source in checked.sources.items()}
+        print(json.dumps({"sources": sources, "sessions": summaries}, indent=2, ensure_ascii=False))
+    else:
+        _print_check(checked, summaries)
+    if checked.failed():
+        errors.print(f"[red]error[/red] no session could be assembled from {drop}")
+        raise typer.Exit(EXIT_FAILED)
+
+
+def _check_scrubber(config: AppConfig | None):
+    """The configuration's scrubber, or (no configuration) the default one with a secret of
+    this run only: stand-ins are consistent within the output, not across runs."""
+    import secrets
+
+    from scrubbers import ScrubConfig
+
+    from .stages import _scrubber, scrubber_for
+
+    if config is not None:
+        return scrubber_for(config)
+    return _scrubber(ScrubConfig().model_dump_json(), secrets.token_bytes(32))
+
+
+def _print_check(checked, summaries: list[dict]) -> None:
+    table = Table(title="records per source (nothing stored)")
+    for column in ("source", "files", "accepted", "quarantined", "skipped"):
+        table.add_column(column, justify="left" if column == "source" else "right")
+    for name, source in checked.sources.items():
+        table.add_row(name, str(source.files), str(source.accepted), str(source.quarantined), str(sum(source.skipped.values())))
+    console.print(table)
+    reasons = {f"{name}: {reason}": n for name, source in checked.sources.items() for reason, n in source.reasons.items()}
+    if reasons:
+        _print_counts("quarantine reasons", "source: reason", "records", reasons)
+    console.print(f"sessions: {len(summaries)}")
+    for summary in summaries:
+        roles: dict[str, int] = {}
+        for turn in summary["turns"]:
+            roles[turn["role"]] = roles.get(turn["role"], 0) + 1
+        calls = ", ".join(f"{c['name']} ({c['status']})" for c in summary["tool_calls"]) or "none"
+        signals = ", ".join(sorted({s["kind"] for s in summary["signals"]})) or "none"
+        turns = ", ".join(f"{role} {n}" for role, n in roles.items()) or "none"
+        console.print(f"[bold]{summary['session_id']}[/bold]  traces {summary['traces']}  turns: {turns}", highlight=False)
+        console.print(f"  tool calls: {calls}", highlight=False)
+        console.print(f"  signals: {signals}", highlight=False)
+        for turn in summary["turns"]:
+            if "text" in turn:
+                console.print(f"  {turn['role']}: {turn['text']}", highlight=False, markup=False)
+
+
 @app.command()
 def run(
     config_path: ConfigOption = Path(DEFAULT_CONFIG_FILE),

@@ -84,3 +84,32 @@ def test_scrub_a_file_and_standard_input(world, tmp_path):
     assert piped.returncode == 0, piped.stderr
     assert piped.stdout == cleaned  # same engine, same secret: the same stand-ins
     assert "Oyelaran" not in piped.stderr
+
+
+def test_ingest_check_json_shows_roles_and_tools_not_words_and_stores_nothing(tmp_path):
+    """A dry run on a drop of real producer output: one JSON object, no text unless asked."""
+    import json
+    import shutil
+    from pathlib import Path
+
+    sample = Path(__file__).resolve().parents[1] / "conformance" / "samples" / "openllmetry-0.40"
+    shutil.copytree(sample, tmp_path / "drop" / "traces")
+    (tmp_path / "drop" / "error_logs").mkdir()
+    (tmp_path / "drop" / "error_logs" / "app.log").write_text("not a log line\n")
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    result = _cli(tmp_path, "ingest-check", "drop", "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["sources"]["traces"]["accepted"] == 6
+    assert report["sources"]["error_logs"]["reasons"] == {"line does not match the text log pattern": 1}
+    [session] = report["sessions"]
+    assert [t["role"] for t in session["turns"]] == ["system", "user", "agent", "user", "agent"]
+    assert [(c["name"], c["status"]) for c in session["tool_calls"]] == [("get_order_details", "ok"), ("refund_order", "ok")]
+    assert "W2611340" not in result.stdout and all("text" not in t for t in session["turns"])
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before
+
+
+def test_ingest_check_of_a_drop_without_sessions_fails(tmp_path):
+    (tmp_path / "drop" / "traces").mkdir(parents=True)
+    result = _cli(tmp_path, "ingest-check", "drop")
+    assert result.returncode == 1 and "no session" in result.stderr
