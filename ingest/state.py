@@ -207,23 +207,37 @@ def _read_only_engine(url: sa.URL) -> sa.Engine:
 
 
 class FolderStateSource(StateSource):
-    """JSON documents in a folder: each either an object keyed by id or a list of rows carrying `key`."""
+    """JSON documents in a folder: each either an object keyed by id or a list of rows carrying `key`.
+
+    `file: db.json#users` names a key inside a document holding several kinds (tau2-bench's
+    `db.json` keeps users, orders and products in one file); the document is read once.
+    """
 
     def __init__(self, folder: Path, mapping: StateMapping) -> None:
         super().__init__(mapping)
         self._folder = folder
         self._documents: dict[str, dict[str, dict[str, Any]]] = {}
+        self._files: dict[str, Any] = {}
         for name, kind in mapping.kinds.items():
             if kind.file is None:
                 raise StateMappingError(f"kinds.{name}: a folder state source needs 'file', not 'table'")
+            if "#" in kind.file and not all(kind.file.split("#", 1)):
+                raise StateMappingError(f"kinds.{name}.file: write a key inside a file as 'db.json#users'")
 
     def _rows_by_id(self, kind: str) -> dict[str, dict[str, Any]]:
         if kind not in self._documents:
             spec = self.mapping.kind(kind)
-            try:
-                document = json.loads((self._folder / str(spec.file)).read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                raise StateUnavailable(f"state document for kind '{kind}' cannot be read") from None
+            name, _, key = str(spec.file).partition("#")
+            if name not in self._files:
+                try:
+                    self._files[name] = json.loads((self._folder / name).read_text(encoding="utf-8"))
+                except (OSError, ValueError):
+                    raise StateUnavailable(f"state document for kind '{kind}' cannot be read") from None
+            document = self._files[name]
+            if key:
+                if not isinstance(document, dict) or key not in document:
+                    raise StateMappingError(f"kinds.{kind}.file: the document has no key '{key}'")
+                document = document[key]
             self._documents[kind] = _index(document, spec)
         return self._documents[kind]
 

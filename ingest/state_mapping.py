@@ -27,7 +27,9 @@ class EntityKind(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     table: str | None = Field(default=None, description="SQL table holding the rows")
-    file: str | None = Field(default=None, description="JSON document (relative to the state folder) keyed by id")
+    file: str | None = Field(
+        default=None, description="JSON document (relative to the state folder) keyed by id; `db.json#users`: a key inside it"
+    )
     key: str = Field(description="column holding the id; for a keyed JSON document, the field the id is stored under")
     foreign_keys: dict[str, str] = Field(default_factory=dict, description="column -> referenced kind")
     pii: dict[str, str] = Field(default_factory=dict, description="column or dotted path -> Presidio entity type")

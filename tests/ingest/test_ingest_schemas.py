@@ -26,7 +26,7 @@ def test_jsonl_examples_validate(schema_name, example):
     assert not validator.is_valid({**json.loads(lines[0]), "id": 5})
 
 
-@pytest.mark.parametrize("example", ["demo-state.mapping.yaml", "tau-bench-retail.mapping.yaml"])
+@pytest.mark.parametrize("example", ["demo-state.mapping.yaml", "tau-bench-retail.mapping.yaml", "tau2-bench-retail.mapping.yaml"])
 def test_mapping_examples_validate_and_load(example):
     path = DOCS / "examples" / example
     schema("state-mapping.schema.json").validate(yaml.safe_load(path.read_text()))

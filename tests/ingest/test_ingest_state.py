@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from ingest.state import StateUnavailable, open_state
-from ingest.state_mapping import StateMapping, values_at
+from ingest.state_mapping import StateMapping, StateMappingError, values_at
 
 EXAMPLES = Path(__file__).parents[2] / "docs" / "examples"
 TAU = Path(__file__).resolve().parents[3] / "shared" / "data" / "tau-bench-retail"  # ../shared beside the repo
@@ -103,3 +103,31 @@ def test_tau_bench_people_come_with_their_name_parts():
     users = json.loads((TAU / "users.json").read_text())
     assert len(rows) == len(users) and {kind for kind, _ in rows} == {"customer"}
     assert all(row["name"]["first_name"] and row["name"]["last_name"] for _, row in rows)
+
+
+TAU2 = TAU.parent / "tau2-bench-retail"
+
+
+@pytest.mark.skipif(not TAU2.is_dir(), reason="tau2-bench retail data not present in ../shared/data/tau2-bench-retail")
+def test_tau2_single_db_json_loads_through_keys_inside_the_file():
+    mapping = StateMapping.from_yaml(EXAMPLES / "tau2-bench-retail.mapping.yaml")
+    source = open_state(str(TAU2), mapping)
+    db = json.loads((TAU2 / "db.json").read_text())
+    order_id, order = next(iter(sorted(db["orders"].items())))
+    rows = source.snapshot({"order": [order_id]}, None)
+    assert list(rows["order"]) == [order_id] and list(rows["customer"]) == [order["user_id"]]
+    assert order_id in source.snapshot({"customer": [order["user_id"]]}, None)["order"]
+    product_id = order["items"][0]["product_id"]
+    assert source.get("product", product_id)["name"] == db["products"][product_id]["name"]
+    assert len(list(source.rows_with_pii({"PERSON"}))) == len(db["users"])
+
+
+def test_a_key_inside_a_file_that_is_not_there_is_named(tmp_path):
+    (tmp_path / "db.json").write_text(json.dumps({"users": {"u1": {"name": "x"}}}))
+    mapping = StateMapping.from_document({"kinds": {"customer": {"file": "db.json#people", "key": "user_id"}}})
+    with pytest.raises(StateMappingError, match="no key 'people'"):
+        open_state(str(tmp_path), mapping).get("customer", "u1")
+    ok = StateMapping.from_document({"kinds": {"customer": {"file": "db.json#users", "key": "user_id"}}})
+    assert open_state(str(tmp_path), ok).get("customer", "u1") == {"user_id": "u1", "name": "x"}
+    with pytest.raises(StateMappingError, match="db.json#users"):
+        open_state(str(tmp_path), StateMapping.from_document({"kinds": {"customer": {"file": "db.json#", "key": "user_id"}}}))
