@@ -15,7 +15,7 @@ from ingest.models import SOURCES, QuarantinedRecord, RawRecord
 from ingest.readers.base import Item, ReadStats, Skip, Where
 from ingest.readers.events import deploy_from_line, escalation_from_line
 from ingest.readers.lines import decode_json_object, iter_lines
-from ingest.readers.logs import otlp_logs_from_line, text_log_from_line
+from ingest.readers.logs import CONTINUATION, otlp_logs_from_line, text_log_from_line
 from ingest.readers.otlp_files import otlp_kind, requests_of_file
 from ingest.readers.tickets import comments_from_file, tickets_from_page
 from ingest.readers.traces import spans_from_line
@@ -74,7 +74,9 @@ def _dispatch(
         yield Where(source, relative, 0).quarantine("unknown source"), path.stat().st_size
         return
     handler = _line_handler(source, path.name, config)
-    if handler is not None:
+    if source == "error_logs" and path.name.endswith(".log"):
+        yield from _read_text_log(source, path, relative, config, start_byte, start_line)
+    elif handler is not None:
         yield from _read_lines(source, path, relative, config, handler, start_byte, start_line)
     elif source in _OTLP_SOURCES and otlp_kind(path.name) is not None:
         yield from _read_whole_otlp_file(source, path, relative, config, start_byte)
@@ -98,9 +100,6 @@ def _line_handler(source: str, name: str, config: IngestConfig) -> LineHandler |
         if per_object is None:
             return None
         return lambda data, where: _json_then(per_object, data, where, config)
-    if source == "error_logs" and name.endswith(".log"):
-        pattern = re.compile(config.text_log_pattern)
-        return lambda data, where: _text_then(data, where, config, pattern)
     return None
 
 
@@ -111,12 +110,51 @@ def _json_then(per_object: Callable[..., Any], data: bytes, where: Where, config
     return per_object(decoded, where, config)
 
 
-def _text_then(data: bytes, where: Where, config: IngestConfig, pattern: re.Pattern[str]) -> Item:
+def _read_text_log(
+    source: str, path: Path, relative: str, config: IngestConfig, start_byte: int, start_line: int
+) -> Iterator[tuple[Item, int]]:
+    """Plain-text log lines; the stack-trace lines under a record join it (see logs.CONTINUATION).
+    A record is yielded once the next one starts, with the offset after its last line."""
+    pattern = re.compile(config.text_log_pattern)
+    limit = config.max_record_bytes
+    first: tuple[Where, str, int] | None = None
+    more: list[str] = []
+
+    def finish() -> Iterator[tuple[Item, int]]:
+        nonlocal first, more
+        if first is not None:
+            where, text, offset = first
+            size = len(text) + sum(len(line) + 1 for line in more)
+            if size > limit:
+                yield where.quarantine(f"record over {limit} bytes"), offset
+            else:
+                for item in _guarded(lambda data, at: text_log_from_line(data, at, config, pattern, more), text, where):
+                    yield item, offset
+        first, more = None, []
+
+    for line in iter_lines(path, max_bytes=limit, start_byte=start_byte, start_line=start_line):
+        where = Where(source, relative, line.number)
+        text = _utf8(line.data)
+        if line.data is not None and text is not None and first is not None and not pattern.match(text) \
+                and CONTINUATION.match(text):
+            more.append(text)
+            first = (first[0], first[1], line.end_offset)
+            continue
+        yield from finish()
+        if line.data is None:
+            yield where.quarantine(f"line over {limit} bytes"), line.end_offset
+        elif text is None:
+            yield where.quarantine("invalid UTF-8", line.data), line.end_offset
+        else:
+            first = (where, text, line.end_offset)
+    yield from finish()
+
+
+def _utf8(data: bytes | None) -> str | None:
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8") if data is not None else None
     except UnicodeDecodeError:
-        return where.quarantine("invalid UTF-8", data)
-    return text_log_from_line(text, where, config, pattern)
+        return None
 
 
 def _read_lines(

@@ -153,11 +153,26 @@ def _genai_event(log: dict[str, Any], resource: dict, attrs: dict[str, Any], whe
     return _content_keyed(record)
 
 
-def text_log_from_line(text: str, where: Where, config: IngestConfig, pattern: re.Pattern[str]) -> Item:
+CONTINUATION = re.compile(
+    r"^(?:\s|Traceback \(most recent call last\)|Caused by:|During handling of the above exception"
+    r"|The above exception was the direct cause|\.\.\. \d+ (?:more|common frames omitted)"
+    r"|[A-Za-z_][\w$]*(?:\.[\w$]+)*(?:Error|Exception|Throwable)\b)"
+)
+"""Lines that go on the record above them: a stack trace's frames (indented), its header, a
+chained cause, and the exception line itself (`ValueError: ...`, `java.io.IOException: ...`)."""
+
+
+def text_log_from_line(
+    text: str, where: Where, config: IngestConfig, pattern: re.Pattern[str], continuation: list[str] | None = None
+) -> Item:
+    """One log record from its first line and the stack-trace lines that follow it."""
     match = pattern.match(text)
     if match is None:
         return where.quarantine("line does not match the text log pattern")
     fields = {name: value for name, value in match.groupdict().items() if value is not None}
+    if continuation:
+        fields["message"] = "\n".join([fields.get("message", ""), *continuation])
+        text = "\n".join([text, *continuation])
     severity = LEVEL_SEVERITY.get(fields.get("level", "").upper())
     if severity is None:
         return where.quarantine("unknown log level")

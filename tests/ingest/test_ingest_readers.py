@@ -108,14 +108,45 @@ def test_text_logs_parse_with_default_pattern(tmp_path, config):
     accepted, quarantined, stats, _ = read_all("error_logs", path, tmp_path, config)
     assert [(r.session_id, r.trace_id, r.payload["fields"]["message"]) for r in accepted] == [
         ("s-123", "abcd1234", "refund_order failed: amount exceeds total"),
-        (None, None, "inventory service unreachable"),
+        (None, None, "inventory service unreachable\n    at refund.py line 12"),
     ]
     assert accepted[1].occurred_at.isoformat() == "2026-11-20T10:15:05+00:00"
     assert [(q.position, q.reason) for q in quarantined] == [
-        (4, "line does not match the text log pattern"),
         (5, "invalid field 'timestamp': invalid timestamp"),
     ]
     assert stats.skipped == {"severity below 17": 1}
+
+
+def test_stack_traces_join_their_first_line(tmp_path, config):
+    text = "\n".join([
+        "    at orphan.Frame(Orphan.java:1)",
+        "2026-11-20T10:15:03Z ERROR [session=s-1] refund failed",
+        "Traceback (most recent call last):",
+        '  File "refund.py", line 12, in refund',
+        "    raise RefundError(order_id)",
+        "refunds.RefundError: #W2611340",
+        "2026-11-20T10:15:04Z ERROR [session=s-2] label failed",
+        "java.lang.IllegalStateException: carrier down",
+        "\tat com.shop.Labels.create(Labels.java:88)",
+        "Caused by: java.net.SocketTimeoutException: read timed out",
+        "\t... 12 more",
+        "this line is garbage",
+        "2026-11-20T10:15:05Z INFO [session=s-3] fine",
+        "  an indented note under an info line",
+    ]) + "\n"
+    path = b.write(tmp_path / "error_logs" / "app.log", text)
+    accepted, quarantined, stats, items = read_all("error_logs", path, tmp_path, config)
+    assert [(r.position, r.session_id, r.payload["fields"]["message"].splitlines()) for r in accepted] == [
+        (2, "s-1", ["refund failed", "Traceback (most recent call last):", '  File "refund.py", line 12, in refund',
+                    "    raise RefundError(order_id)", "refunds.RefundError: #W2611340"]),
+        (7, "s-2", ["label failed", "java.lang.IllegalStateException: carrier down", "\tat com.shop.Labels.create(Labels.java:88)",
+                    "Caused by: java.net.SocketTimeoutException: read timed out", "\t... 12 more"]),
+    ]
+    assert [(q.position, q.reason) for q in quarantined] == [
+        (1, "line does not match the text log pattern"), (12, "line does not match the text log pattern")]
+    assert stats.skipped == {"severity below 17": 1}
+    label = next(offset for item, offset in items if getattr(item, "session_id", None) == "s-2")
+    assert label == text.index("this line is garbage")  # resumes after the record's last line
 
 
 def test_zendesk_page_and_comments(tmp_path):
