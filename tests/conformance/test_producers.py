@@ -10,6 +10,7 @@ would read it, with `ingest.check.check_drop`.
 from __future__ import annotations
 
 import importlib.util
+import json
 import shutil
 import subprocess
 import sys
@@ -128,3 +129,24 @@ def test_the_session_id_comes_from_the_configured_attribute(tmp_path):
     assert [len(s.trace_ids) for s in checked.sessions] == [2]
     assert checked.sessions[0].session_id in checked.sessions[0].trace_ids
     assert checked.sessions[0].session_id != CONVERSATION_ID
+
+
+TAU2 = HERE.parents[2] / "shared" / "data" / "tau2-bench-retail"
+
+
+@pytest.mark.skipif(not TAU2.is_dir(), reason="tau2-bench retail data not present in ../shared/data/tau2-bench-retail")
+def test_tau2_tasks_traced_by_openllmetry_give_their_gold_actions_in_order(tmp_path):
+    """Conversations nobody here wrote (tau2-bench's tasks and state), traced by a real producer."""
+    if not _installed(LIVE["openllmetry"][0]):
+        pytest.skip("openllmetry: its packages are not installed (pip install -e '.[conformance]')")
+    completed = subprocess.run(
+        [sys.executable, str(HERE / "producers" / "tau_day.py"), str(TAU2 / "tasks.json"), str(TAU2), str(tmp_path),
+         "--count", "12"], capture_output=True, text=True, timeout=300, env={"PATH": "/usr/bin:/bin"})
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    tasks = {t["id"]: t for t in json.loads((TAU2 / "tasks.json").read_text(encoding="utf-8"))[:12]}
+    checked = check_drop(tmp_path, IngestConfig())
+    assert checked.quarantined == [] and len(checked.sessions) == len(tasks)
+    for session in checked.sessions:
+        gold = tasks[session.session_id.removeprefix("tau-")]["evaluation_criteria"]["actions"]
+        assert [(c.name, c.arguments) for c in session.tool_calls] == [(a["name"], a["arguments"]) for a in gold]
+        assert [t.role for t in session.turns] == ["system", "user", "agent"]

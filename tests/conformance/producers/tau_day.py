@@ -1,0 +1,136 @@
+"""A day of agent sessions made from tau-bench or tau2-bench tasks, traced by a real producer.
+
+    python tau_day.py TASKS_JSON STATE_FOLDER OUT_DROP [--count N]
+
+Each task becomes one conversation of the app loop in drive.py, traced by OpenLLMetry
+(`opentelemetry-instrumentation-openai`) and exported with the OTLP JSON file exporter to
+OUT_DROP/traces/traces.jsonl: the user says the task's reason for calling, the scripted model
+calls the task's gold actions one by one (tool results read from the task's own state:
+users, orders and products as tau-bench's files or tau2-bench's db.json hold them), then
+answers. Nothing of the pipeline is involved: this writes a drop as production would.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from drive import APP_SESSION_ATTRIBUTE, MODEL, providers  # noqa: E402
+
+ANSWER = "All done: I have taken care of that for you."
+
+
+def load_tasks(path: Path) -> list[dict[str, Any]]:
+    """(id, what the user says, gold actions) from tau2's tasks.json or tau-bench's tasks_test.json."""
+    found = []
+    for index, task in enumerate(json.loads(path.read_text(encoding="utf-8"))):
+        if "user_scenario" in task:  # tau2-bench
+            instructions = task["user_scenario"]["instructions"]
+            said = f"{instructions.get('known_info') or ''} {instructions.get('reason_for_call') or ''}".strip()
+            actions = task["evaluation_criteria"].get("actions") or []
+            found.append({"id": str(task["id"]), "said": said, "actions": actions})
+        else:  # tau-bench
+            found.append({"id": str(index), "said": task["instruction"], "actions": task.get("actions") or []})
+    return found
+
+
+def load_state(folder: Path) -> dict[str, dict[str, Any]]:
+    if (folder / "db.json").is_file():
+        return json.loads((folder / "db.json").read_text(encoding="utf-8"))
+    return {kind: json.loads((folder / f"{kind}.json").read_text(encoding="utf-8")) for kind in ("users", "orders", "products")}
+
+
+def tool_result(name: str, arguments: dict[str, Any], state: dict[str, dict[str, Any]]) -> Any:
+    if "order_id" in arguments and arguments["order_id"] in state["orders"] and name.startswith("get_"):
+        return state["orders"][arguments["order_id"]]
+    if "user_id" in arguments and arguments["user_id"] in state["users"] and name.startswith("get_"):
+        return state["users"][arguments["user_id"]]
+    if "product_id" in arguments and arguments["product_id"] in state["products"]:
+        return state["products"][arguments["product_id"]]
+    if name.startswith("find_user_id"):
+        return next((user_id for user_id, user in sorted(state["users"].items())
+                     if arguments.get("email") == user.get("email")
+                     or (arguments.get("first_name"), arguments.get("last_name"))
+                     == (user["name"]["first_name"], user["name"]["last_name"])), "user not found")
+    return {"status": "ok", **{k: v for k, v in arguments.items() if k.endswith("_id")}}
+
+
+class _Script(BaseHTTPRequestHandler):
+    tasks: dict[str, dict[str, Any]] = {}
+
+    def log_message(self, *args: Any) -> None:
+        return
+
+    def do_POST(self) -> None:  # noqa: N802
+        request = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+        messages = request.get("messages") or []
+        task = self.tasks[messages[0]["content"].rsplit("#", 1)[1]]
+        done = sum(1 for m in messages if m.get("role") == "tool")
+        message: dict[str, Any] = {"role": "assistant", "content": None}
+        if done < len(task["actions"]):
+            action = task["actions"][done]
+            message["tool_calls"] = [{"id": f"call_{task['id']}_{done}", "type": "function",
+                                      "function": {"name": action["name"], "arguments": json.dumps(action["arguments"])}}]
+        else:
+            message["content"] = ANSWER
+        body = {"id": f"chatcmpl-{task['id']}-{done}", "object": "chat.completion", "created": 1795255200, "model": MODEL,
+                "choices": [{"index": 0, "message": message, "logprobs": None,
+                             "finish_reason": "tool_calls" if message["content"] is None else "stop"}],
+                "usage": {"prompt_tokens": 200 + 50 * done, "completion_tokens": 20, "total_tokens": 220 + 50 * done}}
+        data = json.dumps(body).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("tasks", type=Path)
+    parser.add_argument("state", type=Path)
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--count", type=int, default=40)
+    args = parser.parse_args()
+    import openai
+    from opentelemetry.instrumentation.openai import OpenAIInstrumentor
+
+    tasks = load_tasks(args.tasks)[: args.count]
+    state = load_state(args.state)
+    _Script.tasks = {task["id"]: task for task in tasks}
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Script)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    out = args.out / "traces"
+    out.mkdir(parents=True, exist_ok=True)
+    tracer_provider, logger_provider = providers(out, "tau-support-agent")
+    OpenAIInstrumentor().instrument(tracer_provider=tracer_provider)
+    tracer = tracer_provider.get_tracer("support-app")
+    client = openai.OpenAI(base_url=f"http://127.0.0.1:{server.server_address[1]}/v1", api_key="sk-conformance", max_retries=0)
+    for task in tasks:
+        messages: list[dict[str, Any]] = [{"role": "system", "content": f"You are the shop's support agent. Task #{task['id']}"},
+                                          {"role": "user", "content": task["said"]}]
+        with tracer.start_as_current_span("handle_message", attributes={APP_SESSION_ATTRIBUTE: f"tau-{task['id']}"}):
+            while True:
+                reply = client.chat.completions.create(model=MODEL, messages=messages).choices[0].message
+                messages.append(reply.model_dump(exclude_none=True))
+                if not reply.tool_calls:
+                    break
+                for call in reply.tool_calls:
+                    result = tool_result(call.function.name, json.loads(call.function.arguments), state)
+                    messages.append({"role": "tool", "tool_call_id": call.id, "content": json.dumps(result)})
+    tracer_provider.shutdown()
+    logger_provider.shutdown()
+    server.shutdown()
+    (out / "logs.jsonl").unlink(missing_ok=True)
+    print(f"{len(tasks)} sessions written to {out}")
+
+
+if __name__ == "__main__":
+    main()
