@@ -261,8 +261,8 @@ def _upsert(session: Session, table, rows: Sequence[dict[str, Any]], *, update: 
     if update:
         cols = {c.name: stmt.excluded[c.name] for c in table.columns if c.name not in keys}
         stmt = stmt.on_conflict_do_update(index_elements=keys, set_=cols) if cols else stmt.on_conflict_do_nothing()
-    else:
-        stmt = stmt.on_conflict_do_nothing(index_elements=keys)
+    else:  # no conflict target: a store made before a key column was added keeps its old key
+        stmt = stmt.on_conflict_do_nothing()
     session.execute(stmt, list(rows))  # executemany: one compiled statement, batched by the driver
 
 

@@ -141,3 +141,26 @@ def test_a_source_of_many_files_lands_in_few_transactions_with_every_cursor(stor
     assert bad and {row.day for row in bad} == {"2026-11-17"}
     again = land_source(store, drop, "tickets", IngestConfig(), run_id="r2", default_day="2026-11-18")
     assert (again.files_read, again.new, again.files_skipped) == (0, 0, len(files["tickets"]))
+
+
+def test_each_bad_record_of_a_line_is_its_own_quarantine_row(store):
+    bad = [QuarantinedRecord(source="traces", file="traces/t.jsonl", position=1, record=n, reason="missing field 'spanId'")
+           for n in range(1, 16)]
+    store.land([], bad, run_id="r1", quarantine_day="2026-11-16")
+    store.land([], bad, run_id="r2", quarantine_day="2026-11-16")
+    assert sorted(row.record for row in store.rows(QuarantineRow)) == list(range(1, 16))
+
+
+def test_a_store_whose_quarantine_key_predates_the_record_still_lands(tmp_path):
+    import sqlite3
+
+    con = sqlite3.connect(tmp_path / "store.db")
+    con.execute("CREATE TABLE quarantine (source VARCHAR NOT NULL, file VARCHAR NOT NULL, position INTEGER NOT NULL, "
+                "reason VARCHAR NOT NULL, sha256 VARCHAR, day VARCHAR NOT NULL, stage VARCHAR NOT NULL, "
+                "run_id VARCHAR NOT NULL, PRIMARY KEY (source, file, position, reason))")
+    con.commit()
+    con.close()
+    store = Store(f"sqlite:///{tmp_path}/store.db", f"sqlite:///{tmp_path}/raw.db")
+    bad = [QuarantinedRecord(source="traces", file="t.jsonl", position=1, record=n, reason="r") for n in (1, 2)]
+    store.land([], bad, run_id="r", quarantine_day="2026-11-16")
+    assert len(store.rows(QuarantineRow)) == 1  # the old key keeps one row a line, as that version did
