@@ -1,6 +1,7 @@
 """Readers for a drop folder: one subfolder per source, every record accepted or quarantined.
 
-`read_file` streams (line by line for JSONL and text logs) and never raises on bad input.
+`read_file` streams (line by line for JSONL and text logs; a whole `.json`, gzipped or
+protobuf OTLP file, or a Zendesk file, at once) and never raises on bad input.
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ def _dispatch(
     handler = _line_handler(source, path.name, config)
     if source == "error_logs" and path.name.endswith(".log"):
         yield from _read_text_log(source, path, relative, config, start_byte, start_line)
-    elif handler is not None:
+    elif handler is not None:  # JSON lines: resumable from a byte offset
         yield from _read_lines(source, path, relative, config, handler, start_byte, start_line)
     elif source in _OTLP_SOURCES and otlp_kind(path.name) is not None:
         yield from _read_whole_otlp_file(source, path, relative, config, start_byte)
@@ -87,20 +88,15 @@ def _dispatch(
 
 
 _OTLP_SOURCES = {"traces": spans_from_line, "error_logs": otlp_logs_from_line}
+"""Sources whose files are OTLP export requests: also whole `.json`, gzipped and protobuf files."""
+_JSON_LINE_SOURCES = {**_OTLP_SOURCES, "escalations": escalation_from_line, "deploys": deploy_from_line}
 
 
 def _line_handler(source: str, name: str, config: IngestConfig) -> LineHandler | None:
-    if name.endswith(".jsonl"):
-        per_object = {
-            "traces": spans_from_line,
-            "error_logs": otlp_logs_from_line,
-            "escalations": escalation_from_line,
-            "deploys": deploy_from_line,
-        }.get(source)
-        if per_object is None:
-            return None
-        return lambda data, where: _json_then(per_object, data, where, config)
-    return None
+    per_object = _JSON_LINE_SOURCES.get(source)
+    if per_object is None or not name.endswith(".jsonl"):
+        return None
+    return lambda data, where: _json_then(per_object, data, where, config)
 
 
 def _json_then(per_object: Callable[..., Any], data: bytes, where: Where, config: IngestConfig) -> Any:
