@@ -61,12 +61,16 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self.send_error(404)
             return
-        data = json.dumps(body).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        send_json(self, body)
+
+
+def send_json(handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
+    data = json.dumps(body).encode()
+    handler.send_response(200)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)
 
 
 def _chat_completion(request: dict[str, Any], number: int) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from drive import APP_SESSION_ATTRIBUTE, MODEL, providers  # noqa: E402
+from scripted_model import send_json  # noqa: E402
 
 ANSWER = "All done: I have taken care of that for you."
 
@@ -84,12 +85,7 @@ class _Script(BaseHTTPRequestHandler):
                 "choices": [{"index": 0, "message": message, "logprobs": None,
                              "finish_reason": "tool_calls" if message["content"] is None else "stop"}],
                 "usage": {"prompt_tokens": 200 + 50 * done, "completion_tokens": 20, "total_tokens": 220 + 50 * done}}
-        data = json.dumps(body).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        send_json(self, body)
 
 
 def main() -> None:
