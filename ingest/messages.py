@@ -10,7 +10,8 @@ Read, in this order, the first that holds any (per direction, input and output):
 6. `input.value` / `output.value` (OpenInference's raw payloads: a message list, LangChain's
    serialized messages, or a bare string).
 A message's content may itself be LangChain's serialization or (OpenAI Agents' v2
-instrumentation) the Python repr of the model's message; both are unwrapped.
+instrumentation) the Python repr of the model's message, text part or tool call; both are
+unwrapped.
 """
 
 from __future__ import annotations
@@ -93,15 +94,30 @@ def maybe_json(value: Any) -> Any:
         return value
 
 
-def python_literal(text: Any) -> Any:
-    """A dict or list written as a Python literal (`str(dict)`), else None. Literals only: nothing runs."""
-    if not isinstance(text, str) or not text.strip().startswith(("{", "[")) or len(text) > 1_000_000:
+_REPR_START = re.compile(r"^(?:[{\[]|[A-Z][A-Za-z0-9_]*\()")
+
+
+def python_value(text: Any) -> Any:
+    """A dict or list written as its Python repr, else None: `str(dict)`, or a pydantic model's
+    repr (`ResponseFunctionToolCall(name='x', arguments='{}')` -> {"name": "x", "arguments": "{}"}).
+    The text is parsed, never run: only literals and keyword calls of literals are read."""
+    if not isinstance(text, str) or not _REPR_START.match(text.strip()) or len(text) > 1_000_000:
         return None
     try:
-        value = ast.literal_eval(text.strip())
+        value = _literal(ast.parse(text.strip(), mode="eval").body)
     except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
         return None
     return value if isinstance(value, (dict, list)) else None
+
+
+def _literal(node: ast.AST) -> Any:
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.args:
+        return {keyword.arg: _literal(keyword.value) for keyword in node.keywords if keyword.arg}
+    if isinstance(node, ast.Dict):
+        return {_literal(key): _literal(value) for key, value in zip(node.keys, node.values) if key is not None}
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [_literal(item) for item in node.elts]
+    return ast.literal_eval(node)
 
 
 def message_list(value: Any, default_role: str) -> list[Message]:
@@ -166,10 +182,8 @@ def _langchain_unwrapped(item: dict[str, Any]) -> dict[str, Any]:
 
 def _add_content(message: Message, content: Any, texts: list[str]) -> None:
     if isinstance(content, str):
-        literal = python_literal(content) if message.role == "agent" else None
-        if isinstance(literal, dict) and ({"tool_calls", "role"} & set(literal)):
-            _merge_repr(message, literal, texts)
-        else:
+        value = python_value(content) if message.role == "agent" else None
+        if not (isinstance(value, dict) and _add_repr(message, value, texts)):
             texts.append(content)
     elif isinstance(content, list):
         for part in content:
@@ -200,14 +214,26 @@ def _add_part(message: Message, part: Any, texts: list[str]) -> None:
             message.role = "tool"
 
 
-def _merge_repr(message: Message, literal: dict[str, Any], texts: list[str]) -> None:
-    """The Python repr of a chat-completion message (text and tool calls) read as that message."""
-    inner = message_of({**literal, "role": literal.get("role") or "assistant"}, "assistant")
-    if inner is None:
-        return
-    if inner.text:
-        texts.append(inner.text)
-    message.calls.extend(inner.calls)
+def _add_repr(message: Message, value: dict[str, Any], texts: list[str]) -> bool:
+    """A model output written as its Python repr (OpenAI Agents' v2 instrumentation does): a
+    chat message, a Responses output message, a text part or a tool call. False: none of these."""
+    kind = value.get("type")
+    if kind in ("function_call", "tool_call") or {"name", "arguments"} <= set(value):
+        call = _call_of(value)
+        if call is not None:
+            message.calls.append(call)
+        return call is not None
+    if kind in ("output_text", "text") and isinstance(value.get("text"), str):
+        texts.append(value["text"])
+        return True
+    if "tool_calls" in value or "role" in value or kind == "message":
+        inner = message_of({**value, "role": value.get("role") or "assistant"}, "assistant")
+        if inner is not None:
+            if inner.text:
+                texts.append(inner.text)
+            message.calls.extend(inner.calls)
+        return inner is not None
+    return False
 
 
 def _call_of(call: Any) -> PartCall | None:
@@ -219,7 +245,7 @@ def _call_of(call: Any) -> PartCall | None:
         return None
     arguments = next((source[key] for source in (call, function) for key in ("arguments", "args", "input")
                       if key in source), None)
-    call_id = call.get("id") or call.get("call_id") or call.get("tool_call_id")
+    call_id = call.get("call_id") or call.get("tool_call_id") or call.get("id")  # a Responses item's id is not its call's
     return PartCall(name=name, call_id=str(call_id) if call_id else None, arguments=arguments_of(arguments))
 
 
@@ -227,7 +253,7 @@ def arguments_of(value: Any) -> Any:
     """Tool arguments as a dict when they are one (JSON text, a Python literal), else as given."""
     decoded = maybe_json(value)
     if isinstance(decoded, str):
-        decoded = python_literal(decoded) or decoded
+        decoded = python_value(decoded) or decoded
     return decoded
 
 

@@ -31,7 +31,9 @@ from scripted_model import ANSWERS, ORDER_ID, USAGE  # noqa: E402
 LIVE = {
     # producer: (modules it needs, it names the conversation, it records the failing tool as an error)
     "agents-openinference": (("agents", "openinference.instrumentation.openai_agents"), False, True),
+    "agents-openinference-chat": (("agents", "openinference.instrumentation.openai_agents"), False, True),
     "agents-otel-v2": (("agents", "opentelemetry.instrumentation.openai_agents"), False, True),
+    "agents-otel-v2-chat": (("agents", "opentelemetry.instrumentation.openai_agents"), False, True),
     "langgraph-openinference": (("langgraph", "openinference.instrumentation.langchain"), True, True),
     "openllmetry": (("opentelemetry.instrumentation.openai",), True, False),
     "openai-v2": (("opentelemetry.instrumentation.openai_v2",), True, False),

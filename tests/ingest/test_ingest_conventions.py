@@ -181,3 +181,26 @@ def test_a_failed_langchain_tool_message_marks_the_call_failed(tmp_path):
     [session] = session_of(tmp_path, b.spans_line(tool))
     [call] = session.tool_calls
     assert (call.call_id, call.arguments, call.result, call.status) == ("c5", {"order_id": "#W1"}, "Error: refused", "error")
+
+
+def test_responses_items_written_as_their_repr_are_read():
+    """Through the Responses API the v2 instrumentation writes output items' reprs as text."""
+    call = ("ResponseFunctionToolCall(arguments='{\"order_id\": \"#W1\"}', call_id='call_3', name='refund_order', "
+            "type='function_call', id='fc_3', status='completed')")
+    said = "{'annotations': [], 'text': 'Refunded.', 'type': 'output_text'}"
+    outer = ("ResponseOutputMessage(id='msg_1', content=[ResponseOutputText(annotations=[], text='Done.', "
+             "type='output_text')], role='assistant', status='completed', type='message')")
+    messages = message_list([{"role": "assistant", "parts": [{"type": "text", "content": text}]} for text in (call, said, outer)],
+                            "assistant")
+    assert [(c.name, c.call_id, c.arguments) for c in messages[0].calls] == [("refund_order", "call_3", {"order_id": "#W1"})]
+    assert messages[0].text == ""
+    assert [m.text for m in messages[1:]] == ["Refunded.", "Done."]
+
+
+def test_a_repr_is_parsed_never_run():
+    from ingest.messages import python_value
+
+    assert python_value("Thing(a=__import__('os').getcwd())") is None
+    assert python_value("{'a': open('/etc/passwd').read()}") is None
+    assert python_value("Thing(1, b=2)") is None
+    assert python_value("Thing(b=[1, 'x'], c=None)") == {"b": [1, "x"], "c": None}

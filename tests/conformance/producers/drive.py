@@ -4,7 +4,8 @@
 
 writes OUT_DIR/traces.jsonl (and OUT_DIR/logs.jsonl when the producer emits log records)
 with the OTLP JSON file exporter (`opentelemetry-exporter-otlp-json-file`). Every producer
-plays the same two-turn conversation (see scripted_model.py): the user asks where an order
+plays the same two-turn conversation (see scripted_model.py; the Agents SDK through the
+Responses API, its default, and through chat completions as `*-chat`): the user asks where an order
 is, the agent calls `get_order_details` and answers; the user asks for a refund, the agent
 calls `refund_order`, which fails, and says so. Run it in a virtual environment holding the
 producer's released packages (tests/conformance/requirements-*.txt).
@@ -12,10 +13,10 @@ producer's released packages (tests/conformance/requirements-*.txt).
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -81,12 +82,12 @@ def _openai_client(base_url: str, asynchronous: bool = False) -> Any:
 
 
 # ---------------------------------------------------------------- OpenAI Agents SDK
-def _agents_conversation(base_url: str) -> None:
+def _agents_conversation(base_url: str, api: str) -> None:
     from agents import (Agent, RunConfig, Runner, function_tool, set_default_openai_api,
                         set_default_openai_client)
 
     set_default_openai_client(_openai_client(base_url, asynchronous=True), use_for_tracing=False)
-    set_default_openai_api("chat_completions")
+    set_default_openai_api(api)
     agent = Agent(name="support", instructions=INSTRUCTIONS, model=MODEL,
                   tools=[function_tool(get_order_details), function_tool(refund_order)])
     config = RunConfig(group_id=CONVERSATION_ID, workflow_name="support chat")
@@ -94,25 +95,25 @@ def _agents_conversation(base_url: str) -> None:
     Runner.run_sync(agent, first.to_input_list() + [{"role": "user", "content": USER_TURNS[1]}], run_config=config)
 
 
-def agents_openinference(base_url: str, out: Path) -> tuple[Any, Any]:
+def agents_openinference(base_url: str, out: Path, api: str = "responses") -> tuple[Any, Any]:
     from agents import set_trace_processors
     from openinference.instrumentation.openai_agents import OpenAIAgentsInstrumentor
 
     tracer_provider, logger_provider = providers(out, "agents-openinference")
     set_trace_processors([])  # nothing sent to OpenAI's tracing backend
     OpenAIAgentsInstrumentor().instrument(tracer_provider=tracer_provider)
-    _agents_conversation(base_url)
+    _agents_conversation(base_url, api)
     return tracer_provider, logger_provider
 
 
-def agents_otel_v2(base_url: str, out: Path) -> tuple[Any, Any]:
+def agents_otel_v2(base_url: str, out: Path, api: str = "responses") -> tuple[Any, Any]:
     from agents import set_trace_processors
     from opentelemetry.instrumentation.openai_agents import OpenAIAgentsInstrumentor
 
     tracer_provider, logger_provider = providers(out, "agents-otel-v2")
     set_trace_processors([])
     OpenAIAgentsInstrumentor().instrument(tracer_provider=tracer_provider)
-    _agents_conversation(base_url)
+    _agents_conversation(base_url, api)
     return tracer_provider, logger_provider
 
 
@@ -188,7 +189,9 @@ def openai_v2(base_url: str, out: Path) -> tuple[Any, Any]:
 
 PRODUCERS = {
     "agents-openinference": agents_openinference,
+    "agents-openinference-chat": partial(agents_openinference, api="chat_completions"),
     "agents-otel-v2": agents_otel_v2,
+    "agents-otel-v2-chat": partial(agents_otel_v2, api="chat_completions"),
     "langgraph-openinference": langgraph_openinference,
     "openllmetry": openllmetry,
     "openai-v2": openai_v2,
