@@ -155,17 +155,20 @@ def _continued_runs(unnamed: list[str], spans: list[RawRecord], events: list[Raw
         first, whole = transcript(views, events_by_trace.get(trace_id, []))
         runs.append((min(v.start for v in views), trace_id, first, whole))
     runs.sort(key=lambda run: (run[0], run[1]))
+    waiting = set(unnamed)
     resolved = dict(sessions)
-    for index, (_, trace_id, first, _) in enumerate(runs):
-        if trace_id not in unnamed:
-            continue
-        earlier = [run for run in runs[:index] if run[3] and len(run[3]) < len(first) and first[: len(run[3])] == run[3]
-                   and any(role == "user" for role, _ in run[3])]
-        if earlier:
-            previous = max(earlier, key=lambda run: (len(run[3]), run[0]))[1]
-            resolved[trace_id] = resolved.get(previous, previous)
-        else:
+    said_by: dict[tuple[tuple[str, str], ...], str] = {}
+    """everything an earlier run said -> the latest run that said it"""
+    for _, trace_id, first, whole in runs:  # in time order: a run continues an earlier one only
+        if trace_id in waiting:
             resolved[trace_id] = trace_id
+            for length in range(len(first) - 1, 0, -1):  # the longest earlier conversation it starts with
+                previous = said_by.get(tuple(first[:length]))
+                if previous is not None:
+                    resolved[trace_id] = resolved.get(previous, previous)
+                    break
+        if any(role == "user" for role, _ in whole):
+            said_by[tuple(whole)] = trace_id
     return {trace_id: resolved[trace_id] for trace_id in unnamed}
 
 
