@@ -217,17 +217,15 @@ def ingest_check(
 
 
 def _check_scrubber(config: AppConfig | None):
-    """The configuration's scrubber, or (no configuration) the default one with a secret of
-    this run only: stand-ins are consistent within the output, not across runs."""
+    """The configuration's scrubber and secret, or (no configuration) the default scrubber with a
+    secret of this run only: stand-ins are consistent within the output, not across runs."""
     import secrets
 
-    from scrubbers import ScrubConfig
+    from scrubbers import ScrubConfig, Scrubber
 
-    from .stages import _scrubber, scrubber_for
-
-    if config is not None:
-        return scrubber_for(config)
-    return _scrubber(ScrubConfig().model_dump_json(), secrets.token_bytes(32))
+    if config is None:
+        return Scrubber(ScrubConfig(), secrets.token_bytes(32))
+    return Scrubber(config.scrub, config.read_secret())
 
 
 def _print_check(checked, summaries: list[dict]) -> None:
