@@ -132,13 +132,12 @@ def conversation_from_spans(spans: list[SpanView], events: list[RawRecord] = ())
     result = Conversation()
     emitted: Counter[tuple[str, str]] = Counter()
     asked: dict[Any, _Asked] = {}
-    asked_count: Counter[Any] = Counter()
     tool_spans: list[SpanView] = []
     for span in spans:
         if span.operation == "chat":
             inputs, outputs = span_messages(span, log_events)
             _chat_turns(span, inputs, outputs, emitted, result)
-            _asked_calls(span, inputs, outputs, asked, asked_count)
+            _asked_calls(span, inputs, outputs, asked)
         elif span.operation == "execute_tool":
             tool_spans.append(span)
         if is_error_status(span.status):
@@ -182,27 +181,30 @@ def _chat_turns(span: SpanView, inputs: list[Message], outputs: list[Message], e
                 result.turns.append(Turn(role=message.role, text=message.text, at=at, source="traces"))
 
 
-def _asked_calls(span: SpanView, inputs: list[Message], outputs: list[Message], asked: dict[Any, _Asked],
-                 asked_count: Counter[Any]) -> None:
-    """Tool calls the messages ask for (once each, however often the history repeats them) and their answers."""
+def _asked_calls(span: SpanView, inputs: list[Message], outputs: list[Message], asked: dict[Any, _Asked]) -> None:
+    """Tool calls the messages ask for (once each, however often the history repeats them) and
+    their answers: by call id, else (no id, or an id no call here has: OpenLLMetry writes a
+    Responses call's item id on the call and its call id on the answer) the earliest call above
+    the answer still unanswered."""
     seen_here: Counter[Any] = Counter()
+    in_order: list[_Asked] = []
     for messages, at in ((inputs, span.start), (outputs, span.end or span.start)):
         for message in messages:
             for call in message.calls:
                 if call.call_id:
                     key: Any = ("id", call.call_id)
-                else:
+                else:  # the n-th such call of this span is the n-th of the conversation
                     content = (call.name, json.dumps(call.arguments, sort_keys=True, default=str))
                     seen_here[content] += 1
-                    if seen_here[content] <= asked_count[content]:
-                        continue
-                    asked_count[content] += 1
-                    key = ("n", *content, asked_count[content])
-                asked.setdefault(key, _Asked(call=call, at=at))
-            if message.role == "tool" and message.answers and ("id", message.answers) in asked:
-                entry = asked[("id", message.answers)]
-                if not entry.answered:
-                    entry.result, entry.failed, entry.answered = message.result, message.failed, True
+                    key = ("n", *content, seen_here[content])
+                in_order.append(asked.setdefault(key, _Asked(call=call, at=at)))
+            if message.role != "tool":
+                continue
+            entry = asked.get(("id", message.answers)) if message.answers else None
+            if entry is None or entry not in in_order:
+                entry = next((e for e in in_order if not e.answered), None)
+            if entry is not None and not entry.answered:
+                entry.result, entry.failed, entry.answered = message.result, message.failed, True
 
 
 def _joined_calls(tool_spans: list[SpanView], asked: list[_Asked]) -> list[ToolCall]:

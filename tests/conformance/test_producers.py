@@ -36,6 +36,7 @@ LIVE = {
     "agents-otel-v2-chat": (("agents", "opentelemetry.instrumentation.openai_agents"), False, True),
     "langgraph-openinference": (("langgraph", "openinference.instrumentation.langchain"), True, True),
     "openllmetry": (("opentelemetry.instrumentation.openai",), True, False),
+    "openllmetry-responses": (("opentelemetry.instrumentation.openai",), True, False),
     "openai-v2": (("opentelemetry.instrumentation.openai_v2",), True, False),
 }
 SAMPLES = HERE / "samples"

@@ -140,34 +140,46 @@ def langgraph_openinference(base_url: str, out: Path) -> tuple[Any, Any]:
 
 
 # ---------------------------------------------------------------- plain OpenAI client
-def _chat_loop(base_url: str, tracer_provider: Any) -> None:
+def _chat_loop(base_url: str, tracer_provider: Any, api: str = "chat_completions") -> None:
     """The app's own loop: one app span per user turn carrying the session, model calls and tools inside."""
     tracer = tracer_provider.get_tracer("support-app")
     client = _openai_client(base_url)
-    messages: list[dict[str, Any]] = [{"role": "system", "content": INSTRUCTIONS}]
+    messages: list[dict[str, Any]] = [] if api == "responses" else [{"role": "system", "content": INSTRUCTIONS}]
     for text in USER_TURNS:
         with tracer.start_as_current_span("handle_message", attributes={APP_SESSION_ATTRIBUTE: CONVERSATION_ID}):
             messages.append({"role": "user", "content": text})
             while True:
-                completion = client.chat.completions.create(model=MODEL, messages=messages, tools=TOOL_SCHEMAS)
-                message = completion.choices[0].message
-                messages.append(message.model_dump(exclude_none=True))
-                if not message.tool_calls:
+                calls = _ask_responses(client, messages) if api == "responses" else _ask_chat(client, messages)
+                if not calls:
                     break
-                for call in message.tool_calls:
+                for call_id, name, arguments in calls:
                     try:
-                        result = TOOLS[call.function.name](**json.loads(call.function.arguments))
+                        result = TOOLS[name](**json.loads(arguments))
                     except RefundRefused as error:
                         result = json.dumps({"error": str(error)})
-                    messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
+                    messages.append({"type": "function_call_output", "call_id": call_id, "output": result} if api == "responses"
+                                    else {"role": "tool", "tool_call_id": call_id, "content": result})
 
 
-def openllmetry(base_url: str, out: Path) -> tuple[Any, Any]:
+def _ask_chat(client: Any, messages: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
+    message = client.chat.completions.create(model=MODEL, messages=messages, tools=TOOL_SCHEMAS).choices[0].message
+    messages.append(message.model_dump(exclude_none=True))
+    return [(call.id, call.function.name, call.function.arguments) for call in message.tool_calls or []]
+
+
+def _ask_responses(client: Any, items: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
+    tools = [{"type": "function", **schema["function"]} for schema in TOOL_SCHEMAS]
+    response = client.responses.create(model=MODEL, instructions=INSTRUCTIONS, input=items, tools=tools)
+    items += [item.model_dump(exclude_none=True) for item in response.output]
+    return [(item.call_id, item.name, item.arguments) for item in response.output if item.type == "function_call"]
+
+
+def openllmetry(base_url: str, out: Path, api: str = "chat_completions") -> tuple[Any, Any]:
     from opentelemetry.instrumentation.openai import OpenAIInstrumentor
 
     tracer_provider, logger_provider = providers(out, "openllmetry")
     OpenAIInstrumentor().instrument(tracer_provider=tracer_provider)
-    _chat_loop(base_url, tracer_provider)
+    _chat_loop(base_url, tracer_provider, api)
     return tracer_provider, logger_provider
 
 
@@ -194,6 +206,7 @@ PRODUCERS = {
     "agents-otel-v2-chat": partial(agents_otel_v2, api="chat_completions"),
     "langgraph-openinference": langgraph_openinference,
     "openllmetry": openllmetry,
+    "openllmetry-responses": partial(openllmetry, api="responses"),
     "openai-v2": openai_v2,
 }
 
