@@ -204,3 +204,13 @@ def test_a_repr_is_parsed_never_run():
     assert python_value("{'a': open('/etc/passwd').read()}") is None
     assert python_value("Thing(1, b=2)") is None
     assert python_value("Thing(b=[1, 'x'], c=None)") == {"b": [1, "x"], "c": None}
+
+
+def test_a_status_message_with_a_traceback_gives_its_first_line(tmp_path):
+    tool = b.span("a000000000000002", "refund_order", T1, T2, {
+        "openinference.span.kind": "TOOL", "tool.name": "refund_order", "input.value": '{"order_id": "#W1"}', "session.id": "s"})
+    tool["status"] = {"code": "STATUS_CODE_ERROR",
+                      "message": "RefundRefused('amount too high')Traceback (most recent call last):\n  File \"x.py\", line 1"}
+    [session] = session_of(tmp_path, b.spans_line(tool))
+    assert session.tool_calls[0].error == "RefundRefused('amount too high')"
+    assert [e.message for e in session.signals.errors] == ["RefundRefused('amount too high')"]
