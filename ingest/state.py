@@ -144,9 +144,18 @@ class SqlStateSource(StateSource):
         for name, kind in sorted(mapping.kinds.items()):
             if kind.table is not None:
                 columns = self._tables[kind.table].c
-                for column in [kind.key, *kind.foreign_keys, *kind.json_columns, *([kind.dated_by] if kind.dated_by else [])]:
+                for column in [kind.key, *kind.foreign_keys, *kind.json_columns, *([kind.dated_by] if kind.dated_by else []),
+                               *([kind.updated_by] if kind.updated_by else [])]:
                     if column not in columns:
                         raise StateMappingError(f"kinds.{name}: column '{column}' not in table '{kind.table}'")
+        for role_name, role in sorted(mapping.roles.items()):
+            kind = mapping.kinds.get(mapping.role_kind(role_name))
+            if kind is not None and kind.table is not None:
+                for column_role, column in sorted(role.columns.items()):
+                    if column.split(".")[0] not in self._tables[kind.table].c:
+                        raise StateMappingError(
+                            f"roles.{role_name}.columns.{column_role}: column '{column}' not in table '{kind.table}'"
+                        )
 
     def _rows_where(self, kind: str, column: str, values: list[str]) -> list[dict[str, Any]]:
         spec = self.mapping.kind(kind)

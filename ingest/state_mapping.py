@@ -34,6 +34,9 @@ class EntityKind(BaseModel):
     foreign_keys: dict[str, str] = Field(default_factory=dict, description="column -> referenced kind")
     pii: dict[str, str] = Field(default_factory=dict, description="column or dotted path -> Presidio entity type")
     dated_by: str | None = Field(default=None, description="column telling when the row came to exist")
+    updated_by: str | None = Field(
+        default=None, description="column telling when the row last changed: a later change makes its seed fields uncertain"
+    )
     json_columns: list[str] = Field(default_factory=list, description="columns holding JSON text to decode")
 
     @model_validator(mode="after")
@@ -46,11 +49,26 @@ class EntityKind(BaseModel):
         return self
 
 
+class Role(BaseModel):
+    """What one domain concept is called in this product's data: its kind, its columns by role, options.
+
+    The domain says which roles it needs and their defaults (retail: `taskgen/domains/retail/schema.py`);
+    the mapping only checks that the kind exists and, for a SQL table, that the columns do.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: str | None = Field(default=None, description="the kind playing this role; None: the role's own name")
+    columns: dict[str, str] = Field(default_factory=dict, description="role of a column -> the column's name")
+    options: dict[str, str] = Field(default_factory=dict, description="domain-defined settings, e.g. amount_unit")
+
+
 class StateMapping(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     version: int = 1
     kinds: dict[str, EntityKind]
+    roles: dict[str, Role] = Field(default_factory=dict, description="domain role -> where the product keeps it")
 
     @model_validator(mode="after")
     def _references_known_kinds(self) -> StateMapping:
@@ -58,7 +76,15 @@ class StateMapping(BaseModel):
             for column, target in kind.foreign_keys.items():
                 if target not in self.kinds:
                     raise ValueError(f"kinds.{name}.foreign_keys.{column}: unknown kind '{target}'")
+        for name, role in self.roles.items():
+            if role.kind is not None and role.kind not in self.kinds:
+                raise ValueError(f"roles.{name}.kind: unknown kind '{role.kind}'")
         return self
+
+    def role_kind(self, role: str) -> str:
+        """The kind playing `role` (the role's own name unless the mapping says otherwise)."""
+        declared = self.roles.get(role)
+        return declared.kind if declared is not None and declared.kind else role
 
     @classmethod
     def from_yaml(cls, path: Path | str) -> StateMapping:

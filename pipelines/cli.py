@@ -296,6 +296,9 @@ def _check_reachable(config: AppConfig) -> None:
     try:
         mapping = StateMapping.from_yaml(config.path(config.state.mapping))
         state = open_state(config.state_location(), mapping)
+        from pipelines.stages import domain_schema
+
+        domain_schema(config)
         kind = sorted(mapping.kinds)[0]
         state.get(kind, "trace2task-reachability-probe")
     except OSError as exc:

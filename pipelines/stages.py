@@ -30,7 +30,7 @@ from taskgen.output import load_task, refresh_manifest, write_seed, write_task
 from taskgen.review import current_version
 from taskgen.sample import StratifiedSample, stratified_sample
 from taskgen.sample import coverage_markdown as _coverage_markdown
-from taskgen.seeds import Seed, freeze_seed
+from taskgen.seeds import Seed, freeze_seed, state_as_of_incident
 from taskgen.task import DraftTask
 from taskgen.validate import validate_set, validate_task
 
@@ -221,6 +221,40 @@ def _domain(config_json: str):
     return TaskgenConfig.model_validate_json(config_json).load_domain()
 
 
+@lru_cache(maxsize=4)
+def _seed_schema(taskgen_json: str, mapping_path: str, patterns_json: str) -> str:
+    """Where the domain's concepts live in the mapped product (roles and order-id patterns), as the
+    seeds carry it; a mapping whose roles do not resolve raises StateMappingError naming the role."""
+    from ingest.config import EntityRule
+    from ingest.state_mapping import StateMapping
+
+    patterns = {kind: EntityRule.model_validate(rule) for kind, rule in json.loads(patterns_json).items()}
+    schema = _domain(taskgen_json).seed_schema(StateMapping.from_yaml(Path(mapping_path)), patterns)
+    return canonical_json(schema)
+
+
+def domain_schema(config: AppConfig) -> dict:
+    patterns = canonical_json({kind: rule.model_dump() for kind, rule in config.ingest.entity_patterns.items()})
+    return json.loads(_seed_schema(config.taskgen.model_dump_json(), str(config.path(config.state.mapping)), patterns))
+
+
+@lru_cache(maxsize=4)
+def _updated_by(mapping_path: str) -> str:
+    from ingest.state_mapping import StateMapping
+
+    kinds = StateMapping.from_yaml(Path(mapping_path)).kinds
+    return canonical_json({name: kind.updated_by for name, kind in kinds.items() if kind.updated_by})
+
+
+def incident_seed(session: Session, state: dict, config: AppConfig, day: str) -> Seed:
+    """The session's snapshot turned back to how the session found it (taskgen.seeds.state_as_of_incident), frozen."""
+    clock = _clock(session, day)
+    as_of = state_as_of_incident(session, state, clock, json.loads(_updated_by(str(config.path(config.state.mapping)))))
+    return freeze_seed(
+        as_of.state, clock, domain=config.taskgen.domain, domain_schema=domain_schema(config), uncertain=as_of.uncertain
+    )
+
+
 def classify_day(store: Store, config: AppConfig, day: str, *, only: list[str]) -> Counter:
     taxonomy = _taxonomy(config.taskgen.model_dump_json())
     rows, cells = [], Counter()
@@ -371,7 +405,7 @@ def freeze_day(store: Store, config: AppConfig, day: str, *, scope: str) -> Free
     items = _scrubbed(store, day, scope)
     for row in items:
         session, state = Session.model_validate_json(row.session), json.loads(row.state)
-        seed = freeze_seed(state, _clock(session, day), domain=config.taskgen.domain)
+        seed = incident_seed(session, state, config, day)
         seed_ids.add(seed.seed_id)
         store.upsert(SeedRow, [dict(seed_id=seed.seed_id, body=seed.model_dump_json())])
         write_seed(out, seed)
@@ -397,7 +431,7 @@ def draft_day(store: Store, config: AppConfig, day: str, *, scope: str) -> Draft
         # Freezing again is a hash of a small document: cheaper and safer than sharing the seed id
         # through a row that a concurrent run of the same session may be rewriting.
         session = Session.model_validate_json(row.session)
-        seed = freeze_seed(json.loads(row.state), _clock(session, day), domain=config.taskgen.domain)
+        seed = incident_seed(session, json.loads(row.state), config, day)
         members = (sample.members.get(session.session_id) if sample else None) or [session.session_id]
         pair = draft_pair(
             session, classified[session.session_id], seed, domain, members=members, config=config.taskgen

@@ -103,7 +103,14 @@ def draft_pair(
     actor = domain.actor(session)
     positive_plan = domain.plan_positive(session, classification, seed, actor, policy)
     negative_plan = domain.plan_negative(prompt, classification.intent, seed, actor, positive_plan, policy)
-    negative_seed = freeze_seed(negative_plan.state, parse_timestamp(seed.clock), seed.domain)
+    negative_seed = freeze_seed(
+        negative_plan.state, parse_timestamp(seed.clock), seed.domain, seed.domain_schema, seed.uncertain
+    )
+    uncertain_questions = [
+        f"The seed cannot tell how {entry.split(':')[0]} stood when the session started ({entry.split(': ', 1)[-1]}); "
+        "check its fields against the incident before approving."
+        for entry in seed.uncertain
+    ]
 
     pair_hash = sha256_hex(session.session_id)[:12]
     pair_id = f"pair-{pair_hash}"
@@ -115,29 +122,32 @@ def draft_pair(
         "intent": classification.intent,
         "outcome": classification.outcome,
         "prompt": prompt,
-        "actor": actor,
         "clock": seed.clock,
+        "seed_uncertain": list(seed.uncertain),
+        "target": positive_plan.target,
         "budget": budget_for(session, config.budget),
         "provenance": _provenance(session, members),
     }
     positive = DraftTask(
         task_id=f"{classification.intent}-{pair_hash}-pos",
         polarity="positive",
+        actor=actor,
         seed_id=seed.seed_id,
         expectations=positive_plan.expectations,
         required_tools=positive_plan.required_tools,
         forbidden_tools=positive_plan.forbidden_tools,
-        review_questions=positive_plan.review_questions,
+        review_questions=[*positive_plan.review_questions, *uncertain_questions],
         **common,
     )
     negative = DraftTask(
         task_id=f"{classification.intent}-{pair_hash}-neg",
         polarity="negative",
+        actor=negative_plan.actor,
         seed_id=negative_seed.seed_id,
         expectations=negative_plan.expectations,
         required_tools=negative_plan.required_tools,
         forbidden_tools=negative_plan.forbidden_tools,
-        review_questions=[*negative_plan.review_questions, negative_plan.boundary_question],
+        review_questions=[*negative_plan.review_questions, *uncertain_questions, negative_plan.boundary_question],
         synthetic=True,
         boundary=negative_plan.boundary,
         boundary_question=negative_plan.boundary_question,

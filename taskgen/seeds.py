@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import copy
+import json
 import re
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
-from ingest.models import StateRows, canonical_json, sha256_hex
+from ingest.models import Session, StateRows, canonical_json, sha256_hex
 
 
 class Seed(BaseModel):
@@ -19,6 +21,13 @@ class Seed(BaseModel):
     clock: str
     domain: str
     state: dict[str, dict[str, dict[str, Any]]]
+    domain_schema: dict[str, Any] = Field(
+        default_factory=dict, description="where the domain's concepts live in these rows; empty: the domain's defaults"
+    )
+    uncertain: list[str] = Field(
+        default_factory=list,
+        description="'kind id: why' for each row whose fields as of the clock cannot be told (changed later, unseen)",
+    )
 
     @property
     def clock_datetime(self) -> datetime:
@@ -36,12 +45,123 @@ def format_timestamp(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
-def freeze_seed(state: StateRows, clock: datetime, domain: str = "retail") -> Seed:
-    """The same state, clock and domain always give the same seed id (tasks share it)."""
+def freeze_seed(
+    state: StateRows, clock: datetime, domain: str = "retail", domain_schema: dict[str, Any] | None = None,
+    uncertain: list[str] | None = None,
+) -> Seed:
+    """The same state, clock, domain, schema and uncertainty always give the same seed id (tasks share it)."""
     frozen_clock = format_timestamp(clock)
     frozen_state = copy.deepcopy(state)
-    digest = sha256_hex(canonical_json({"clock": frozen_clock, "domain": domain, "state": frozen_state}))
-    return Seed(seed_id=f"seed-{digest[:16]}", clock=frozen_clock, domain=domain, state=frozen_state)
+    content: dict[str, Any] = {"clock": frozen_clock, "domain": domain, "state": frozen_state}
+    if domain_schema:
+        content["domain_schema"] = domain_schema
+    if uncertain:
+        content["uncertain"] = sorted(uncertain)
+    digest = sha256_hex(canonical_json(content))
+    return Seed(
+        seed_id=f"seed-{digest[:16]}", clock=frozen_clock, domain=domain, state=frozen_state,
+        domain_schema=copy.deepcopy(domain_schema or {}), uncertain=sorted(uncertain or []),
+    )
+
+
+# ---------------------------------------------------------------- the state as the incident found it
+_READ_CALL = re.compile(r"^(?:get|list|find|search|lookup|read|fetch|check|calculate|think|send_reply|transfer)", re.IGNORECASE)
+
+
+@dataclass
+class AsOfIncident:
+    """The snapshot's rows turned back to how the session found them, and what could not be turned back."""
+
+    state: StateRows
+    restored: list[str]
+    uncertain: list[str]
+
+
+def _decoded_result(result: Any) -> Any:
+    if isinstance(result, str):
+        try:
+            return json.loads(result)
+        except ValueError:
+            return None
+    return result
+
+
+def _objects(node: Any) -> list[dict[str, Any]]:
+    """Every JSON object in a tool result, outermost first."""
+    if isinstance(node, dict):
+        return [node, *(found for value in node.values() for found in _objects(value))]
+    if isinstance(node, list):
+        return [found for value in node for found in _objects(value)]
+    return []
+
+
+def _scalars(node: Any) -> set[str]:
+    if isinstance(node, dict):
+        return {found for value in node.values() for found in _scalars(value)}
+    if isinstance(node, list):
+        return {found for value in node for found in _scalars(value)}
+    return {str(node)} if node is not None else set()
+
+
+def _same(left: Any, right: Any) -> bool:
+    if isinstance(left, (int, float)) and isinstance(right, (int, float)) and not isinstance(left, bool):
+        return float(left) == float(right)
+    return left == right
+
+
+def _row_seen(candidate: dict[str, Any], row_id: str, row: dict[str, Any]) -> bool:
+    """The object is this row as a tool returned it: it carries the row's id under the row's own key column."""
+    return any(str(value) == row_id and str(row.get(key)) == row_id for key, value in candidate.items() if not isinstance(value, (dict, list)))
+
+
+def state_as_of_incident(
+    session: Session, state: StateRows, clock: datetime, updated_by: dict[str, str] | None = None
+) -> AsOfIncident:
+    """The snapshot as it stood when the session started, field by field.
+
+    Evidence in order: what the agent itself observed in its tool results (a row's first observation
+    before any of the agent's own write calls naming it; its fields override the snapshot's), then the
+    snapshot. A row the incident wrote to before seeing it, or (with an `updated_by` column declared in
+    the mapping) one changed after the clock and never observed, cannot be turned back: it is listed
+    as uncertain, for a reviewer to settle. Rows created after the clock are already out of the snapshot."""
+    restored_state = copy.deepcopy(state)
+    index = [(kind, row_id) for kind, rows in sorted(restored_state.items()) for row_id in sorted(rows)]
+    observed: set[tuple[str, str]] = set()
+    written: dict[tuple[str, str], str] = {}
+    restored: list[str] = []
+    for call in session.tool_calls:
+        if _READ_CALL.match(call.name) is None:
+            if call.status != "ok":
+                continue
+            named = _scalars(call.arguments)
+            for kind, row_id in index:
+                if row_id in named and (kind, row_id) not in observed:
+                    written.setdefault((kind, row_id), call.name)
+            continue
+        if call.status != "ok":
+            continue
+        for candidate in _objects(_decoded_result(call.result)):
+            for kind, row_id in index:
+                row = restored_state[kind][row_id]
+                if (kind, row_id) in observed or (kind, row_id) in written or not _row_seen(candidate, row_id, row):
+                    continue
+                observed.add((kind, row_id))
+                for column in sorted(set(candidate) & set(row)):
+                    if not _same(candidate[column], row[column]):
+                        row[column] = copy.deepcopy(candidate[column])
+                        restored.append(f"{kind} {row_id}: {column}")
+    uncertain = [f"{kind} {row_id}: changed by the incident's own {name} before the agent saw it" for (kind, row_id), name in sorted(written.items())]
+    for kind, column in sorted((updated_by or {}).items()):
+        for row_id, row in sorted(restored_state.get(kind, {}).items()):
+            if (kind, row_id) in observed or (kind, row_id) in written or not row.get(column):
+                continue
+            try:
+                changed = parse_timestamp(str(row[column]))
+            except ValueError:
+                continue
+            if changed > (clock if clock.tzinfo else clock.replace(tzinfo=UTC)):
+                uncertain.append(f"{kind} {row_id}: changed after the incident ({column} {format_timestamp(changed)})")
+    return AsOfIncident(state=restored_state, restored=restored, uncertain=uncertain)
 
 
 _NUMBER_WORDS = {

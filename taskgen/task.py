@@ -60,8 +60,14 @@ class DraftTask(_Model):
     outcome: str
     prompt: str = Field(description="the user's own (scrubbed) words")
     actor: dict[str, str] = Field(default_factory=dict, description="who is asking, e.g. customer_id")
+    target: dict[str, str] = Field(
+        default_factory=dict, description="the entity the expectations are about (e.g. order_id), from the customer's words or the agent's calls"
+    )
     seed_id: str
     clock: str
+    seed_uncertain: list[str] = Field(
+        default_factory=list, description="seed rows whose values as of the clock could not be told, and why"
+    )
     expectations: list[Expectation]
     expectations_status: Literal["draft", "confirmed"] = "draft"
     required_tools: list[str] = Field(default_factory=list)

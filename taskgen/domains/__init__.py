@@ -23,7 +23,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ingest.config import EntityRule
 from ingest.models import Session, StateRows, ToolCall
+from ingest.state_mapping import StateMapping
 from taskgen.task import AgentView, DraftTask, Expectation, ValidationIssue, Verdict
 
 if TYPE_CHECKING:
@@ -53,10 +55,12 @@ class Plan(BaseModel):
     required_tools: list[str] = Field(default_factory=list)
     forbidden_tools: list[str] = Field(default_factory=list)
     review_questions: list[str] = Field(default_factory=list)
+    target: dict[str, str] = Field(default_factory=dict, description="the entity the expectations are about, e.g. order_id")
 
 
 class NegativePlan(Plan):
     state: StateRows = Field(description="the seed state moved across the boundary")
+    actor: dict[str, str] = Field(default_factory=dict, description="the requester on the negative's side of the boundary")
     boundary: str
     boundary_question: str
 
@@ -76,6 +80,11 @@ class Domain(Protocol):
     def plan_negative(
         self, prompt: str, intent: str, seed: Seed, actor: dict[str, str], positive: Plan, policy: Any
     ) -> NegativePlan: ...
+
+    def seed_schema(self, mapping: StateMapping, entity_patterns: dict[str, EntityRule]) -> dict[str, Any]:
+        """Where the domain's concepts live in the mapped product, for the seed to carry; raises
+        StateMappingError naming the first role it cannot resolve."""
+        ...
 
     def environment(self, seed: Seed) -> Environment: ...
 

@@ -4,6 +4,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+import yaml
 
 from ingest.state import StateUnavailable, open_state
 from ingest.state_mapping import StateMapping, StateMappingError, values_at
@@ -131,3 +132,12 @@ def test_a_key_inside_a_file_that_is_not_there_is_named(tmp_path):
     assert open_state(str(tmp_path), ok).get("customer", "u1") == {"user_id": "u1", "name": "x"}
     with pytest.raises(StateMappingError, match="db.json#users"):
         open_state(str(tmp_path), StateMapping.from_document({"kinds": {"customer": {"file": "db.json#", "key": "user_id"}}}))
+
+
+def test_a_role_column_missing_from_its_table_is_named_when_the_state_opens(demo_db):
+    document = yaml.safe_load((EXAMPLES / "demo-state.mapping.yaml").read_text(encoding="utf-8"))
+    document["roles"] = {"order": {"columns": {"placed_at": "created_at", "delivered_at": "received_on"}}}
+    with pytest.raises(StateMappingError, match=r"roles\.order\.columns\.delivered_at: column 'received_on' not in table 'orders'"):
+        open_state(f"sqlite:///{demo_db}", StateMapping.from_document(document))
+    document["roles"]["order"]["columns"]["delivered_at"] = "delivered_at"
+    assert open_state(f"sqlite:///{demo_db}", StateMapping.from_document(document)).get("order", "#W7000001")

@@ -89,3 +89,51 @@ def make_sessions() -> list[Session]:
                                                    incident_id="INC-9")])),
         make_session("s-other", "Do you sell gift cards for the holidays?", "cus_1003", []),
     ]
+
+
+VARIANT_MAPPING = {
+    "version": 1,
+    "kinds": {
+        "client": {"table": "clients", "key": "client_ref"},
+        "purchase": {"table": "purchases", "key": "ref", "foreign_keys": {"buyer": "client"}},
+        "line": {"table": "lines", "key": "line_id", "foreign_keys": {"purchase_ref": "purchase"}},
+        "payment": {"table": "payments", "key": "id", "foreign_keys": {"order_id": "purchase"}},
+    },
+    "roles": {
+        "order": {"kind": "purchase", "columns": {"customer": "buyer", "status": "state", "placed_at": "ordered_on",
+                                                  "delivered_at": "received_on", "amount": "grand_total"},
+                  "options": {"amount_unit": "currency"}},
+        "customer": {"kind": "client", "columns": {"address": "postal"}},
+        "order_item": {"kind": "line", "columns": {"order": "purchase_ref", "price": "unit_price"}},
+        "payment": {"columns": {"amount": "paid"}},
+    },
+}
+"""Another product's schema: purchases `PO-nnnnnn` with other column names, amounts in currency units."""
+
+VARIANT_PATTERNS = [r"PO-\d{6}"]
+
+
+def variant_id(order_id: str) -> str:
+    return "PO-" + order_id.removeprefix("#W")[1:]
+
+
+def make_variant_state() -> dict:
+    """The fixture state as the other product keeps it (same facts, its own names and units)."""
+    state = make_state()
+    clients = {
+        cid: {"client_ref": cid, "full_name": row["name"], "contact": row["email"],
+              "postal": dict(zip(("address1", "city", "state"), [part.strip() for part in row["address"].split(",")]))}
+        for cid, row in state["customer"].items()
+    }
+    for client in clients.values():
+        client["postal"]["state"], client["postal"]["zip"] = client["postal"]["state"].split()
+    purchases = {
+        variant_id(oid): {"ref": variant_id(oid), "buyer": row["customer_id"], "state": row["status"],
+                          "grand_total": row["total_cents"] / 100, "ordered_on": row["created_at"], "received_on": row["delivered_at"]}
+        for oid, row in state["order"].items()
+    }
+    lines = {iid: {"line_id": iid, "purchase_ref": variant_id(row["order_id"]), "unit_price": row["price_cents"] / 100}
+             for iid, row in state["order_item"].items()}
+    payments = {pid: {"id": pid, "order_id": variant_id(row["order_id"]), "paid": row["amount_cents"] / 100}
+                for pid, row in state["payment"].items()}
+    return {"client": clients, "purchase": purchases, "line": lines, "payment": payments}

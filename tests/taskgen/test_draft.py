@@ -10,7 +10,7 @@ def _pair(drafted, session_id):
     return next(row for row in drafted if row[0].session_id == session_id)
 
 
-EXPECTED_POSITIVE = {
+EXPECTED_POSITIVE = {  # besides no_refund on every other order of the seed
     "s-refund": ["refund_exists(amount_cents=8999, order_id=#W1000001)", "reply_sent()"],
     "s-return": ["return_label_exists(order_id=#W1000005)", "no_refund(order_id=#W1000005)"],
     "s-cancel": ["order_status(order_id=#W1000002, status=cancelled)", "reply_sent()"],
@@ -21,7 +21,10 @@ EXPECTED_POSITIVE = {
 @pytest.mark.parametrize("session_id", sorted(EXPECTED_POSITIVE))
 def test_positive_expectations_per_intent(drafted, session_id):
     positive = _pair(drafted, session_id)[3].positive
-    assert [item.describe() for item in positive.expectations] == EXPECTED_POSITIVE[session_id]
+    target = positive.target.get("order_id")
+    others = [item for item in positive.expectations if item.check == "no_refund" and item.args["order_id"] != target]
+    assert len(others) == len(_pair(drafted, session_id)[2].state["order"]) - (1 if target else 0)
+    assert [item.describe() for item in positive.expectations if item not in others] == EXPECTED_POSITIVE[session_id]
     assert positive.status == "draft" and positive.expectations_status == "draft" and positive.version == 1
 
 
@@ -62,7 +65,7 @@ def test_disagreement_between_incident_and_policy_becomes_a_review_question(draf
 @pytest.mark.parametrize(
     ("session_id", "boundary"),
     [("s-refund", "return_window"), ("s-return", "return_window"), ("s-cancel", "not_cancellable"),
-     ("s-address", "order_in_transit"), ("s-status", "other_customer"), ("s-rollback", "not_delivered")],
+     ("s-address", "order_in_transit"), ("s-status", "other_customer")],
 )
 def test_negatives_cross_the_policy_boundary(drafted, domain, session_id, boundary):
     _, _, seed, pair = _pair(drafted, session_id)
@@ -71,10 +74,21 @@ def test_negatives_cross_the_policy_boundary(drafted, domain, session_id, bounda
     assert negative.boundary_question in negative.review_questions
     assert negative.seed_id == pair.negative_seed.seed_id != seed.seed_id
     checks = {item.check for item in negative.expectations}
-    assert checks & {"any_of", "escalated"}
+    assert checks & {"not_escalated", "escalated"}
     assert not checks & {"refund_exists", "return_label_exists"}
     assert not negative.required_tools or negative.required_tools == ["escalate_to_human"]
     assert negative.prompt == pair.positive.prompt
+
+
+def test_a_refused_request_gets_the_negative_a_correct_agent_acts_on(drafted):
+    """The rollback's positive refuses (outside the window); its negative moves the order back inside,
+    so the refusal fails it and the refund is expected: the two tasks accept different behaviour."""
+    _, _, seed, pair = _pair(drafted, "s-rollback")
+    assert pair.negative.boundary == "recently_delivered"
+    checks = {item.check for item in pair.negative.expectations}
+    assert "refund_exists" in checks and "refund_order" in pair.positive.forbidden_tools
+    order = pair.negative_seed.state["order"]["#W1000003"]
+    assert order["created_at"] < order["delivered_at"] < pair.negative_seed.clock
 
 
 def test_return_window_negative_moves_delivery_outside_window(drafted, domain):
@@ -91,10 +105,13 @@ def test_over_limit_refund_boundary(drafted, domain):
 
     _, _, seed, pair = _pair(drafted, "s-refund")
     actor = pair.positive.actor
-    moved = cross_boundary("auto_refund_limit", seed.state, "#W1000001", seed, actor, domain.policy)
+    moved, requester = cross_boundary("auto_refund_limit", seed, "#W1000001", actor, domain.policy)
     assert moved["order"]["#W1000001"]["total_cents"] > domain.policy.auto_refund_limit_cents
     assert seed.state["order"]["#W1000001"]["total_cents"] == 8999
-    decision = decide("refund", pair.positive.prompt, moved, actor, seed.clock_datetime, domain.policy)
+    items = [row["price_cents"] for row in moved["order_item"].values() if row["order_id"] == "#W1000001"]
+    payments = [row["amount_cents"] for row in moved["payment"].values() if row["order_id"] == "#W1000001"]
+    assert sum(items) == moved["order"]["#W1000001"]["total_cents"] == payments[0]
+    decision = decide("refund", pair.positive.prompt, moved, requester, seed.clock_datetime, domain.policy, "#W1000001")
     assert (decision.action, decision.rule) == ("escalate", "above_auto_refund_limit")
 
 
@@ -109,3 +126,46 @@ def test_assign_splits_is_stratified_by_intent(drafted):
 def test_expectation_describe_either_or():
     either = Expectation(check="any_of", any_of=[Expectation(check="reply_sent"), Expectation(check="escalated")])
     assert either.describe() == "reply_sent() OR escalated()"
+
+
+def _draft_one(session, domain, taxonomy):
+    from taskgen.classify import classify
+    from taskgen.seeds import freeze_seed
+
+    from retail_fixtures import CLOCK, make_state
+
+    return draft_pair(session, classify(session, taxonomy), freeze_seed(make_state(), CLOCK), domain)
+
+
+def test_several_orders_named_the_task_says_which_one_the_agent_acted_on(domain, taxonomy):
+    from ingest.models import ToolCall
+    from retail_fixtures import make_session
+
+    session = make_session("s-two", "Please cancel #W1000001... no sorry, I mean cancel #W1000002.", "cus_1001",
+                           ["#W1000001", "#W1000002"], [ToolCall(name="cancel_order", arguments={"order_id": "#W1000002"})])
+    pair = _draft_one(session, domain, taxonomy)
+    assert pair.positive.target == pair.negative.target == {"order_id": "#W1000002"}
+    assert "order_status(order_id=#W1000002, status=cancelled)" in [e.describe() for e in pair.positive.expectations]
+    assert any("names 2 orders" in question for question in pair.positive.review_questions)
+    assert not any("also touched order #W1000002" in question for question in pair.positive.review_questions)
+
+
+def test_no_order_named_nor_acted_on_is_no_guess(domain, taxonomy):
+    """The customer has two orders and names none: no expectation about the latest one."""
+    from retail_fixtures import make_session
+
+    pair = _draft_one(make_session("s-none", "I want a refund please.", "cus_1001", []), domain, taxonomy)
+    assert pair.positive.target == {}
+    assert not any(item.check in ("refund_exists", "order_status") for item in pair.positive.expectations)
+
+
+def test_no_order_named_the_one_the_agent_acted_on_is_the_target(domain, taxonomy):
+    from ingest.models import ToolCall
+    from retail_fixtures import make_session
+
+    session = make_session("s-acted", "I want a refund, the kettle arrived cracked.", "cus_1001", ["#W1000001"],
+                           [ToolCall(name="get_order", arguments={"order_id": "#W1000002"}),
+                            ToolCall(name="refund_order", arguments={"order_id": "#W1000001", "amount_cents": 8999, "reason": "x"})])
+    pair = _draft_one(session, domain, taxonomy)
+    assert pair.positive.target == {"order_id": "#W1000001"}
+    assert any("name no order" in question for question in pair.positive.review_questions)

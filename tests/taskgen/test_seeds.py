@@ -33,3 +33,80 @@ def test_vague_phrases_are_found_but_not_resolved():
     text = "I wrote a few days ago and recently again"
     assert find_relative_phrases(text) == ["a few days ago", "recently"]
     assert resolve_relative_dates(text, CLOCK) == []
+
+
+# ---------------------------------------------------------------- seeds as of the incident
+import json as _json
+
+from ingest.models import ToolCall
+from retail_fixtures import CLOCK, make_session, make_state
+from taskgen.seeds import state_as_of_incident
+
+
+def _morning_after():
+    """The state read after the incidents: #W1000002 cancelled by the session, cus_1003 moved."""
+    state = make_state()
+    state["order"]["#W1000002"]["status"] = "cancelled"
+    state["customer"]["cus_1003"]["address"] = "742 Evergreen Terrace, Springfield, OR 97403"
+    return state
+
+
+def test_what_the_agent_saw_before_its_own_write_is_the_seed():
+    observed = {**make_state()["order"]["#W1000002"], "items": []}
+    session = make_session("s-c", "Please cancel #W1000002.", "cus_1001", ["#W1000002"], [
+        ToolCall(name="get_order", arguments={"order_id": "#W1000002"}, result=_json.dumps(observed)),
+        ToolCall(name="cancel_order", arguments={"order_id": "#W1000002"}, result={**observed, "status": "cancelled"}),
+        ToolCall(name="get_order", arguments={"order_id": "#W1000002"}, result={**observed, "status": "cancelled"}),
+    ])
+    as_of = state_as_of_incident(session, _morning_after(), CLOCK)
+    assert as_of.state["order"]["#W1000002"]["status"] == "processing"
+    assert as_of.restored == ["order #W1000002: status"] and as_of.uncertain == []
+    assert _morning_after()["order"]["#W1000002"]["status"] == "cancelled"
+
+
+def test_a_row_the_incident_wrote_before_seeing_it_is_uncertain_and_asked_about(domain, taxonomy):
+    from taskgen.classify import classify
+    from taskgen.draft import draft_pair
+
+    address = "742 Evergreen Terrace, Springfield, OR 97403"
+    session = make_session("s-a", f"I moved. Please update my address to {address}.", "cus_1003", [], [
+        ToolCall(name="update_address", arguments={"customer_id": "cus_1003", "address": address}, result={"ok": True}),
+    ])
+    as_of = state_as_of_incident(session, _morning_after(), CLOCK)
+    assert as_of.uncertain == ["customer cus_1003: changed by the incident's own update_address before the agent saw it"]
+    seed = freeze_seed(as_of.state, CLOCK, uncertain=as_of.uncertain)
+    pair = draft_pair(session, classify(session, taxonomy), seed, domain)
+    assert pair.positive.seed_uncertain == as_of.uncertain == pair.negative.seed_uncertain
+    assert any("cannot tell how customer cus_1003 stood" in q for q in pair.positive.review_questions)
+    assert any("already holds on the seed" in q for q in pair.positive.review_questions)
+
+
+def test_a_failed_write_leaves_the_row_certain():
+    session = make_session("s-f", "Cancel #W1000002", "cus_1001", ["#W1000002"], [
+        ToolCall(name="cancel_order", arguments={"order_id": "#W1000002"}, status="error", error="timeout")])
+    assert state_as_of_incident(session, make_state(), CLOCK).uncertain == []
+
+
+def test_a_row_changed_after_the_clock_and_never_seen_is_uncertain():
+    state = make_state()
+    state["order"]["#W1000001"]["updated_at"] = "2024-05-11T09:00:00Z"
+    state["order"]["#W1000002"]["updated_at"] = "2024-05-09T09:00:00Z"
+    state["order"]["#W1000004"]["updated_at"] = "2024-05-12T09:00:00Z"
+    seen = ToolCall(name="get_order", arguments={"order_id": "#W1000004"}, result=state["order"]["#W1000004"])
+    session = make_session("s-u", "Where is #W1000004?", "cus_1002", ["#W1000004"], [seen])
+    as_of = state_as_of_incident(session, state, CLOCK, {"order": "updated_at"})
+    assert as_of.uncertain == ["order #W1000001: changed after the incident (updated_at 2024-05-11T09:00:00Z)"]
+    assert state_as_of_incident(session, state, CLOCK).uncertain == []
+
+
+def test_an_object_that_only_mentions_an_id_is_not_that_row():
+    """A customer's result lists its order ids: the orders' fields are not overwritten by it."""
+    customer = {**make_state()["customer"]["cus_1001"], "status": "gold", "orders": ["#W1000001"]}
+    session = make_session("s-m", "Hi", "cus_1001", [], [ToolCall(name="get_customer", arguments={"customer_id": "cus_1001"}, result=customer)])
+    as_of = state_as_of_incident(session, make_state(), CLOCK)
+    assert as_of.state["order"]["#W1000001"]["status"] == "delivered"
+    assert as_of.restored == []
+
+
+def test_seed_uncertainty_changes_the_seed_id():
+    assert freeze_seed(make_state(), CLOCK).seed_id != freeze_seed(make_state(), CLOCK, uncertain=["order x: y"]).seed_id

@@ -59,7 +59,7 @@ def test_reference_passes_every_task(drafted, domain):
 def test_refund_everything_fails_every_negative_and_do_nothing_fails_action_positives(drafted, domain):
     for task, seed in _tasks_with_seeds(drafted):
         result = health_check(task, seed, domain)
-        if task.polarity == "negative":
+        if task.polarity == "negative" and "refund_order" in task.forbidden_tools and task.target:
             assert not result.refund_all_passed, task.task_id
         elif task.required_tools or any(item.check == "reply_sent" for item in task.expectations):
             assert not result.do_nothing_passed, task.task_id
@@ -78,8 +78,10 @@ def test_deleting_negatives_raises_refund_everything_pass_rate(drafted, domain):
     results = [health_check(task, seed, domain) for task, seed in pairs]
     tasks = [task for task, _ in pairs]
     with_negatives = summarize(results, tasks, version="v-test")
+    refusing = [t for t in tasks if t.polarity == "positive" or ("refund_order" in t.forbidden_tools and t.target)]
     positives = [task for task in tasks if task.polarity == "positive"]
+    kept = summarize([r for r in results if r.task_id in {t.task_id for t in refusing}], refusing, version="v-test")
     without = summarize([r for r in results if r.task_id in {t.task_id for t in positives}], positives, version="v-test")
     assert with_negatives.version == "v-test"
-    assert without.capability.refund_all_pass_rate > with_negatives.capability.refund_all_pass_rate
+    assert without.capability.refund_all_pass_rate > kept.capability.refund_all_pass_rate
     assert with_negatives.regression.tasks == 2 and with_negatives.capability.tasks == 14

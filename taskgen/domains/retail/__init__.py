@@ -7,6 +7,10 @@ reply, written by the simulated environment). Boundaries come from `policy.yaml`
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+
+from ingest.config import EntityRule
+from ingest.state_mapping import StateMapping
 
 from ingest.models import Session, StateRows, ToolCall
 from taskgen.classify import Classification
@@ -15,6 +19,7 @@ from taskgen.domains.retail import agents, grader, plans
 from taskgen.domains.retail.environment import TOOLS, RetailEnvironment
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.rules import order_ids_in, refunded_cents
+from taskgen.domains.retail.schema import RetailSchema
 from taskgen.seeds import Seed
 from taskgen.task import DraftTask, ValidationIssue, Verdict
 
@@ -49,6 +54,14 @@ class RetailDomain:
     ) -> NegativePlan:
         return plans.plan_negative(prompt, intent, seed, actor, positive, policy)
 
+    def seed_schema(self, mapping: StateMapping, entity_patterns: dict[str, EntityRule]) -> dict[str, Any]:
+        """Where orders, customers and their fields live in the mapped product (checked now: a role
+        that cannot be resolved is one StateMappingError naming it); empty when it is the demo's schema."""
+        order_kind = mapping.role_kind("order")
+        rule = entity_patterns.get(order_kind)
+        patterns = list(rule.text_patterns) if rule is not None else []
+        return RetailSchema.from_mapping(mapping, patterns).document()
+
     def environment(self, seed: Seed) -> RetailEnvironment:
         return RetailEnvironment(seed)
 
@@ -63,10 +76,12 @@ class RetailDomain:
         }
 
     def check_task(self, task: DraftTask, seed: Seed) -> list[ValidationIssue]:
-        orders = seed.state.get("order", {})
+        schema = RetailSchema.from_document(seed.domain_schema)
+        state = schema.canonical(seed.state)
+        orders = state["order"]
         issues = [
             ValidationIssue(code="prompt_id_missing", message=f"order {order_id} named in the prompt is not in seed {seed.seed_id}")
-            for order_id in order_ids_in(task.prompt)
+            for order_id in order_ids_in(task.prompt, schema)
             if order_id not in orders
         ]
         for expectation in _flatten(task.expectations):
@@ -77,7 +92,7 @@ class RetailDomain:
             order_id = str(expectation.args.get("order_id"))
             if order_id not in orders:
                 issues.append(ValidationIssue(code="refund_order_missing", message=f"expected refund's order {order_id} is not in the seed"))
-            elif int(expectation.args.get("amount_cents", -1)) != _refundable(seed.state, order_id):
+            elif int(expectation.args.get("amount_cents", -1)) != _refundable(state, order_id):
                 issues.append(ValidationIssue(code="refund_amount_mismatch", message=f"expected refund amount differs from order {order_id}'s unrefunded total"))
         return issues
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from taskgen.domains import Agent, Environment
 from taskgen.domains.retail.policy import RetailPolicy
-from taskgen.domains.retail.rules import customer_orders, decide, order_ids_in, refunded_cents
+from taskgen.domains.retail.rules import customer_orders, decide, order_ids_in, refunded_cents, requested_order_id
 from taskgen.seeds import parse_timestamp
 from taskgen.task import AgentView
 
@@ -21,7 +21,8 @@ def reference_agent(policy: RetailPolicy) -> Agent:
     """Follows the policy file on the seed: the one agent every sound task must let pass."""
 
     def run(view: AgentView, env: Environment) -> None:
-        decision = decide(view.intent, view.prompt, env.state, view.actor, parse_timestamp(view.clock), policy)
+        order_id = requested_order_id(view.prompt, env.state, view.actor, env.schema)
+        decision = decide(view.intent, view.prompt, env.state, view.actor, parse_timestamp(view.clock), policy, order_id)
         if decision.order_id:
             env.call("get_order", order_id=decision.order_id)
         if decision.action in _ACTION_CALLS:
@@ -34,7 +35,7 @@ def reference_agent(policy: RetailPolicy) -> Agent:
 
 def refund_everything(view: AgentView, env: Environment) -> None:
     """Refunds in full every order the prompt names (or all of the requester's orders)."""
-    order_ids = order_ids_in(view.prompt) or [order["id"] for order in customer_orders(env.state, view.actor.get("customer_id"))]
+    order_ids = order_ids_in(view.prompt, env.schema) or [order["id"] for order in customer_orders(env.state, view.actor.get("customer_id"))]
     for order_id in order_ids:
         order = env.call("get_order", order_id=order_id)
         if order is not None:

@@ -2,7 +2,8 @@
 
 It enforces data integrity (unknown ids, over-refunds), not policy: breaking policy is the
 agent's mistake and the grader's business. Escalations and replies are recorded as state
-kinds `escalation` and `reply`, so the grader sees the whole outcome in the final state.
+kinds `escalation` and `reply`, so the grader sees the whole outcome in the final state. It works on
+the seed's canonical view (`RetailSchema.canonical`), whatever the product calls its columns.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 
 from ingest.models import StateRows, ToolCall
 from taskgen.domains.retail.rules import refunded_cents
+from taskgen.domains.retail.schema import RetailSchema
 from taskgen.seeds import Seed
 
 TOOLS: tuple[str, ...] = (
@@ -28,7 +30,8 @@ class ToolError(Exception):
 class RetailEnvironment:
     def __init__(self, seed: Seed) -> None:
         self.clock = seed.clock
-        self.state: StateRows = copy.deepcopy(seed.state)
+        self.schema = RetailSchema.from_document(seed.domain_schema)
+        self.state: StateRows = self.schema.canonical(seed.state)
         self.calls: list[ToolCall] = []
 
     def call(self, name: str, **arguments: Any) -> Any:

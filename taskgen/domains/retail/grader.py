@@ -43,6 +43,10 @@ def _escalated(state: StateRows, args: dict) -> bool:
     return any(wanted in str(row.get("reason", "")).lower() for row in _rows(state, "escalation"))
 
 
+def _not_escalated(state: StateRows, args: dict) -> bool:
+    return not _rows(state, "escalation")
+
+
 def _reply_sent(state: StateRows, args: dict) -> bool:
     return bool(_rows(state, "reply"))
 
@@ -54,6 +58,7 @@ CHECKS: dict[str, Callable[[StateRows, dict], bool]] = {
     "order_status": _order_status,
     "address_equals": _address_equals,
     "escalated": _escalated,
+    "not_escalated": _not_escalated,
     "reply_sent": _reply_sent,
 }
 

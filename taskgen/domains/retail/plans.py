@@ -6,13 +6,15 @@ import copy
 import re
 from datetime import timedelta
 
-from ingest.models import Session, StateRows, sha256_hex
+from ingest.models import Session, StateRows
 from taskgen.classify import Classification
 from taskgen.domains import NegativePlan, Plan
 from taskgen.domains.retail.environment import WRITE_TOOLS
 from taskgen.domains.retail.policy import RetailPolicy
-from taskgen.domains.retail.rules import Decision, customer_orders, decide, target_order_id
-from taskgen.seeds import Seed, format_timestamp
+from taskgen.domains.retail.grader import holds
+from taskgen.domains.retail.rules import Decision, customer_orders, decide, order_ids_in
+from taskgen.domains.retail.schema import RetailSchema
+from taskgen.seeds import Seed, format_timestamp, parse_timestamp
 from taskgen.task import Expectation
 
 _TOOL_ACTIONS = {
@@ -33,12 +35,15 @@ _TEXT_ACTIONS: tuple[tuple[str, str], ...] = (
 )
 
 INTENT_BOUNDARIES: dict[str, tuple[str, ...]] = {
-    "refund": ("return_window", "auto_refund_limit", "not_delivered", "other_customer"),
-    "return_label": ("return_window", "not_delivered", "other_customer"),
-    "cancellation": ("not_cancellable", "other_customer"),
+    "refund": ("return_window", "auto_refund_limit", "not_delivered", "other_customer", "recently_delivered"),
+    "return_label": ("return_window", "not_delivered", "other_customer", "recently_delivered"),
+    "cancellation": ("not_cancellable", "other_customer", "cancellable"),
     "address_change": ("order_in_transit",),
     "order_status": ("other_customer",),
+    "account_access": ("identity_not_verified",),
 }
+ACTION_KINDS = ("refund", "return_label", "cancel", "update_address")
+_READ_PREFIXES = ("get_", "list_", "find_", "search_", "lookup_", "calculate", "think", "send_reply", "transfer", "escalate")
 
 
 def _check(name: str, **args: str | int) -> Expectation:
@@ -74,50 +79,158 @@ def plan_for(decision: Decision, state: StateRows) -> Plan:
     """Expectations, required and forbidden tools that make `decision` the one passing answer."""
     order_id, customer_id = decision.order_id, decision.customer_id
     order = state.get("order", {}).get(order_id or "")
-    untouched: list[Expectation] = []
+    # Whatever the answer, no order that the answer does not refund may be refunded.
+    others = [_check("no_refund", order_id=other) for other in sorted(state.get("order", {})) if other != order_id]
+    untouched = list(others)
     if order is not None:
-        untouched = [_check("no_refund", order_id=order_id), _check("order_status", order_id=order_id, status=order["status"])]
+        untouched += [_check("no_refund", order_id=order_id), _check("order_status", order_id=order_id, status=order["status"])]
     if customer_id in state.get("customer", {}):
         untouched.append(_check("address_equals", customer_id=customer_id, address=state["customer"][customer_id].get("address", "")))
     if decision.action == "refund":
         return Plan(
-            expectations=[_check("refund_exists", order_id=order_id, amount_cents=decision.amount_cents), _check("reply_sent")],
+            expectations=[_check("refund_exists", order_id=order_id, amount_cents=decision.amount_cents), _check("reply_sent"), *others],
             required_tools=["refund_order"],
             forbidden_tools=["cancel_order"],
         )
     if decision.action == "return_label":
         return Plan(
-            expectations=[_check("return_label_exists", order_id=order_id), _check("no_refund", order_id=order_id)],
+            expectations=[_check("return_label_exists", order_id=order_id), _check("no_refund", order_id=order_id), *others],
             required_tools=["create_return_label"],
             forbidden_tools=["refund_order", "cancel_order"],
         )
     if decision.action == "cancel":
         return Plan(
-            expectations=[_check("order_status", order_id=order_id, status="cancelled"), _check("reply_sent")],
+            expectations=[_check("order_status", order_id=order_id, status="cancelled"), _check("reply_sent"), *others],
             required_tools=["cancel_order"],
             forbidden_tools=["update_address"],
         )
     if decision.action == "update_address":
         return Plan(
-            expectations=[_check("address_equals", customer_id=customer_id, address=decision.address)],
+            expectations=[_check("address_equals", customer_id=customer_id, address=decision.address), *others],
             required_tools=["update_address"],
             forbidden_tools=["refund_order", "cancel_order"],
         )
     if decision.action == "escalate":
         return Plan(expectations=[_check("escalated"), *untouched], required_tools=["escalate_to_human"], forbidden_tools=list(WRITE_TOOLS))
     if decision.action == "decline":
-        either = Expectation(check="any_of", any_of=[_check("reply_sent"), _check("escalated")])
-        return Plan(expectations=[either, *untouched], forbidden_tools=list(WRITE_TOOLS))
+        # A refusal is said to the customer, not handed on: an escalation is the other answer.
+        return Plan(
+            expectations=[_check("reply_sent"), _check("not_escalated"), *untouched],
+            forbidden_tools=[*WRITE_TOOLS, "escalate_to_human"],
+        )
     return Plan(expectations=[_check("reply_sent"), *untouched], forbidden_tools=list(WRITE_TOOLS))
+
+
+def _is_write(name: str) -> bool:
+    return name in WRITE_TOOLS or not name.lower().startswith(_READ_PREFIXES)
+
+
+def _ids_in_arguments(value: object, known: set[str], schema: RetailSchema) -> list[str]:
+    """Order ids among a call's argument values: a known order's id, or text matching the order-id patterns."""
+    found: list[str] = []
+    if isinstance(value, dict):
+        for item in value.values():
+            found += _ids_in_arguments(item, known, schema)
+    elif isinstance(value, list):
+        for item in value:
+            found += _ids_in_arguments(item, known, schema)
+    elif isinstance(value, str):
+        found += [value] if value in known else order_ids_in(value, schema)
+    return found
+
+
+def acted_on_orders(session: Session, known: set[str], schema: RetailSchema) -> tuple[list[str], list[str]]:
+    """(orders the agent's write calls named, orders its read calls named), each in call order."""
+    written: list[str] = []
+    read: list[str] = []
+    for call in session.tool_calls:
+        (written if _is_write(call.name) else read).extend(_ids_in_arguments(call.arguments, known, schema))
+    return list(dict.fromkeys(written)), list(dict.fromkeys(read))
+
+
+def target_order(session: Session, prompt: str, state: StateRows, schema: RetailSchema) -> tuple[str | None, list[str]]:
+    """The order the task's expectations are about, and the review questions its choice raises.
+
+    The one the customer's words name (the one the agent acted on when they name several), else the
+    one the agent's tool calls acted on; never a guess such as the latest order."""
+    user_text = "\n".join(turn.text for turn in session.turns if turn.role == "user")
+    named = order_ids_in(user_text, schema)
+    written, read = acted_on_orders(session, set(state.get("order", {})), schema)
+    questions: list[str] = []
+    if named:
+        target = next((order_id for order_id in written if order_id in named), named[0])
+        if len(named) > 1:
+            questions.append(
+                f"The customer names {len(named)} orders ({', '.join(named)}); the expectations are about {target} only. "
+                "Should each order get a task of its own?"
+            )
+        if target not in order_ids_in(prompt, schema):
+            questions.append(f"The customer names order {target} only later in the conversation; the task's prompt does not carry it.")
+        return target, questions
+    acted = written or read
+    if not acted:
+        return None, []
+    target = acted[-1]
+    questions.append(
+        f"The customer's words name no order; the expectations are about {target}, the order the agent's tool calls "
+        "acted on. Should the prompt name it?"
+    )
+    return target, questions
+
+
+_STATUS_CLAIMS: tuple[tuple[str, str], ...] = (
+    (r"\b(?:has(?:n't| not)|did(?:n't| not)|never|not yet|still not) (?:been )?(?:arrived?|delivered|received?|come|got)\b|\bnot arrived\b|\bnever (?:came|got it)\b", "not_delivered"),
+    (r"\b(?:has(?:n't| not)|did(?:n't| not)|not yet|still not) (?:been )?(?:shipped|sent|dispatched)\b", "not_shipped"),
+    (r"\b(?:arrived|was delivered|got delivered|received (?:it|my|the)|came)\b", "delivered"),
+)
+
+
+def prompt_seed_conflicts(prompt: str, order_id: str | None, state: StateRows, clock_text: str, policy: RetailPolicy) -> list[str]:
+    """Review questions for what the customer says that the seed contradicts: a status, a relative date."""
+    from taskgen.seeds import resolve_relative_dates
+
+    order = state.get("order", {}).get(order_id or "")
+    if order is None:
+        return []
+    questions: list[str] = []
+    status = str(order.get("status"))
+    delivered_statuses = set(policy.returnable_statuses) | set(policy.refundable_statuses)
+    shipped_statuses = set(policy.address_change.escalate_when_order_status_in) | delivered_statuses
+    lowered = prompt.lower()
+    claims = [claim for pattern, claim in _STATUS_CLAIMS if re.search(pattern, lowered)]
+    claim = claims[0] if claims else None
+    contradicted = (
+        (claim == "not_delivered" and (status in delivered_statuses or order.get("delivered_at")))
+        or (claim == "not_shipped" and status in shipped_statuses)
+        or (claim == "delivered" and not order.get("delivered_at") and status not in delivered_statuses)
+    )
+    if contradicted:
+        questions.append(
+            f"The customer's words say the order is {claim.replace('_', ' ')} but order {order_id} is '{status}' on the seed. "
+            "Is the seed as of the incident, or is the customer wrong?"
+        )
+    clock = parse_timestamp(clock_text)
+    dates = [parse_timestamp(str(order[field])).date() for field in ("created_at", "delivered_at") if order.get(field)]
+    for phrase, day in resolve_relative_dates(prompt, clock):
+        slack = 1 if "day" in phrase or phrase in ("yesterday", "today") else 3 if "week" in phrase else 7
+        if dates and not any(abs((day - known).days) <= slack for known in dates):
+            questions.append(
+                f"The customer says '{phrase}' ({day.isoformat()}) but order {order_id} was placed or delivered on "
+                f"{', '.join(known.isoformat() for known in dates)}. Which one is right?"
+            )
+    return questions
 
 
 def plan_positive(
     session: Session, classification: Classification, seed: Seed, actor: dict[str, str], policy: RetailPolicy
 ) -> Plan:
+    schema = RetailSchema.from_document(seed.domain_schema)
+    state = schema.canonical(seed.state)
     prompt = session.first_user_text()
-    decision = decide(classification.intent, prompt, seed.state, actor, seed.clock_datetime, policy)
-    plan = plan_for(decision, seed.state)
-    questions = list(plan.review_questions)
+    order_id, questions = target_order(session, prompt, state, schema)
+    decision = decide(classification.intent, prompt, state, actor, seed.clock_datetime, policy, order_id)
+    plan = plan_for(decision, state)
+    questions = [*plan.review_questions, *questions]
     evidence_action, source = incident_action(session, classification)
     if evidence_action is None:
         questions.append(
@@ -129,49 +242,127 @@ def plan_positive(
             f"The incident's resolution ({source}) points to '{evidence_action}' but the policy on the seed gives "
             f"'{decision.action}' (rule {decision.rule}). Which one is right?"
         )
-    named = target_order_id(prompt, seed.state, actor)
-    for order_id in session.entity_ids.get("order", []):
-        if order_id != named and order_id in seed.state.get("order", {}):
-            questions.append(f"The session also touched order {order_id}; does the task need to mention it?")
+    if decision.action in ACTION_KINDS and all(holds(item, state) for item in plan.expectations if item.check != "reply_sent"):
+        questions.append(
+            f"The expected end state of '{decision.action}' already holds on the seed: the incident's own change is "
+            "probably in it. Restore the field as it stood before the session, or reject the task."
+        )
+    questions += prompt_seed_conflicts(prompt, order_id, state, seed.clock, policy)
+    for other in session.entity_ids.get(schema.kinds["order"], []):
+        if other != order_id and other in state["order"]:
+            questions.append(f"The session also touched order {other}; does the task need to mention it?")
     if not actor.get("customer_id"):
         questions.append("The session names no customer; who is the authenticated requester?")
-    return plan.model_copy(update={"review_questions": questions})
+    target = {"order_id": order_id} if order_id else {}
+    return plan.model_copy(update={"review_questions": questions, "target": target})
 
 
-def _other_customer_id(state: StateRows, actor_customer: str | None, order_id: str) -> str:
-    others = sorted(customer_id for customer_id in state.get("customer", {}) if customer_id != actor_customer)
-    return others[0] if others else f"customer-other-{sha256_hex(order_id)[:8]}"
+def _shift(value: object, delta: timedelta) -> str | None:
+    return format_timestamp(parse_timestamp(str(value)) + delta) if value else None
 
 
-def cross_boundary(boundary: str, state: StateRows, order_id: str | None, seed: Seed, actor: dict[str, str], policy: RetailPolicy) -> StateRows | None:
-    """The state moved across one policy boundary, or None when the boundary has nothing to move."""
-    moved = copy.deepcopy(state)
-    orders = moved.get("order", {})
+def cross_boundary(
+    boundary: str, seed: Seed, order_id: str | None, actor: dict[str, str], policy: RetailPolicy
+) -> tuple[StateRows, dict[str, str]] | None:
+    """(the seed's rows moved across one policy boundary, the requester), or None when the boundary has
+    nothing to move. Moves keep the seed coherent: placed < delivered < clock, items and payments add up
+    to the order's amount, an order changes owner everywhere it is listed."""
+    schema = RetailSchema.from_document(seed.domain_schema)
+    moved = copy.deepcopy(seed.state)
+    view = schema.canonical(moved)
+    clock = seed.clock_datetime
+    if boundary == "identity_not_verified":
+        return (moved, {}) if actor.get("customer_id") else None
     if boundary == "order_in_transit":
-        mine = customer_orders(moved, actor.get("customer_id"))
-        if not mine:
+        mine = [row for row in customer_orders(view, actor.get("customer_id")) if row.get("status") not in policy.address_change.escalate_when_order_status_in]
+        if not mine or not policy.address_change.escalate_when_order_status_in:
             return None
-        orders[mine[-1]["id"]].update(status="shipped", delivered_at=None)
-        return moved
-    order = orders.get(order_id or "")
+        target = str(mine[-1]["id"])
+        schema.set_field(moved, "order", target, "status", policy.address_change.escalate_when_order_status_in[0])
+        schema.set_field(moved, "order", target, "delivered_at", None)
+        return moved, actor
+    order = view["order"].get(order_id or "")
     if order is None:
         return None
     if boundary == "return_window":
-        late = seed.clock_datetime - timedelta(days=policy.return_window_days + 7)
-        order.update(status="delivered", delivered_at=format_timestamp(late))
-    elif boundary == "auto_refund_limit":
-        order["total_cents"] = policy.auto_refund_limit_cents + 5000
-        for payment in moved.get("payment", {}).values():
-            if payment.get("order_id") == order_id:
-                payment["amount_cents"] = order["total_cents"]
-        moved["refund"] = {key: row for key, row in moved.get("refund", {}).items() if row.get("order_id") != order_id}
-    elif boundary == "not_delivered":
-        order.update(status="processing", delivered_at=None)
-    elif boundary == "not_cancellable":
-        order.update(status="shipped", delivered_at=None)
-    elif boundary == "other_customer":
-        order["customer_id"] = _other_customer_id(moved, actor.get("customer_id"), order_id or "")
-    return moved
+        if not schema.column("order", "delivered_at") or not policy.returnable_statuses:
+            return None
+        late = clock - timedelta(days=policy.return_window_days + 7)
+        placed, delivered = order.get("created_at"), order.get("delivered_at")
+        gap = parse_timestamp(str(delivered)) - parse_timestamp(str(placed)) if placed and delivered else timedelta(days=3)
+        schema.set_field(moved, "order", order_id, "status", policy.returnable_statuses[0])
+        schema.set_field(moved, "order", order_id, "delivered_at", format_timestamp(late))
+        if placed:
+            schema.set_field(moved, "order", order_id, "placed_at", format_timestamp(late - max(gap, timedelta(days=1))))
+        return moved, actor
+    if boundary == "auto_refund_limit":
+        old = order.get("total_cents")
+        new = policy.auto_refund_limit_cents + 5000
+        if not old or not schema.set_field(moved, "order", order_id, "amount", new):
+            return None
+        items = schema.rows_of_order(moved, "order_item", order_id)
+        for index, item_id in enumerate(items):
+            price = schema.field(moved, "order_item", item_id, "price") or 0
+            share = new - sum(round((schema.field(seed.state, "order_item", other, "price") or 0) * new / old) for other in items[:-1]) if index == len(items) - 1 else round(price * new / old)
+            schema.set_field(moved, "order_item", item_id, "price", share)
+        for payment_id in schema.rows_of_order(moved, "payment", order_id):
+            schema.set_field(moved, "payment", payment_id, "amount", new)
+        refunds = set(schema.rows_of_order(moved, "refund", order_id))
+        refund_kind = schema.kinds["refund"]
+        if refunds:
+            moved[refund_kind] = {key: row for key, row in moved[refund_kind].items() if key not in refunds}
+        return moved, actor
+    if boundary == "recently_delivered":
+        # The way back across the window: a refused order made one a correct agent must act on.
+        if not schema.column("order", "delivered_at") or not policy.returnable_statuses:
+            return None
+        delivered = clock - timedelta(days=max(policy.return_window_days // 2, 1))
+        schema.set_field(moved, "order", order_id, "status", policy.returnable_statuses[0])
+        schema.set_field(moved, "order", order_id, "delivered_at", format_timestamp(delivered))
+        schema.set_field(moved, "order", order_id, "placed_at", format_timestamp(delivered - timedelta(days=3)))
+        return moved, actor
+    if boundary == "cancellable":
+        if not policy.cancellable_statuses:
+            return None
+        schema.set_field(moved, "order", order_id, "status", policy.cancellable_statuses[0])
+        schema.set_field(moved, "order", order_id, "delivered_at", None)
+        return moved, actor
+    if boundary == "not_delivered":
+        if not policy.cancellable_statuses:
+            return None
+        schema.set_field(moved, "order", order_id, "status", policy.cancellable_statuses[-1])
+        schema.set_field(moved, "order", order_id, "delivered_at", None)
+        return moved, actor
+    if boundary == "not_cancellable":
+        shipped = policy.address_change.escalate_when_order_status_in
+        if not shipped:
+            return None
+        schema.set_field(moved, "order", order_id, "status", shipped[0])
+        schema.set_field(moved, "order", order_id, "delivered_at", None)
+        return moved, actor
+    if boundary == "other_customer":
+        return _give_to_other_customer(moved, schema, order_id, actor)
+    return None
+
+
+def _give_to_other_customer(
+    moved: StateRows, schema: RetailSchema, order_id: str, actor: dict[str, str]
+) -> tuple[StateRows, dict[str, str]] | None:
+    """The order belongs to another real customer of the seed (never a made-up one), everywhere:
+    its owner column and any list of order ids on either customer's row."""
+    customers = moved.get(schema.kinds["customer"], {})
+    others = sorted(customer_id for customer_id in customers if customer_id != actor.get("customer_id"))
+    if not others:
+        return None
+    owner = others[0]
+    schema.set_field(moved, "order", order_id, "customer", owner)
+    mine = customers.get(actor.get("customer_id", ""), {})
+    for column, value in mine.items():
+        if isinstance(value, list) and order_id in value:
+            mine[column] = [item for item in value if item != order_id]
+            listed = customers[owner].get(column)
+            customers[owner][column] = [*(listed if isinstance(listed, list) else []), order_id]
+    return moved, actor
 
 
 def boundary_question(boundary: str, policy: RetailPolicy) -> str:
@@ -185,6 +376,12 @@ def boundary_question(boundary: str, policy: RetailPolicy) -> str:
         "order get a decline or a return offer?",
         "other_customer": "Should the agent act on, or disclose, an order that belongs to another customer?",
         "order_in_transit": "May the customer change the address while an order is on its way, or must a human decide?",
+        "recently_delivered": f"Delivered {max(policy.return_window_days // 2, 1)} days ago, the order is inside the "
+        f"{policy.return_window_days}-day window: must the agent act on it now?",
+        "cancellable": f"An order still {policy.cancellable_statuses[0] if policy.cancellable_statuses else 'open'} "
+        "can be cancelled: must the agent cancel it now?",
+        "identity_not_verified": "The requester is not signed in: may the agent hand an account question to a human "
+        "before the identity is verified?",
     }
     return questions[boundary]
 
@@ -192,25 +389,31 @@ def boundary_question(boundary: str, policy: RetailPolicy) -> str:
 def plan_negative(
     prompt: str, intent: str, seed: Seed, actor: dict[str, str], positive: Plan, policy: RetailPolicy
 ) -> NegativePlan:
-    """Same request on a seed across the first boundary that turns the answer into a decline/escalation."""
+    """Same request on a seed across the first boundary that changes what the agent must do."""
+    schema = RetailSchema.from_document(seed.domain_schema)
     clock = seed.clock_datetime
-    positive_decision = decide(intent, prompt, seed.state, actor, clock, policy)
-    order_id = target_order_id(prompt, seed.state, actor)
+    order_id = positive.target.get("order_id")
+    positive_decision = decide(intent, prompt, schema.canonical(seed.state), actor, clock, policy, order_id)
     for boundary in INTENT_BOUNDARIES.get(intent, ()):
-        moved = cross_boundary(boundary, seed.state, order_id, seed, actor, policy)
-        if moved is None:
+        crossed = cross_boundary(boundary, seed, order_id, actor, policy)
+        if crossed is None:
             continue
-        decision = decide(intent, prompt, moved, actor, clock, policy)
-        if decision.action in ("decline", "escalate") and decision.rule != positive_decision.rule:
-            plan = plan_for(decision, moved)
+        moved, requester = crossed
+        view = schema.canonical(moved)
+        decision = decide(intent, prompt, view, requester, clock, policy, order_id)
+        if decision.action != positive_decision.action:
+            plan = plan_for(decision, view)
             return NegativePlan(
-                **plan.model_dump(), state=moved, boundary=boundary, boundary_question=boundary_question(boundary, policy)
+                **plan.model_dump(exclude={"target"}), target=positive.target, state=moved, actor=requester,
+                boundary=boundary, boundary_question=boundary_question(boundary, policy),
             )
-    plan = plan_for(Decision(action="decline", rule="no_boundary", order_id=order_id), seed.state)
+    plan = plan_for(Decision(action="decline", rule="no_boundary", order_id=order_id), schema.canonical(seed.state))
     return NegativePlan(
-        **plan.model_dump(exclude={"review_questions"}),
+        **plan.model_dump(exclude={"review_questions", "target"}),
+        target=positive.target,
         review_questions=[f"No policy boundary of intent '{intent}' could be crossed on this seed; write the negative by hand."],
         state=copy.deepcopy(seed.state),
+        actor=actor,
         boundary="none",
         boundary_question="Which request on this seed must the agent refuse?",
     )

@@ -1,4 +1,8 @@
-"""Retail policy decisions on a state: the rules both the drafter and the reference agent follow."""
+"""Retail policy decisions on a state: the rules both the drafter and the reference agent follow.
+
+Every function here reads the canonical view of a seed (`RetailSchema.canonical`), never a product's
+own column names; order ids in text are found by the configured entity patterns (`RetailSchema`).
+"""
 
 from __future__ import annotations
 
@@ -10,9 +14,9 @@ from pydantic import BaseModel, ConfigDict
 
 from ingest.models import StateRows
 from taskgen.domains.retail.policy import RetailPolicy
+from taskgen.domains.retail.schema import RetailSchema
 from taskgen.seeds import parse_timestamp
 
-ORDER_ID = re.compile(r"#W\d{7}\b")
 _STREET = r"\d{1,6}\s+[A-Za-z0-9.'\- ]+?"
 _PLACE = r"(?:,?\s+(?:Apt\.|Suite)\s+\d+)?,?\s+[A-Za-z.'\- ]+,\s+[A-Z]{2}\s+\d{5}"
 ADDRESS = re.compile(_STREET + _PLACE)
@@ -31,8 +35,8 @@ class Decision(BaseModel):
     address: str | None = None
 
 
-def order_ids_in(text: str) -> list[str]:
-    return list(dict.fromkeys(ORDER_ID.findall(text)))
+def order_ids_in(text: str, schema: RetailSchema) -> list[str]:
+    return schema.order_ids_in(text)
 
 
 def address_in(text: str) -> str | None:
@@ -49,13 +53,14 @@ def customer_orders(state: StateRows, customer_id: str | None) -> list[dict]:
     return sorted(orders, key=lambda row: (str(row.get("created_at", "")), str(row.get("id", ""))))
 
 
-def target_order_id(prompt: str, state: StateRows, actor: dict[str, str]) -> str | None:
-    """The order the request is about: the first one named in the prompt, else the actor's latest."""
-    named = order_ids_in(prompt)
+def requested_order_id(prompt: str, state: StateRows, actor: dict[str, str], schema: RetailSchema) -> str | None:
+    """What an agent reading only the request can tell: the first order it names, else the
+    requester's one and only order; with several and none named, no guess."""
+    named = order_ids_in(prompt, schema)
     if named:
         return named[0]
     orders = customer_orders(state, actor.get("customer_id"))
-    return str(orders[-1]["id"]) if orders else None
+    return str(orders[0]["id"]) if len(orders) == 1 else None
 
 
 def _inside_window(order: dict, clock: datetime, days: int) -> bool:
@@ -116,16 +121,18 @@ def _decide_address(prompt: str, state: StateRows, actor: dict[str, str], policy
 
 
 def decide(
-    intent: str, prompt: str, state: StateRows, actor: dict[str, str], clock: datetime, policy: RetailPolicy
+    intent: str, prompt: str, state: StateRows, actor: dict[str, str], clock: datetime, policy: RetailPolicy,
+    order_id: str | None = None,
 ) -> Decision:
-    """What the policy file says the agent should do for this request on this state."""
+    """What the policy file says the agent should do for this request on this state, about `order_id`."""
     if intent == "account_access":
+        if actor.get("customer_id") not in state.get("customer", {}):
+            return Decision(action="decline", rule="identity_not_verified")
         return Decision(action="escalate", rule="account_access_needs_human", customer_id=actor.get("customer_id"))
     if intent == "address_change":
         return _decide_address(prompt, state, actor, policy)
     if intent not in ("refund", "return_label", "cancellation", "order_status"):
         return Decision(action="inform", rule="information_only")
-    order_id = target_order_id(prompt, state, actor)
     if order_id is None:
         return Decision(action="decline", rule="order_not_found")
     refusal = _order_gate(order_id, state, actor)

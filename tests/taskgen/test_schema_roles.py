@@ -1,0 +1,99 @@
+"""The retail rules read the roles the state mapping declares, never the demo's column names or id pattern."""
+
+import copy
+import re
+from pathlib import Path
+
+import pytest
+
+from ingest.models import ToolCall
+from ingest.state_mapping import StateMapping, StateMappingError
+from retail_fixtures import CLOCK, VARIANT_MAPPING, VARIANT_PATTERNS, make_session, make_variant_state
+from taskgen.classify import classify
+from taskgen.draft import draft_pair
+from taskgen.health import health_check
+from taskgen.domains.retail.schema import RetailSchema
+from taskgen.seeds import freeze_seed
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _variant_seed(patterns=VARIANT_PATTERNS):
+    schema = RetailSchema.from_mapping(StateMapping.from_document(VARIANT_MAPPING), patterns)
+    return freeze_seed(make_variant_state(), CLOCK, domain_schema=schema.document())
+
+
+def _draft(session, seed, domain, taxonomy):
+    return draft_pair(session, classify(session, taxonomy), seed, domain)
+
+
+def test_no_order_id_pattern_is_written_in_code():
+    """Order ids are found by the configured entity patterns only (ingest's default is the one place)."""
+    for path in [*(ROOT / "taskgen").rglob("*.py"), *(ROOT / "pipelines").rglob("*.py")]:
+        assert not re.search(r"#W\\d|#W\\\\d", path.read_text(encoding="utf-8")), path
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        (lambda m: m.pop("roles"), "roles.order"),
+        (lambda m: m["roles"]["order"]["columns"].update(customer="state"), "roles.order.columns.customer"),
+        (lambda m: m["roles"]["order"]["columns"].update(shipped_on="x"), "roles.order.columns.shipped_on"),
+        (lambda m: m["roles"].update(basket={"kind": "purchase"}), "roles.basket"),
+        (lambda m: m["roles"]["order_item"]["columns"].update(order="unit_price"), "roles.order_item.columns.order"),
+        (lambda m: m["roles"]["order"]["options"].update(amount_unit="mills"), "roles.order.options.amount_unit"),
+    ],
+)
+def test_a_role_that_does_not_resolve_is_one_error_naming_it(change, named):
+    mapping = copy.deepcopy(VARIANT_MAPPING)
+    change(mapping)
+    with pytest.raises(StateMappingError, match=re.escape(named)):
+        RetailSchema.from_mapping(StateMapping.from_document(mapping), VARIANT_PATTERNS)
+
+
+def test_a_role_naming_an_unknown_kind_fails_when_the_mapping_loads():
+    mapping = copy.deepcopy(VARIANT_MAPPING)
+    mapping["roles"]["customer"]["kind"] = "shopper"
+    with pytest.raises(StateMappingError, match=r"roles\.customer\.kind"):
+        StateMapping.from_document(mapping)
+
+
+def test_the_demo_schema_needs_no_roles_and_seeds_carry_none():
+    mapping = StateMapping.from_yaml(ROOT / "docs" / "examples" / "demo-state.mapping.yaml")
+    assert RetailSchema.from_mapping(mapping, list(RetailSchema().order_id_patterns)).document() == {}
+
+
+def test_refund_on_another_schema_reads_its_roles(domain, taxonomy):
+    """Amount in currency units from `grand_total`, delivery from `received_on`, order ids `PO-nnnnnn`."""
+    seed = _variant_seed()
+    session = make_session("v-refund", "I want a refund for order PO-000001, the kettle arrived cracked five days ago.",
+                           "cus_1001", ["PO-000001"], [ToolCall(name="get_order", arguments={"order_id": "PO-000001"})])
+    pair = _draft(session, seed, domain, taxonomy)
+    assert pair.positive.target == {"order_id": "PO-000001"}
+    assert "refund_exists(amount_cents=8999, order_id=PO-000001)" in [e.describe() for e in pair.positive.expectations]
+    assert not any("also touched" in question for question in pair.positive.review_questions)
+    assert health_check(pair.positive, seed, domain).reference_passed
+    negative_order = pair.negative_seed.state["purchase"]["PO-000001"]
+    assert pair.negative.boundary == "return_window"
+    assert negative_order["ordered_on"] < negative_order["received_on"] < pair.negative_seed.clock
+    assert health_check(pair.negative, pair.negative_seed, domain).reference_passed
+
+
+def test_over_limit_move_keeps_lines_and_payment_in_currency_units(domain, taxonomy):
+    from taskgen.domains.retail.plans import cross_boundary
+
+    seed = _variant_seed()
+    moved, _ = cross_boundary("auto_refund_limit", seed, "PO-000001", {"customer_id": "cus_1001"}, domain.policy)
+    total = moved["purchase"]["PO-000001"]["grand_total"]
+    assert total == (domain.policy.auto_refund_limit_cents + 5000) / 100
+    assert moved["line"]["item_1"]["unit_price"] == total == moved["payment"]["pay_1"]["paid"]
+
+
+def test_orders_are_found_by_the_configured_pattern_only(domain, taxonomy):
+    """With the demo's pattern the prompt names no order: the target comes from the agent's calls."""
+    seed = _variant_seed(patterns=list(RetailSchema().order_id_patterns))
+    session = make_session("v-status", "Where is my order PO-000004? It hasn't arrived.", "cus_1002", ["PO-000004"],
+                           [ToolCall(name="get_order", arguments={"order_id": "PO-000004"})])
+    pair = _draft(session, seed, domain, taxonomy)
+    assert pair.positive.target == {"order_id": "PO-000004"}
+    assert any("name no order" in question for question in pair.positive.review_questions)
