@@ -169,3 +169,60 @@ def test_no_order_named_the_one_the_agent_acted_on_is_the_target(domain, taxonom
     pair = _draft_one(session, domain, taxonomy)
     assert pair.positive.target == {"order_id": "#W1000001"}
     assert any("name no order" in question for question in pair.positive.review_questions)
+
+
+@pytest.mark.parametrize(
+    ("text", "status", "asked"),
+    [
+        ("Where is #W1000004? It hasn't arrived yet.", "shipped", False),
+        ("Where is #W1000004? It hasn't arrived yet.", "delivered", True),
+        ("Cancel #W1000004, it hasn't shipped yet.", "pending", False),
+        ("Cancel #W1000004, it hasn't shipped yet.", "shipped", True),
+        ("Refund #W1000004, it arrived broken.", "shipped", True),
+        ("Refund #W1000004, it arrived broken.", "delivered", False),
+    ],
+)
+def test_a_status_in_the_customers_words_that_the_seed_contradicts_is_asked(domain, taxonomy, text, status, asked):
+    from ingest.models import ToolCall
+    from taskgen.classify import classify
+    from taskgen.seeds import freeze_seed
+
+    from retail_fixtures import CLOCK, make_session, make_state
+
+    state = make_state()
+    state["order"]["#W1000004"].update(status=status, delivered_at="2024-05-08T10:00:00Z" if status == "delivered" else None)
+    session = make_session("s-c", text, "cus_1002", ["#W1000004"], [ToolCall(name="get_order", arguments={"order_id": "#W1000004"})])
+    pair = draft_pair(session, classify(session, taxonomy), freeze_seed(state, CLOCK), domain)
+    assert any("customer's words say" in q for q in pair.positive.review_questions) is asked
+
+
+@pytest.mark.parametrize(("phrase", "asked"), [("five days ago", False), ("yesterday", True), ("three weeks ago", True)])
+def test_a_relative_date_that_the_seed_contradicts_is_asked(domain, taxonomy, phrase, asked):
+    """#W1000001 was delivered five days before the clock (placed twelve days before)."""
+    from taskgen.classify import classify
+    from taskgen.seeds import freeze_seed
+
+    from retail_fixtures import CLOCK, make_session, make_state
+
+    session = make_session("s-d", f"Refund #W1000001 please, the kettle arrived cracked {phrase}.", "cus_1001", ["#W1000001"])
+    pair = draft_pair(session, classify(session, taxonomy), freeze_seed(make_state(), CLOCK), domain)
+    assert any(f"says '{phrase}'" in q for q in pair.positive.review_questions) is asked
+
+
+def test_other_customer_negative_moves_the_order_to_a_real_customer_everywhere(domain):
+    from taskgen.domains.retail.plans import cross_boundary
+    from taskgen.seeds import freeze_seed
+
+    from retail_fixtures import CLOCK, make_state
+
+    state = make_state()
+    state["customer"]["cus_1002"]["orders"] = ["#W1000003", "#W1000004"]
+    state["customer"]["cus_1003"]["orders"] = ["#W1000005"]
+    moved, requester = cross_boundary("other_customer", freeze_seed(state, CLOCK), "#W1000004", {"customer_id": "cus_1002"}, domain.policy)
+    owner = moved["order"]["#W1000004"]["customer_id"]
+    assert owner in state["customer"] and owner != "cus_1002" and requester == {"customer_id": "cus_1002"}
+    assert moved["customer"]["cus_1002"]["orders"] == ["#W1000003"]
+    assert "#W1000004" in moved["customer"][owner]["orders"]
+    alone = {kind: rows for kind, rows in state.items()}
+    alone["customer"] = {"cus_1002": state["customer"]["cus_1002"]}
+    assert cross_boundary("other_customer", freeze_seed(alone, CLOCK), "#W1000004", {"customer_id": "cus_1002"}, domain.policy) is None
