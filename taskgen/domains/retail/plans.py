@@ -79,34 +79,32 @@ def plan_for(decision: Decision, state: StateRows) -> Plan:
     """Expectations, required and forbidden tools that make `decision` the one passing answer."""
     order_id, customer_id = decision.order_id, decision.customer_id
     order = state.get("order", {}).get(order_id or "")
-    # Whatever the answer, no order that the answer does not refund may be refunded.
-    others = [_check("no_refund", order_id=other) for other in sorted(state.get("order", {})) if other != order_id]
-    untouched = list(others)
+    untouched: list[Expectation] = []
     if order is not None:
-        untouched += [_check("no_refund", order_id=order_id), _check("order_status", order_id=order_id, status=order["status"])]
+        untouched = [_check("no_refund", order_id=order_id), _check("order_status", order_id=order_id, status=order["status"])]
     if customer_id in state.get("customer", {}):
         untouched.append(_check("address_equals", customer_id=customer_id, address=state["customer"][customer_id].get("address", "")))
     if decision.action == "refund":
         return Plan(
-            expectations=[_check("refund_exists", order_id=order_id, amount_cents=decision.amount_cents), _check("reply_sent"), *others],
+            expectations=[_check("refund_exists", order_id=order_id, amount_cents=decision.amount_cents), _check("reply_sent")],
             required_tools=["refund_order"],
             forbidden_tools=["cancel_order"],
         )
     if decision.action == "return_label":
         return Plan(
-            expectations=[_check("return_label_exists", order_id=order_id), _check("no_refund", order_id=order_id), *others],
+            expectations=[_check("return_label_exists", order_id=order_id), _check("no_refund", order_id=order_id)],
             required_tools=["create_return_label"],
             forbidden_tools=["refund_order", "cancel_order"],
         )
     if decision.action == "cancel":
         return Plan(
-            expectations=[_check("order_status", order_id=order_id, status="cancelled"), _check("reply_sent"), *others],
+            expectations=[_check("order_status", order_id=order_id, status="cancelled"), _check("reply_sent")],
             required_tools=["cancel_order"],
             forbidden_tools=["update_address"],
         )
     if decision.action == "update_address":
         return Plan(
-            expectations=[_check("address_equals", customer_id=customer_id, address=decision.address), *others],
+            expectations=[_check("address_equals", customer_id=customer_id, address=decision.address)],
             required_tools=["update_address"],
             forbidden_tools=["refund_order", "cancel_order"],
         )

@@ -4,7 +4,8 @@
 
 Each task becomes one conversation of the app loop in drive.py, traced by OpenLLMetry
 (`opentelemetry-instrumentation-openai`) and exported with the OTLP JSON file exporter to
-OUT_DROP/traces/traces.jsonl: the user says the task's reason for calling, the scripted model
+OUT_DROP/traces/traces.jsonl: the user says the task's reason for calling in the customer's own voice
+(the simulator's persona and behaviour instructions left out, see `customer_words`), the scripted model
 calls the task's gold actions one by one (tool results read from the task's own state:
 users, orders and products as tau-bench's files or tau2-bench's db.json hold them), then
 answers. Nothing of the pipeline is involved: this writes a drop as production would.
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -28,17 +30,41 @@ from scripted_model import send_json  # noqa: E402
 ANSWER = "All done: I have taken care of that for you."
 
 
+_SIMULATOR_ONLY = re.compile(
+    r"\b(?:if the agent|if (?:there is|they)|you are (?:a |an |detail|reluctant|impatient|polite|private|not |very |quite )"
+    r"|do(?:es)? not (?:want to )?reveal|you (?:do not|don't) remember|only (?:exchange|return)|if not\b|persona|swear)",
+    re.IGNORECASE,
+)
+_VOICE = (
+    (r"\bYou are ([A-Z][a-z]+ [A-Z][a-z]+|[a-z]+_[a-z]+_\d+)", r"Hi, I'm \1"), (r"\byou'd\b", "I'd"),
+    (r"\bYou've\b|\byou've\b", "I've"), (r"\b[Yy]ou are\b", "I am"), (r"\b[Yy]our\b", "my"),
+    (r"\b[Yy]ourself\b", "myself"), (r"\bYou\b", "I"), (r"\byou\b", "I"), (r"\bwish(es)?\b", "wish"),
+)
+
+
+def customer_words(*instructions: str) -> str:
+    """What the customer would type: the simulator's instructions in the first person, without the
+    sentences that only steer the simulated user (persona, conditions, what not to reveal)."""
+    sentences = [part.strip() for text in instructions if text
+                 for part in re.split(r"(?<=[.!?])\s+", text.strip()) if part.strip(" .")]
+    kept = [sentence for sentence in sentences if not _SIMULATOR_ONLY.search(sentence)]
+    said = " ".join(kept)
+    for pattern, replacement in _VOICE:
+        said = re.sub(pattern, replacement, said)
+    return said
+
+
 def load_tasks(path: Path) -> list[dict[str, Any]]:
     """(id, what the user says, gold actions) from tau2's tasks.json or tau-bench's tasks_test.json."""
     found = []
     for index, task in enumerate(json.loads(path.read_text(encoding="utf-8"))):
         if "user_scenario" in task:  # tau2-bench
             instructions = task["user_scenario"]["instructions"]
-            said = f"{instructions.get('known_info') or ''} {instructions.get('reason_for_call') or ''}".strip()
+            said = customer_words(instructions.get("known_info") or "", instructions.get("reason_for_call") or "")
             actions = task["evaluation_criteria"].get("actions") or []
             found.append({"id": str(task["id"]), "said": said, "actions": actions})
         else:  # tau-bench
-            found.append({"id": str(index), "said": task["instruction"], "actions": task.get("actions") or []})
+            found.append({"id": str(index), "said": customer_words(task["instruction"]), "actions": task.get("actions") or []})
     return found
 
 

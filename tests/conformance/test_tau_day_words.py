@@ -1,0 +1,17 @@
+"""tau_day.py makes the user say what a customer types, not the simulator's instructions."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "producers"))
+
+from tau_day import customer_words  # noqa: E402
+
+
+def test_persona_and_simulator_conditions_are_left_out_and_the_voice_is_the_customers():
+    said = customer_words(
+        "You are Yusuf Rossi in 19122. You received your order #W2378156 and wish to exchange the keyboard. "
+        "If the agent asks for confirmation, only exchange the desk lamp. You are a private person that does not "
+        "want to reveal much about yourself. You do not remember your email address."
+    )
+    assert said == "Hi, I'm Yusuf Rossi in 19122. I received my order #W2378156 and wish to exchange the keyboard."
