@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 DAGSTER_HOME_DIR := $(CURDIR)/.dagster_home
 PYTEST_WORKERS ?= 2
 
-.PHONY: install demo test ui bench eval-scrub conformance-samples clean
+.PHONY: install demo test ui bench soundness eval-scrub conformance-samples clean
 
 install: $(STAMP)
 
@@ -29,6 +29,10 @@ ui: install
 
 bench: install
 	$(BIN)/python -m bench.run
+
+# Drafted-task soundness on tau-bench data under two schemas (bench/soundness.py; needs ../shared).
+soundness: install
+	$(BIN)/python -m bench.soundness
 
 eval-scrub: install
 	$(BIN)/python -m scrubbers.evaluation

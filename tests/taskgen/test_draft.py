@@ -225,3 +225,32 @@ def test_other_customer_negative_moves_the_order_to_a_real_customer_everywhere(d
     alone = {kind: rows for kind, rows in state.items()}
     alone["customer"] = {"cus_1002": state["customer"]["cus_1002"]}
     assert cross_boundary("other_customer", freeze_seed(alone, CLOCK), "#W1000004", {"customer_id": "cus_1002"}, domain.policy) is None
+
+
+def test_a_request_the_tools_cannot_do_goes_to_a_human_and_its_negative_is_the_unverified_requester(domain, taxonomy):
+    from ingest.models import ToolCall
+    from retail_fixtures import make_session
+
+    session = make_session("s-x", "I'd like to exchange the kettle from #W1000001 for the blue one.", "cus_1001", ["#W1000001"],
+                           [ToolCall(name="exchange_delivered_order_items", arguments={"order_id": "#W1000001", "item_ids": ["1"]})])
+    pair = _draft_one(session, domain, taxonomy)
+    assert pair.positive.intent == "other" and "escalate_to_human" in pair.positive.required_tools
+    assert pair.negative.boundary == "identity_not_verified" and pair.negative.actor == {}
+    assert {"reply_sent", "not_escalated"} <= {item.check for item in pair.negative.expectations}
+    assert "escalate_to_human" in pair.negative.forbidden_tools
+
+
+def test_boundaries_come_from_the_policy_file(domain, taxonomy):
+    from retail_fixtures import make_session
+
+    session = make_session("s-y", "I'd like to exchange the kettle from #W1000001 for the blue one.", "cus_1001", ["#W1000001"])
+    policy = domain.policy.model_copy(update={"boundaries": {**domain.policy.boundaries, "other": []}})
+    from taskgen.classify import classify
+    from taskgen.seeds import freeze_seed
+
+    from retail_fixtures import CLOCK, make_state
+
+    pair = draft_pair(session, classify(session, taxonomy), freeze_seed(make_state(), CLOCK), domain, policy=policy)
+    assert pair.negative.boundary == "none"
+    with pytest.raises(ValueError, match="boundaries.refund: unknown boundary 'moon_phase'"):
+        RetailPolicy.model_validate({**domain.policy.model_dump(), "boundaries": {"refund": ["moon_phase"]}})

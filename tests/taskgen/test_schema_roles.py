@@ -97,3 +97,15 @@ def test_orders_are_found_by_the_configured_pattern_only(domain, taxonomy):
     pair = _draft(session, seed, domain, taxonomy)
     assert pair.positive.target == {"order_id": "PO-000004"}
     assert any("name no order" in question for question in pair.positive.review_questions)
+
+
+def test_an_amount_inside_a_list_is_read_and_written_by_its_path():
+    """tau-bench keeps an order's amount in its first payment: `payment_history.0.amount`, in currency units."""
+    from taskgen.domains.retail.schema import RetailSchema
+
+    schema = RetailSchema(columns={**RetailSchema().columns, "order": {**RetailSchema().columns["order"], "amount": "payment_history.0.amount"}},
+                          amount_unit="currency")
+    state = {"order": {"#W1": {"customer_id": "c", "payment_history": [{"amount": 536.65}, {"amount": 1.0}]}}}
+    assert schema.canonical(state)["order"]["#W1"]["total_cents"] == 53665
+    assert schema.set_field(state, "order", "#W1", "amount", 25000)
+    assert state["order"]["#W1"]["payment_history"] == [{"amount": 250.0}, {"amount": 1.0}]

@@ -34,14 +34,6 @@ _TEXT_ACTIONS: tuple[tuple[str, str], ...] = (
     (r"address", "update_address"),
 )
 
-INTENT_BOUNDARIES: dict[str, tuple[str, ...]] = {
-    "refund": ("return_window", "auto_refund_limit", "not_delivered", "other_customer", "recently_delivered"),
-    "return_label": ("return_window", "not_delivered", "other_customer", "recently_delivered"),
-    "cancellation": ("not_cancellable", "other_customer", "cancellable"),
-    "address_change": ("order_in_transit",),
-    "order_status": ("other_customer",),
-    "account_access": ("identity_not_verified",),
-}
 ACTION_KINDS = ("refund", "return_label", "cancel", "update_address")
 _READ_PREFIXES = ("get_", "list_", "find_", "search_", "lookup_", "calculate", "think", "send_reply", "transfer", "escalate")
 
@@ -392,7 +384,7 @@ def plan_negative(
     clock = seed.clock_datetime
     order_id = positive.target.get("order_id")
     positive_decision = decide(intent, prompt, schema.canonical(seed.state), actor, clock, policy, order_id)
-    for boundary in INTENT_BOUNDARIES.get(intent, ()):
+    for boundary in policy.boundaries.get(intent, ()):
         crossed = cross_boundary(boundary, seed, order_id, actor, policy)
         if crossed is None:
             continue

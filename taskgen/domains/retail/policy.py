@@ -6,9 +6,15 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 DEFAULT_POLICY_PATH = Path(__file__).with_name("policy.yaml")
+
+BOUNDARIES: tuple[str, ...] = (
+    "return_window", "auto_refund_limit", "not_delivered", "other_customer", "recently_delivered",
+    "not_cancellable", "cancellable", "order_in_transit", "identity_not_verified",
+)
+"""Every boundary the drafter knows how to cross (taskgen/domains/retail/plans.py: cross_boundary)."""
 
 
 class AddressChangePolicy(BaseModel):
@@ -27,6 +33,18 @@ class RetailPolicy(BaseModel):
     returnable_statuses: list[str]
     cancellable_statuses: list[str]
     address_change: AddressChangePolicy = Field(default_factory=AddressChangePolicy)
+    identity_required: bool = True
+    requests_outside_tools: list[str] = Field(default_factory=list, description="phrases of requests only a human can do")
+    boundaries: dict[str, list[str]] = Field(default_factory=dict, description="intent -> boundaries its negative may cross")
+
+    @field_validator("boundaries")
+    @classmethod
+    def _known_boundaries(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        for intent, names in value.items():
+            unknown = sorted(set(names) - set(BOUNDARIES))
+            if unknown:
+                raise ValueError(f"boundaries.{intent}: unknown boundary {unknown[0]!r}; known: {', '.join(BOUNDARIES)}")
+        return value
 
     @classmethod
     def from_yaml(cls, path: Path | None = None) -> RetailPolicy:

@@ -120,19 +120,31 @@ def _decide_address(prompt: str, state: StateRows, actor: dict[str, str], policy
     return Decision(action="update_address", rule="address_change_allowed", customer_id=customer_id, address=address)
 
 
+_ORDER_INTENTS = ("refund", "return_label", "cancellation", "order_status")
+
+
+def _outside_tools(prompt: str, policy: RetailPolicy) -> bool:
+    """The request asks for something only a human can do (the policy's `requests_outside_tools`)."""
+    lowered = " ".join(prompt.lower().split())
+    return any(re.search(r"\b" + re.escape(phrase.lower()) + r"\b", lowered) for phrase in policy.requests_outside_tools)
+
+
 def decide(
     intent: str, prompt: str, state: StateRows, actor: dict[str, str], clock: datetime, policy: RetailPolicy,
     order_id: str | None = None,
 ) -> Decision:
     """What the policy file says the agent should do for this request on this state, about `order_id`."""
+    outside = _outside_tools(prompt, policy)
+    if intent not in _ORDER_INTENTS and intent not in ("account_access", "address_change") and not outside:
+        return Decision(action="inform", rule="information_only")
+    if policy.identity_required and actor.get("customer_id") not in state.get("customer", {}):
+        return Decision(action="decline", rule="identity_not_verified")
     if intent == "account_access":
-        if actor.get("customer_id") not in state.get("customer", {}):
-            return Decision(action="decline", rule="identity_not_verified")
         return Decision(action="escalate", rule="account_access_needs_human", customer_id=actor.get("customer_id"))
     if intent == "address_change":
         return _decide_address(prompt, state, actor, policy)
-    if intent not in ("refund", "return_label", "cancellation", "order_status"):
-        return Decision(action="inform", rule="information_only")
+    if intent not in _ORDER_INTENTS:
+        return Decision(action="escalate", rule="outside_agent_tools", order_id=order_id)
     if order_id is None:
         return Decision(action="decline", rule="order_not_found")
     refusal = _order_gate(order_id, state, actor)

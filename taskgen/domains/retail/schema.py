@@ -192,20 +192,27 @@ class RetailSchema(BaseModel):
 
 
 def _get(row: dict[str, Any], path: str) -> Any:
+    """A dotted path's value; a number segment indexes a list (`payment_history.0.amount`)."""
     node: Any = row
     for part in path.split("."):
-        if not isinstance(node, dict):
+        if isinstance(node, list) and part.isdigit():
+            node = node[int(part)] if int(part) < len(node) else None
+        elif isinstance(node, dict):
+            node = node.get(part)
+        else:
             return None
-        node = node.get(part)
     return node
 
 
 def _put(row: dict[str, Any], path: str, value: Any) -> None:
     *parents, last = path.split(".")
-    node = row
+    node: Any = row
     for part in parents:
-        node = node.setdefault(part, {})
-    node[last] = value
+        node = node[int(part)] if isinstance(node, list) else node.setdefault(part, {})
+    if isinstance(node, list):
+        node[int(last)] = value
+    else:
+        node[last] = value
 
 
 def address_text(value: Any) -> str | None:

@@ -1,0 +1,412 @@
+"""`make soundness` (`python -m bench.soundness`): how sound drafted tasks are on data we did not write.
+
+Two drops are made from tau-bench's retail tasks and state (../shared/data/tau-bench-retail), each
+traced by a real producer (tests/conformance/producers/tau_day.py, OpenLLMetry), then run through
+`trace2task run --all` in a fresh subprocess:
+
+- `tau`: tau-bench's own schema (users.json, orders.json; ids `#Wnnnnnnn`, amounts in the first payment);
+- `variant`: the same facts under another schema: orders are `purchase` rows `PO-nnnnnnn` with
+  `buyer_id`, `state`, `ordered_on`, `received_on`, `grand_total` (currency units), customers' `home_address`.
+
+In both, the state database is read "the morning after": every gold write action of the day's tasks
+is applied to it as tau-bench's tools apply it (cancelled, return requested, new address...), so it
+shows the state the incidents left behind. The figures are read from the written task and seed files
+and the store's sessions, by checks written here, apart from the drafter:
+
+- seeds_differing_from_observed: positive seeds with a field that differs from what the agent saw of
+  that row in its own tool results before writing to it (and, for comparison, the same count on the
+  raw snapshots the seeds were made from);
+- expectations_on_unnamed_orders: tasks with an expectation about an order the session never names;
+- incoherent_seeds: an order placed after its delivery or either after the clock, an order owned by
+  no customer of the seed, items or payments that no longer add up to the amount they added up to;
+- action_tasks_satisfied_by_seed: positives requiring a write whose expected end state holds already;
+- stub_share: pairs whose negative is a stub (`boundary: none`), goal at most 0.20;
+- same_behaviour_pairs: non-stub pairs where the reference behaviour on one task, replayed on the
+  other task's seed, passes the other task too;
+- seed_uncertain: tasks whose seed has rows that could not be told as of the clock.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from scrubbers.config import DEFAULT_PROTECTED_PATTERNS
+
+ROOT = Path(__file__).resolve().parents[1]
+TAU = ROOT.parent / "shared" / "data" / "tau-bench-retail"
+TAU_DAY = ROOT / "tests" / "conformance" / "producers" / "tau_day.py"
+RESULTS = Path(__file__).resolve().parent / "results"
+TRACE2TASK = str(Path(sys.executable).with_name("trace2task"))
+
+TAU_POLICY = {
+    "return_window_days": 30,
+    "auto_refund_limit_cents": 20000,
+    "refundable_statuses": ["delivered"],
+    "returnable_statuses": ["delivered"],
+    "cancellable_statuses": ["pending"],
+    "address_change": {"who": "account_owner", "escalate_when_order_status_in": ["processed"]},
+}
+"""tau-bench's policy.md in our policy file's terms: pending orders can be cancelled, delivered ones returned."""
+
+PII = {"name.first_name": "PERSON", "name.last_name": "PERSON", "email": "EMAIL_ADDRESS"}
+"""Card last fours are left out: four digits found inside any ten-digit item id read as a leak to the
+residue check, which then holds the whole day."""
+
+
+def _address_pii(column: str) -> dict[str, str]:
+    return {f"{column}.address1": "ADDRESS", f"{column}.address2": "ADDRESS", f"{column}.city": "LOCATION", f"{column}.zip": "LOCATION"}
+
+
+# ---------------------------------------------------------------- the two drops
+def _variant_id(order_id: str) -> str:
+    return "PO-" + order_id.removeprefix("#W")
+
+
+def _rename_ids(node: Any) -> Any:
+    if isinstance(node, str):
+        return re.sub(r"#W(\d{7})", lambda match: "PO-" + match.group(1), node)
+    if isinstance(node, list):
+        return [_rename_ids(item) for item in node]
+    if isinstance(node, dict):
+        return {key: _rename_ids(value) for key, value in node.items()}
+    return node
+
+
+def opaque_customers(users: dict, orders: dict, tasks: list[dict]) -> tuple[dict, dict, list[dict]]:
+    """tau-bench's user ids spell the customer's name (`yusuf_rossi_9620`), which no scrubber may
+    leave in an id; here they become opaque ids, as a shop's own customer ids are."""
+    new = {user_id: "cust_" + hashlib.sha256(user_id.encode()).hexdigest()[:10] for user_id in users}
+    pattern = re.compile("|".join(re.escape(user_id) for user_id in sorted(new, key=len, reverse=True)))
+
+    def rename(node: Any) -> Any:
+        if isinstance(node, str):
+            return pattern.sub(lambda match: new[match.group(0)], node)
+        if isinstance(node, list):
+            return [rename(item) for item in node]
+        if isinstance(node, dict):
+            return {rename(key): rename(value) for key, value in node.items()}
+        return node
+
+    return rename(users), rename(orders), rename(tasks)
+
+
+def _days_back(order_id: str, low: int, high: int) -> int:
+    return low + int(hashlib.sha256(order_id.encode()).hexdigest()[:6], 16) % (high - low)
+
+
+def variant_state(users: dict, orders: dict, today: datetime) -> tuple[dict, dict]:
+    """tau-bench's facts under another schema, with the dates and amounts tau-bench does not keep."""
+    purchases = {}
+    for order_id, order in orders.items():
+        ref = _variant_id(order_id)
+        placed = today - timedelta(days=_days_back(order_id, 3, 60), hours=_days_back(order_id[::-1], 0, 20))
+        row = {
+            "order_ref": ref, "buyer_id": order["user_id"], "state": order["status"], "ship_to": order["address"],
+            "items": order["items"], "fulfillments": order["fulfillments"], "payment_history": order["payment_history"],
+            "grand_total": round(sum(item["price"] for item in order["items"]), 2),
+            "ordered_on": placed.isoformat().replace("+00:00", "Z"), "received_on": None,
+        }
+        if order["status"] == "delivered":
+            delivered = min(placed + timedelta(days=_days_back(order_id, 2, 8)), today - timedelta(hours=1))
+            row["received_on"] = delivered.isoformat().replace("+00:00", "Z")
+        purchases[ref] = row
+    clients = {
+        user_id: {"user_id": user_id, "name": user["name"], "email": user["email"], "home_address": user["address"],
+                  "payment_methods": user["payment_methods"], "orders": [_variant_id(o) for o in user["orders"]]}
+        for user_id, user in users.items()
+    }
+    return clients, purchases
+
+
+def morning_after(users: dict, orders: dict, tasks: list[dict], order_key: str, address_key: str) -> None:
+    """Apply each task's gold write actions as tau-bench's tools do: the state the incidents left behind."""
+    for task in tasks:
+        for action in task["actions"]:
+            name, args = action["name"], action["arguments"]
+            order = orders.get(args.get("order_id", ""))
+            if name == "cancel_pending_order" and order:
+                order[order_key] = "cancelled"
+            elif name == "return_delivered_order_items" and order:
+                order[order_key] = "return requested"
+            elif name == "exchange_delivered_order_items" and order:
+                order[order_key] = "exchange requested"
+            elif name == "modify_pending_order_items" and order:
+                order[order_key] = "pending (item modified)"
+            elif name == "modify_pending_order_address" and order:
+                order["ship_to" if "ship_to" in order else "address"] = {k: args[k] for k in ("address1", "address2", "city", "state", "country", "zip")}
+            elif name == "modify_user_address" and args.get("user_id") in users:
+                users[args["user_id"]][address_key] = {k: args[k] for k in ("address1", "address2", "city", "state", "country", "zip")}
+
+
+def make_drop(work: Path, variant: bool, count: int) -> Path:
+    """Write the drop, the morning-after state, its mapping, the policy and the configuration; return the config path."""
+    users = json.loads((TAU / "users.json").read_text(encoding="utf-8"))
+    orders = json.loads((TAU / "orders.json").read_text(encoding="utf-8"))
+    products = json.loads((TAU / "products.json").read_text(encoding="utf-8"))
+    tasks = json.loads((TAU / "tasks_test.json").read_text(encoding="utf-8"))[:count]
+    before = work / "before"
+    before.mkdir(parents=True)
+    today = datetime.now(UTC).replace(microsecond=0)
+    users, orders, tasks = opaque_customers(users, orders, tasks)
+    if variant:
+        users, orders = variant_state(users, orders, today)
+        tasks = _rename_ids(tasks)
+    tasks_file = work / "tasks.json"
+    tasks_file.write_text(json.dumps(tasks), encoding="utf-8")
+    for name, rows in (("users", users), ("orders", orders), ("products", products)):
+        (before / f"{name}.json").write_text(json.dumps(rows), encoding="utf-8")
+    subprocess.run([sys.executable, str(TAU_DAY), str(tasks_file), str(before), str(work / "drop"), "--count", str(count)],
+                   check=True, capture_output=True, text=True, timeout=900)
+    morning_after(users, orders, tasks, "state" if variant else "status", "home_address" if variant else "address")
+    state = work / "state"
+    state.mkdir()
+    for name, rows in (("users", users), ("orders", orders), ("products", products)):
+        (state / f"{name}.json").write_text(json.dumps(rows), encoding="utf-8")
+    order_kind = "purchase" if variant else "order"
+    mapping = {
+        "version": 1,
+        "kinds": {
+            "customer": {"file": "users.json", "key": "user_id", "pii": {**PII, **_address_pii("home_address" if variant else "address")}},
+            order_kind: {"file": "orders.json", "key": "order_ref" if variant else "order_id",
+                         "foreign_keys": {("buyer_id" if variant else "user_id"): "customer"},
+                         "pii": _address_pii("ship_to" if variant else "address")},
+            "product": {"file": "products.json", "key": "product_id"},
+        },
+        "roles": (
+            {"order": {"kind": "purchase", "columns": {"customer": "buyer_id", "status": "state", "placed_at": "ordered_on",
+                                                       "delivered_at": "received_on", "amount": "grand_total"},
+                       "options": {"amount_unit": "currency"}},
+             "customer": {"columns": {"address": "home_address"}}}
+            if variant else
+            {"order": {"columns": {"customer": "user_id", "amount": "payment_history.0.amount"}, "options": {"amount_unit": "currency"}}}
+        ),
+    }
+    (work / "mapping.yaml").write_text(yaml.safe_dump(mapping, sort_keys=False), encoding="utf-8")
+    (work / "policy.yaml").write_text(yaml.safe_dump(TAU_POLICY, sort_keys=False), encoding="utf-8")
+    pattern = r"PO-\d{7}" if variant else r"#W\d{7}"
+    config = {
+        "drop": "drop", "state": {"location": "state", "mapping": "mapping.yaml"},
+        "store": {"url": "sqlite:///store/store.db", "raw_url": "sqlite:///store/raw.db"},
+        "output": "out", "dagster_home": "dagster_home",
+        "ingest": {"entity_patterns": {order_kind: {"arg_keys": ["order_id"], "text_patterns": [pattern]},
+                                       "customer": {"arg_keys": ["user_id"]}}},
+        "taskgen": {"policy_path": str(work / "policy.yaml"), "sampling": {"default_quota": 50, "easy_cell_cap": 50}},
+        # The shop's own identifiers are not personal data: its order ids, and tau-bench's ten-digit
+        # item, product, tracking and payment-method ids (which the phone recognizer would otherwise hold
+        # at the leak gate; tau-bench keeps no phone numbers).
+        "scrub": {"protected_patterns": [*DEFAULT_PROTECTED_PATTERNS, pattern, r"(?<![\d-])\d{7,12}(?![\d-])"]},
+    }
+    (work / "store").mkdir()
+    path = work / "trace2task.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def run_pipeline(config_path: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "TRACE2TASK_SECRET": "soundness-secret", "DAGSTER_HOME": str(config_path.parent / "dagster_home")}
+    (config_path.parent / "dagster_home").mkdir(exist_ok=True)
+    return subprocess.run([TRACE2TASK, "run", "--config", str(config_path), "--all", "--workers", "1"],
+                          capture_output=True, text=True, timeout=3600, env=env, cwd=config_path.parent)
+
+
+# ---------------------------------------------------------------- the independent reading
+_READ = re.compile(r"^(?:get|list|find|search|calculate|think|transfer)", re.IGNORECASE)
+
+
+def _objects(node: Any) -> list[dict]:
+    if isinstance(node, str):
+        try:
+            node = json.loads(node)
+        except ValueError:
+            return []
+    if isinstance(node, dict):
+        return [node, *(found for value in node.values() for found in _objects(value))]
+    if isinstance(node, list):
+        return [found for value in node for found in _objects(value)]
+    return []
+
+
+def _strings(node: Any) -> set[str]:
+    if isinstance(node, dict):
+        return {found for value in node.values() for found in _strings(value)}
+    if isinstance(node, list):
+        return {found for value in node for found in _strings(value)}
+    return {str(node)} if node is not None else set()
+
+
+def observed_differences(session: dict, state: dict) -> int:
+    """Fields of the state's rows that differ from the agent's first look at that row (before writing to it)."""
+    seen, written, differing = set(), set(), 0
+    for call in session.get("tool_calls", []):
+        if not _READ.match(call["name"]):
+            if call.get("status") == "ok":
+                written |= _strings(call.get("arguments"))
+            continue
+        for found in _objects(call.get("result")):
+            for kind, rows in state.items():
+                for row_id, row in rows.items():
+                    if (kind, row_id) in seen or row_id in written:
+                        continue
+                    if not any(str(v) == row_id and str(row.get(k)) == row_id for k, v in found.items() if not isinstance(v, (dict, list))):
+                        continue
+                    seen.add((kind, row_id))
+                    differing += sum(1 for column in set(found) & set(row) if json.dumps(found[column], sort_keys=True) != json.dumps(row[column], sort_keys=True)
+                                     and not (isinstance(found[column], (int, float)) and isinstance(row[column], (int, float)) and float(found[column]) == float(row[column])))
+    return differing
+
+
+def _ts(value: Any) -> datetime | None:
+    if not value:
+        return None
+    parsed = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def incoherences(seed, base) -> list[str]:
+    """What a reader finds wrong in a seed; `base` is the positive's seed a negative was moved from."""
+    from taskgen.domains.retail.schema import RetailSchema
+
+    schema = RetailSchema.from_document(seed.domain_schema)
+    view = schema.canonical(seed.state)
+    before = schema.canonical(base.state) if base is not None else view
+    clock = _ts(seed.clock)
+    found = []
+    for order_id, order in view["order"].items():
+        placed, delivered = _ts(order.get("created_at")), _ts(order.get("delivered_at"))
+        if (placed and delivered and placed >= delivered) or (delivered and delivered > clock) or (placed and placed > clock):
+            found.append(f"{order_id}: dates")
+        if order.get("customer_id") not in view["customer"]:
+            found.append(f"{order_id}: owner")
+        for role, column in (("order_item", "price_cents"), ("payment", "amount_cents")):
+            def total(v, oid=order_id, r=role, c=column):
+                return sum(row.get(c) or 0 for row in v[r].values() if row.get("order_id") == oid)
+            was = total(before)
+            old_amount = before["order"].get(order_id, {}).get("total_cents")
+            if was and old_amount and was == old_amount and total(view) != order.get("total_cents"):
+                found.append(f"{order_id}: {role} total")
+    return found
+
+
+def replay(calls, env) -> None:
+    for call in calls:
+        env.call(call.name, **call.arguments)
+
+
+def measure(config_path: Path) -> dict[str, Any]:
+    from pipelines.config import load_config
+    from pipelines.store import ScrubbedSessionRow, Store, TaskRow
+    from taskgen.domains import get_domain
+    from taskgen.domains.retail.grader import holds
+    from taskgen.domains.retail.schema import RetailSchema
+    from taskgen.output import load_task
+    from taskgen.seeds import Seed
+    from taskgen.task import AgentView
+
+    config = load_config(config_path)
+    out = config.path(config.output)
+    store = Store(config.store.url.replace("sqlite:///", f"sqlite:///{config_path.parent}/"), config.store.raw_url.replace("sqlite:///", f"sqlite:///{config_path.parent}/"))
+    sessions = {row.session_id: row for row in store.rows(ScrubbedSessionRow)}
+    task_rows = {row.task_id: row for row in store.rows(TaskRow)}
+    domain = get_domain("retail", config.taskgen.policy_path)
+    seeds = {path.stem: Seed.model_validate_json(path.read_text(encoding="utf-8")) for path in (out / "seeds").glob("*.json")}
+    tasks = [load_task(out / row.path) for row in task_rows.values() if (out / row.path).is_file()]
+    pairs: dict[str, dict[str, Any]] = {}
+    for task in tasks:
+        pairs.setdefault(task.pair_id, {})[task.polarity] = task
+    figures: Counter = Counter()
+    for pair in pairs.values():
+        positive, negative = pair.get("positive"), pair.get("negative")
+        if positive is None or negative is None:
+            continue
+        figures["pairs"] += 1
+        session_row = sessions[task_rows[positive.task_id].session_id]
+        session = json.loads(session_row.session)
+        seed, negative_seed = seeds[positive.seed_id], seeds[negative.seed_id]
+        schema = RetailSchema.from_document(seed.domain_schema)
+        if observed_differences(session, seed.state):
+            figures["seeds_differing_from_observed"] += 1
+        if observed_differences(session, json.loads(session_row.state)):
+            figures["snapshots_differing_from_observed"] += 1
+        user_text = " ".join(turn["text"] for turn in session["turns"] if turn["role"] == "user")
+        named = set(schema.order_ids_in(user_text)) | _strings([c.get("arguments") for c in session.get("tool_calls", [])])
+        for task in (positive, negative):
+            about = {str(item.args["order_id"]) for item in _flat(task.expectations) if "order_id" in item.args}
+            if about - named:
+                figures["expectations_on_unnamed_orders"] += 1
+            if task.seed_uncertain:
+                figures["tasks_with_seed_uncertain"] += 1
+        if incoherences(seed, None):
+            figures["incoherent_seeds"] += 1
+        if negative.seed_id != positive.seed_id and incoherences(negative_seed, seed):
+            figures["incoherent_seeds"] += 1
+        view = schema.canonical(seed.state)
+        if positive.required_tools and set(positive.required_tools) - {"escalate_to_human"}:
+            figures["action_positives"] += 1
+            if all(holds(item, view) for item in positive.expectations if item.check != "reply_sent"):
+                figures["action_tasks_satisfied_by_seed"] += 1
+        if negative.boundary == "none":
+            figures["stubs"] += 1
+            continue
+        runs = {}
+        for task, task_seed in ((positive, seed), (negative, negative_seed)):
+            env = domain.environment(task_seed)
+            domain.agents()["reference"](AgentView(prompt=task.prompt, intent=task.intent, actor=task.actor, clock=task.clock), env)
+            runs[task.polarity] = env.calls
+            figures[f"reference_passes_{task.polarity}"] += domain.grade(task, env.state, env.calls).passed
+        crossed = []
+        for task, task_seed, other in ((negative, negative_seed, "positive"), (positive, seed, "negative")):
+            env = domain.environment(task_seed)
+            replay(runs[other], env)
+            crossed.append(domain.grade(task, env.state, env.calls).passed)
+        if any(crossed):
+            figures["same_behaviour_pairs"] += 1
+    result = dict(sorted(figures.items()))
+    result["stub_share"] = round(figures["stubs"] / figures["pairs"], 3) if figures["pairs"] else 0.0
+    result["sessions_scrubbed"] = len(sessions)
+    result["intents"] = dict(Counter(task.intent for task in tasks if task.polarity == "positive"))
+    result["boundaries"] = dict(Counter(task.boundary for task in tasks if task.polarity == "negative"))
+    return result
+
+
+def _flat(expectations):
+    for item in expectations:
+        yield item
+        yield from _flat(item.any_of)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--count", type=int, default=60, help="tau-bench tasks per drop")
+    parser.add_argument("--keep", type=Path, help="keep the work folder here")
+    args = parser.parse_args()
+    work = args.keep or Path(tempfile.mkdtemp(prefix="trace2task-soundness-"))
+    report: dict[str, Any] = {"count": args.count}
+    for name, variant in (("tau", False), ("variant", True)):
+        folder = work / name
+        shutil.rmtree(folder, ignore_errors=True)
+        config = make_drop(folder, variant, args.count)
+        completed = run_pipeline(config)
+        report[name] = {"pipeline_exit": completed.returncode, **measure(config)}
+        print(name, json.dumps(report[name], indent=1), flush=True)
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "soundness.json").write_text(json.dumps(report, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    if not args.keep:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
