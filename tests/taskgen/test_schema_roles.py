@@ -109,3 +109,9 @@ def test_an_amount_inside_a_list_is_read_and_written_by_its_path():
     assert schema.canonical(state)["order"]["#W1"]["total_cents"] == 53665
     assert schema.set_field(state, "order", "#W1", "amount", 25000)
     assert state["order"]["#W1"]["payment_history"] == [{"amount": 250.0}, {"amount": 1.0}]
+
+
+@pytest.mark.parametrize("example", ["tau-bench-retail.mapping.yaml", "tau2-bench-retail.mapping.yaml"])
+def test_the_tau_mappings_declare_their_roles(example):
+    schema = RetailSchema.from_mapping(StateMapping.from_yaml(ROOT / "docs" / "examples" / example), ["#W\\d{7}"])
+    assert schema.column("order", "customer") == "user_id" and schema.amount_unit == "currency"
