@@ -52,15 +52,13 @@ TAU_DAY = ROOT / "tests" / "conformance" / "producers" / "tau_day.py"
 RESULTS = Path(__file__).resolve().parent / "results"
 TRACE2TASK = str(Path(sys.executable).with_name("trace2task"))
 
-TAU_POLICY = {
-    "return_window_days": 30,
-    "auto_refund_limit_cents": 20000,
+TAU_STATUSES = {
     "refundable_statuses": ["delivered"],
     "returnable_statuses": ["delivered"],
     "cancellable_statuses": ["pending"],
     "address_change": {"who": "account_owner", "escalate_when_order_status_in": ["processed"]},
 }
-"""tau-bench's policy.md in our policy file's terms: pending orders can be cancelled, delivered ones returned."""
+"""tau-bench's status words in the shipped policy: pending orders can be cancelled, delivered ones returned."""
 
 PII = {"name.first_name": "PERSON", "name.last_name": "PERSON", "email": "EMAIL_ADDRESS"}
 """Card last fours are left out: four digits found inside any ten-digit item id read as a leak to the
@@ -196,7 +194,10 @@ def make_drop(work: Path, variant: bool, count: int) -> Path:
         ),
     }
     (work / "mapping.yaml").write_text(yaml.safe_dump(mapping, sort_keys=False), encoding="utf-8")
-    (work / "policy.yaml").write_text(yaml.safe_dump(TAU_POLICY, sort_keys=False), encoding="utf-8")
+    from taskgen.domains.retail.policy import DEFAULT_POLICY_PATH
+
+    policy = {**yaml.safe_load(DEFAULT_POLICY_PATH.read_text(encoding="utf-8")), **TAU_STATUSES}
+    (work / "policy.yaml").write_text(yaml.safe_dump(policy, sort_keys=False), encoding="utf-8")
     pattern = r"PO-\d{7}" if variant else r"#W\d{7}"
     config = {
         "drop": "drop", "state": {"location": "state", "mapping": "mapping.yaml"},

@@ -254,3 +254,23 @@ def test_boundaries_come_from_the_policy_file(domain, taxonomy):
     assert pair.negative.boundary == "none"
     with pytest.raises(ValueError, match="boundaries.refund: unknown boundary 'moon_phase'"):
         RetailPolicy.model_validate({**domain.policy.model_dump(), "boundaries": {"refund": ["moon_phase"]}})
+
+
+def test_a_whole_order_refund_of_several_items_and_a_request_about_several_orders_are_asked(domain, taxonomy):
+    from ingest.models import ToolCall
+    from taskgen.classify import classify
+    from taskgen.seeds import freeze_seed
+
+    from retail_fixtures import CLOCK, make_session, make_state
+
+    session = make_session("s-i", "I want a refund for #W1000001, the kettle arrived cracked.", "cus_1001", ["#W1000001"],
+                           [ToolCall(name="get_order", arguments={"order_id": "#W1000001"})])
+    state = make_state()
+    pair = draft_pair(session, classify(session, taxonomy), freeze_seed(state, CLOCK), domain)
+    assert not any("items and the task expects the whole order" in q for q in pair.positive.review_questions)
+    state["order_item"]["item_9"] = {**state["order_item"]["item_1"], "id": "item_9", "price_cents": 1000}
+    pair = draft_pair(session, classify(session, taxonomy), freeze_seed(state, CLOCK), domain)
+    assert any("has 2 items and the task expects the whole order" in q for q in pair.positive.review_questions)
+    several = session.model_copy(update={"turns": [session.turns[0].model_copy(update={"text": "Refund all my orders, starting with #W1000001."}), *session.turns[1:]]})
+    pair = draft_pair(several, classify(several, taxonomy), freeze_seed(make_state(), CLOCK), domain)
+    assert any("asks about several orders" in q for q in pair.positive.review_questions)

@@ -211,6 +211,30 @@ def prompt_seed_conflicts(prompt: str, order_id: str | None, state: StateRows, c
     return questions
 
 
+_SEVERAL_ORDERS = re.compile(r"\b(?:all (?:of )?(?:my |the )?(?:orders|things|items|purchases)|(?:each|every|both) (?:of my )?orders?|two orders)\b", re.IGNORECASE)
+
+
+def scope_questions(prompt: str, decision: Decision, state: StateRows) -> list[str]:
+    """Review questions when the expectations may be narrower or wider than the request: a request
+    about several orders judged on one, a whole-order refund of an order with several items."""
+    questions = []
+    if decision.order_id and _SEVERAL_ORDERS.search(prompt):
+        questions.append(
+            f"The customer asks about several orders; the expectations judge order {decision.order_id} only. "
+            "Split the task per order, or widen the expectations?"
+        )
+    if decision.action == "refund" and decision.order_id:
+        items = [row for row in state.get("order_item", {}).values() if row.get("order_id") == decision.order_id]
+        embedded = state.get("order", {}).get(decision.order_id, {}).get("items")
+        count = len(items) or (len(embedded) if isinstance(embedded, list) else 0)
+        if count > 1:
+            questions.append(
+                f"Order {decision.order_id} has {count} items and the task expects the whole order refunded "
+                f"({decision.amount_cents} cents). Is the refund for every item, or only those the customer names?"
+            )
+    return questions
+
+
 def plan_positive(
     session: Session, classification: Classification, seed: Seed, actor: dict[str, str], policy: RetailPolicy
 ) -> Plan:
@@ -238,6 +262,7 @@ def plan_positive(
             "probably in it. Restore the field as it stood before the session, or reject the task."
         )
     questions += prompt_seed_conflicts(prompt, order_id, state, seed.clock, policy)
+    questions += scope_questions(prompt, decision, state)
     for other in session.entity_ids.get(schema.kinds["order"], []):
         if other != order_id and other in state["order"]:
             questions.append(f"The session also touched order {other}; does the task need to mention it?")
