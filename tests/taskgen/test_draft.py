@@ -64,7 +64,7 @@ def test_disagreement_between_incident_and_policy_becomes_a_review_question(draf
 @pytest.mark.parametrize(
     ("session_id", "boundary"),
     [("s-refund", "return_window"), ("s-return", "return_window"), ("s-cancel", "not_cancellable"),
-     ("s-address", "order_in_transit"), ("s-status", "other_customer")],
+     ("s-address", "order_in_transit")],
 )
 def test_negatives_cross_the_policy_boundary(drafted, domain, session_id, boundary):
     _, _, seed, pair = _pair(drafted, session_id)
@@ -274,3 +274,31 @@ def test_a_whole_order_refund_of_several_items_and_a_request_about_several_order
     several = session.model_copy(update={"turns": [session.turns[0].model_copy(update={"text": "Refund all my orders, starting with #W1000001."}), *session.turns[1:]]})
     pair = draft_pair(several, classify(several, taxonomy), freeze_seed(make_state(), CLOCK), domain)
     assert any("asks about several orders" in q for q in pair.positive.review_questions)
+
+
+def test_a_pair_that_one_reply_passes_on_both_sides_does_not_discriminate():
+    """An order-status answer and a refusal both only reply: without a check on what the reply says,
+    one reply passes both, so such a negative is not drafted (the pair is a stub)."""
+    from taskgen.domains import Plan
+    from taskgen.domains.retail.plans import discriminates
+
+    reply = Expectation(check="reply_sent")
+    inform = Plan(expectations=[reply], forbidden_tools=["refund_order"])
+    refuse = Plan(expectations=[reply, Expectation(check="not_escalated")], forbidden_tools=["refund_order", "escalate_to_human"])
+    escalate = Plan(expectations=[Expectation(check="escalated")], required_tools=["escalate_to_human"])
+    assert not discriminates(inform, refuse)
+    assert discriminates(escalate, refuse) and discriminates(refuse, escalate)
+    withheld = refuse.model_copy(update={"expectations": [*refuse.expectations, Expectation(check="reply_withholds", args={"order_id": "#W1"})]})
+    assert discriminates(inform, withheld)
+
+
+def test_a_move_of_an_order_the_prompt_does_not_name_is_not_drafted(domain, taxonomy):
+    """cus_1001 has two orders and names none: the negative may not move the one the agent acted on."""
+    from ingest.models import ToolCall
+    from retail_fixtures import make_session
+
+    session = make_session("s-g", "I want a refund, the kettle arrived cracked.", "cus_1001", ["#W1000001"],
+                           [ToolCall(name="refund_order", arguments={"order_id": "#W1000001", "amount_cents": 8999, "reason": "x"})])
+    pair = _draft_one(session, domain, taxonomy)
+    assert pair.positive.target == {"order_id": "#W1000001"}
+    assert pair.negative.boundary == "identity_not_verified"

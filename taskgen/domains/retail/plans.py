@@ -401,6 +401,21 @@ def boundary_question(boundary: str, policy: RetailPolicy) -> str:
     return questions[boundary]
 
 
+ORDER_INDEPENDENT_BOUNDARIES = ("identity_not_verified", "order_in_transit")
+REPLY_CONTENT_CHECKS = ("reply_states_status", "reply_withholds", "reply_refuses")
+
+
+def discriminates(positive: Plan, negative: Plan) -> bool:
+    """Code can tell the two answers apart: one requires a tool the other forbids, or their checks on
+    what the reply says differ. (A positive that only replies and a negative that only replies can both
+    be passed by one reply, whatever the rules behind them.)"""
+    tools = set(positive.required_tools) & set(negative.forbidden_tools) or set(negative.required_tools) & set(positive.forbidden_tools)
+    content = {item.describe() for item in positive.expectations if item.check in REPLY_CONTENT_CHECKS} != {
+        item.describe() for item in negative.expectations if item.check in REPLY_CONTENT_CHECKS
+    }
+    return bool(tools) or content
+
+
 def plan_negative(
     prompt: str, intent: str, seed: Seed, actor: dict[str, str], positive: Plan, policy: RetailPolicy
 ) -> NegativePlan:
@@ -408,16 +423,22 @@ def plan_negative(
     schema = RetailSchema.from_document(seed.domain_schema)
     clock = seed.clock_datetime
     order_id = positive.target.get("order_id")
-    positive_decision = decide(intent, prompt, schema.canonical(seed.state), actor, clock, policy, order_id)
-    for boundary in policy.boundaries.get(intent, ()):
+    view = schema.canonical(seed.state)
+    positive_decision = decide(intent, prompt, view, actor, clock, policy, order_id)
+    boundaries = list(policy.boundaries.get(intent, ()))
+    if order_id and order_id not in order_ids_in(prompt, schema) and len(customer_orders(view, actor.get("customer_id"))) > 1:
+        # The prompt does not say which of the customer's orders it means: a move of that order
+        # would ask the agent to guess it; only a boundary that holds for every order is crossed.
+        boundaries = [boundary for boundary in boundaries if boundary in ORDER_INDEPENDENT_BOUNDARIES]
+    for boundary in boundaries:
         crossed = cross_boundary(boundary, seed, order_id, actor, policy)
         if crossed is None:
             continue
         moved, requester = crossed
         view = schema.canonical(moved)
         decision = decide(intent, prompt, view, requester, clock, policy, order_id)
-        if decision.action != positive_decision.action:
-            plan = plan_for(decision, view)
+        plan = plan_for(decision, view)
+        if decision.action != positive_decision.action and discriminates(positive, plan):
             return NegativePlan(
                 **plan.model_dump(exclude={"target"}), target=positive.target, state=moved, actor=requester,
                 boundary=boundary, boundary_question=boundary_question(boundary, policy),
