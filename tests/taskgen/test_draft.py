@@ -167,7 +167,7 @@ def test_no_order_named_the_one_the_agent_acted_on_is_the_target(domain, taxonom
                             ToolCall(name="refund_order", arguments={"order_id": "#W1000001", "amount_cents": 8999, "reason": "x"})])
     pair = _draft_one(session, domain, taxonomy)
     assert pair.positive.target == {"order_id": "#W1000001"}
-    assert any("name no order" in question for question in pair.positive.review_questions)
+    assert any("name no order id" in question for question in pair.positive.review_questions)
 
 
 @pytest.mark.parametrize(
@@ -302,3 +302,31 @@ def test_a_move_of_an_order_the_prompt_does_not_name_is_not_drafted(domain, taxo
     pair = _draft_one(session, domain, taxonomy)
     assert pair.positive.target == {"order_id": "#W1000001"}
     assert pair.negative.boundary == "identity_not_verified"
+
+
+def test_the_order_whose_items_the_request_names_is_the_one_an_agent_can_find(domain):
+    from taskgen.domains.retail.rules import requested_order_id
+    from taskgen.domains.retail.schema import RetailSchema
+
+    from retail_fixtures import make_state
+
+    state = make_state()
+    actor = {"customer_id": "cus_1001"}
+    assert requested_order_id("Refund the kettle please", state, actor, RetailSchema()) is None  # both orders hold a kettle
+    state["order_item"]["item_2"]["name"] = "Linen apron"
+    assert requested_order_id("Refund the kettle please", state, actor, RetailSchema()) == "#W1000001"
+    assert requested_order_id("Refund the aprons please", state, actor, RetailSchema()) == "#W1000002"
+    assert requested_order_id("Refund the kettle and the apron", state, actor, RetailSchema()) is None
+    embedded = {"order": {"#W9": {"id": "#W9", "customer_id": "c", "items": [{"name": "Office Chair"}]},
+                          "#W8": {"id": "#W8", "customer_id": "c", "items": [{"name": "Water Bottle"}]}}}
+    assert requested_order_id("the office chair came broken", embedded, {"customer_id": "c"}, RetailSchema()) == "#W9"
+
+
+def test_the_requester_is_the_id_a_customer_lookup_answered(domain):
+    from ingest.models import ToolCall
+    from retail_fixtures import make_session
+
+    session = make_session("s-l", "Hi", "cus_1001", [], [ToolCall(name="find_user_id_by_name_zip", arguments={"zip": "1"}, result="cus_1003")])
+    assert domain.actor(session.model_copy(update={"entity_ids": {}})) == {"customer_id": "cus_1003"}
+    failed = ToolCall(name="find_user_id_by_name_zip", arguments={}, result="user not found")
+    assert domain.actor(session.model_copy(update={"entity_ids": {}, "tool_calls": [failed]})) == {}

@@ -96,7 +96,7 @@ def test_orders_are_found_by_the_configured_pattern_only(domain, taxonomy):
                            [ToolCall(name="get_order", arguments={"order_id": "PO-000004"})])
     pair = _draft(session, seed, domain, taxonomy)
     assert pair.positive.target == {"order_id": "PO-000004"}
-    assert any("name no order" in question for question in pair.positive.review_questions)
+    assert any("name no order id" in question for question in pair.positive.review_questions)
 
 
 def test_an_amount_inside_a_list_is_read_and_written_by_its_path():

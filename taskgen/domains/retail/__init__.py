@@ -6,6 +6,7 @@ reply, written by the simulated environment). Boundaries come from `policy.yaml`
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from taskgen.domains.retail.schema import RetailSchema
 from taskgen.seeds import Seed
 from taskgen.task import DraftTask, ValidationIssue, Verdict
 
+_BARE_ID = re.compile(r"[A-Za-z0-9][\w.-]{2,63}")
 STATE_KINDS: tuple[str, ...] = ("customer", "order", "order_item", "payment", "refund", "return_label")
 
 
@@ -41,8 +43,18 @@ class RetailDomain:
         return Path(__file__).with_name("taxonomy.yaml")
 
     def actor(self, session: Session) -> dict[str, str]:
+        """The requester: the first customer id of the session, else the id a successful customer
+        look-up answered with (`find_user_id_by_email` -> 'cust_…': the agent verified who asks)."""
         customers = session.entity_ids.get("customer", [])
-        return {"customer_id": customers[0]} if customers else {}
+        if customers:
+            return {"customer_id": customers[0]}
+        for call in session.tool_calls:
+            lowered = call.name.lower()
+            if call.status == "ok" and ("user" in lowered or "customer" in lowered) and lowered.startswith(("find", "lookup", "search", "get")):
+                result = call.result.strip().strip('"') if isinstance(call.result, str) else None
+                if result and _BARE_ID.fullmatch(result):
+                    return {"customer_id": result}
+        return {}
 
     def plan_positive(
         self, session: Session, classification: Classification, seed: Seed, actor: dict[str, str], policy: RetailPolicy

@@ -12,7 +12,7 @@ from taskgen.domains import NegativePlan, Plan
 from taskgen.domains.retail.environment import WRITE_TOOLS
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.grader import holds
-from taskgen.domains.retail.rules import Decision, customer_orders, decide, order_ids_in
+from taskgen.domains.retail.rules import Decision, customer_orders, decide, order_ids_in, requested_order_id
 from taskgen.domains.retail.schema import RetailSchema
 from taskgen.seeds import Seed, format_timestamp, parse_timestamp
 from taskgen.task import Expectation
@@ -162,7 +162,7 @@ def target_order(session: Session, prompt: str, state: StateRows, schema: Retail
         return None, []
     target = acted[-1]
     questions.append(
-        f"The customer's words name no order; the expectations are about {target}, the order the agent's tool calls "
+        f"The customer's words name no order id; the expectations are about {target}, the order the agent's tool calls "
         "acted on. Should the prompt name it?"
     )
     return target, questions
@@ -426,9 +426,10 @@ def plan_negative(
     view = schema.canonical(seed.state)
     positive_decision = decide(intent, prompt, view, actor, clock, policy, order_id)
     boundaries = list(policy.boundaries.get(intent, ()))
-    if order_id and order_id not in order_ids_in(prompt, schema) and len(customer_orders(view, actor.get("customer_id"))) > 1:
-        # The prompt does not say which of the customer's orders it means: a move of that order
-        # would ask the agent to guess it; only a boundary that holds for every order is crossed.
+    if order_id and requested_order_id(prompt, view, actor, schema) != order_id:
+        # The request does not tell which of the customer's orders it means (by id or by its items):
+        # a move of that order would ask the agent to guess it; only a boundary that holds for every
+        # order is crossed.
         boundaries = [boundary for boundary in boundaries if boundary in ORDER_INDEPENDENT_BOUNDARIES]
     for boundary in boundaries:
         crossed = cross_boundary(boundary, seed, order_id, actor, policy)

@@ -53,14 +53,33 @@ def customer_orders(state: StateRows, customer_id: str | None) -> list[dict]:
     return sorted(orders, key=lambda row: (str(row.get("created_at", "")), str(row.get("id", ""))))
 
 
+def item_names(state: StateRows, order_id: str) -> list[str]:
+    """The names of an order's items: its item rows, or an `items` list kept inside the order row."""
+    rows = [row for row in state.get("order_item", {}).values() if row.get("order_id") == order_id]
+    embedded = state.get("order", {}).get(order_id, {}).get("items")
+    rows += [item for item in embedded if isinstance(item, dict)] if isinstance(embedded, list) else []
+    return [str(row["name"]) for row in rows if row.get("name")]
+
+
+def _mentions(prompt: str, name: str) -> bool:
+    """The prompt names the item: its whole name, or its last word (the thing itself) when that is no short word."""
+    words = name.lower().split()
+    candidates = [" ".join(words)] + ([words[-1]] if words and len(words[-1]) >= 4 else [])
+    return any(re.search(r"\b" + re.escape(candidate) + r"s?\b", prompt.lower()) for candidate in candidates)
+
+
 def requested_order_id(prompt: str, state: StateRows, actor: dict[str, str], schema: RetailSchema) -> str | None:
     """What an agent reading only the request can tell: the first order it names, else the
-    requester's one and only order; with several and none named, no guess."""
+    requester's one and only order, else the one of their orders whose items the request names;
+    otherwise no guess."""
     named = order_ids_in(prompt, schema)
     if named:
         return named[0]
     orders = customer_orders(state, actor.get("customer_id"))
-    return str(orders[0]["id"]) if len(orders) == 1 else None
+    if len(orders) == 1:
+        return str(orders[0]["id"])
+    matching = [str(order["id"]) for order in orders if any(_mentions(prompt, name) for name in item_names(state, str(order["id"])))]
+    return matching[0] if len(matching) == 1 else None
 
 
 def _inside_window(order: dict, clock: datetime, days: int) -> bool:
