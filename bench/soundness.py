@@ -22,7 +22,8 @@ and the store's sessions, by checks written here, apart from the drafter:
 - action_tasks_satisfied_by_seed: positives requiring a write whose expected end state holds already;
 - stub_share: pairs whose negative is a stub (`boundary: none`), goal at most 0.20;
 - same_behaviour_pairs: non-stub pairs where the reference behaviour on one task, replayed on the
-  other task's seed, passes the other task too;
+  other task's seed, passes the other task too (apart: pairs where the reference fails one side, so
+  the replayed behaviour is not a correct one);
 - seed_uncertain: tasks whose seed has rows that could not be told as of the clock.
 """
 
@@ -362,19 +363,23 @@ def measure(config_path: Path) -> dict[str, Any]:
         if negative.boundary == "none":
             figures["stubs"] += 1
             continue
-        runs = {}
+        runs, reference_ok = {}, True
         for task, task_seed in ((positive, seed), (negative, negative_seed)):
             env = domain.environment(task_seed)
             domain.agents()["reference"](AgentView(prompt=task.prompt, intent=task.intent, actor=task.actor, clock=task.clock), env)
             runs[task.polarity] = env.calls
-            figures[f"reference_passes_{task.polarity}"] += domain.grade(task, env.state, env.calls).passed
+            passed = domain.grade(task, env.state, env.calls).passed
+            figures[f"reference_passes_{task.polarity}"] += passed
+            reference_ok = reference_ok and passed
         crossed = []
         for task, task_seed, other in ((negative, negative_seed, "positive"), (positive, seed, "negative")):
             env = domain.environment(task_seed)
             replay(runs[other], env)
             crossed.append(domain.grade(task, env.state, env.calls).passed)
         if any(crossed):
-            figures["same_behaviour_pairs"] += 1
+            figures["same_behaviour_pairs" if reference_ok else "same_behaviour_pairs_reference_fails_one_side"] += 1
+        if not reference_ok:
+            figures["non_stub_pairs_reference_fails_one_side"] += 1
     result = dict(sorted(figures.items()))
     result["stub_share"] = round(figures["stubs"] / figures["pairs"], 3) if figures["pairs"] else 0.0
     result["sessions_scrubbed"] = len(sessions)

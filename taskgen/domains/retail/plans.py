@@ -211,7 +211,7 @@ def prompt_seed_conflicts(prompt: str, order_id: str | None, state: StateRows, c
     return questions
 
 
-_SEVERAL_ORDERS = re.compile(r"\b(?:all (?:of )?(?:my |the )?(?:orders|things|items|purchases)|(?:each|every|both) (?:of my )?orders?|two orders)\b", re.IGNORECASE)
+_SEVERAL_ORDERS = re.compile(r"\b(?:everything|all (?:of )?(?:my |the )?(?:pending |open )?(?:orders|things|items|purchases)|(?:each|every|both) (?:of my )?orders?|two orders)\b", re.IGNORECASE)
 
 
 def scope_questions(prompt: str, decision: Decision, state: StateRows) -> list[str]:
