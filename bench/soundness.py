@@ -303,6 +303,13 @@ def incoherences(seed, base) -> list[str]:
     return found
 
 
+HEADLINE = (
+    "seeds_differing_from_observed", "snapshots_differing_from_observed", "expectations_on_unnamed_orders",
+    "incoherent_seeds", "action_positives", "action_tasks_satisfied_by_seed", "stubs", "same_behaviour_pairs",
+    "same_behaviour_pairs_reference_fails_one_side", "non_stub_pairs_reference_fails_one_side", "tasks_with_seed_uncertain",
+)
+
+
 def replay(calls, env) -> None:
     for call in calls:
         env.call(call.name, **call.arguments)
@@ -329,7 +336,8 @@ def measure(config_path: Path) -> dict[str, Any]:
     pairs: dict[str, dict[str, Any]] = {}
     for task in tasks:
         pairs.setdefault(task.pair_id, {})[task.polarity] = task
-    figures: Counter = Counter()
+    figures: Counter = Counter({name: 0 for name in HEADLINE})
+    stubs_by_intent: Counter = Counter()
     for pair in pairs.values():
         positive, negative = pair.get("positive"), pair.get("negative")
         if positive is None or negative is None:
@@ -362,6 +370,7 @@ def measure(config_path: Path) -> dict[str, Any]:
                 figures["action_tasks_satisfied_by_seed"] += 1
         if negative.boundary == "none":
             figures["stubs"] += 1
+            stubs_by_intent[positive.intent] += 1
             continue
         runs, reference_ok = {}, True
         for task, task_seed in ((positive, seed), (negative, negative_seed)):
@@ -383,6 +392,7 @@ def measure(config_path: Path) -> dict[str, Any]:
     result = dict(sorted(figures.items()))
     result["stub_share"] = round(figures["stubs"] / figures["pairs"], 3) if figures["pairs"] else 0.0
     result["sessions_scrubbed"] = len(sessions)
+    result["stubs_by_intent"] = dict(sorted(stubs_by_intent.items()))
     result["intents"] = dict(Counter(task.intent for task in tasks if task.polarity == "positive"))
     result["boundaries"] = dict(Counter(task.boundary for task in tasks if task.polarity == "negative"))
     return result
