@@ -159,6 +159,20 @@ class TaskRow(SQLModel, table=True):
     scope: str = Field(default="nightly", description="'nightly' or the incident id that drafted it")
 
 
+class ReviewEventRow(SQLModel, table=True):
+    """The store's copy of every reviewer's verdict and edit (taskgen.decisions.events): a task
+    file lost or overwritten gets its decisions back from here on the next re-draft."""
+
+    __tablename__ = "review_event"
+    task_id: str = Field(primary_key=True)
+    kind: str = Field(primary_key=True, description="'verdict' or 'edit'")
+    seq: int = Field(primary_key=True, description="its place in the task's history")
+    pair_id: str = Field(index=True)
+    polarity: str
+    version: int
+    body: str = Field(sa_column=Column(Text, nullable=False))
+
+
 class RunRow(SQLModel, table=True):
     __tablename__ = "run"
     run_id: str = Field(primary_key=True)
@@ -180,6 +194,7 @@ STORE_TABLES = [
     ScrubbedSessionRow.__table__,
     SeedRow.__table__,
     TaskRow.__table__,
+    ReviewEventRow.__table__,
     RunRow.__table__,
 ]
 
