@@ -29,7 +29,7 @@ app = typer.Typer(
     add_completion=False,
 )
 console = Console(soft_wrap=True)
-errors = Console(stderr=True)
+errors = Console(stderr=True, soft_wrap=True)
 
 EXIT_FAILED, EXIT_USAGE = 1, 2
 
@@ -108,11 +108,15 @@ def _run_days(config_path: Path, config: AppConfig, days: list[str], workers: in
 
 
 def _print_failures(outcomes) -> bool:
-    failed = [o for o in outcomes if not o.success]
-    for outcome in failed:
-        for line in outcome.failures or ["the run failed (see the Dagster UI)"]:
-            errors.print(f"[red]error[/red] {outcome.partition} (run {outcome.run_id[:8]}): {line}")
-    return bool(failed)
+    """Each failed run's failed steps and each failed check, with its day and figures; True if any."""
+    for outcome in outcomes:
+        if not outcome.success:
+            for line in outcome.failures or ["the run failed (see the Dagster UI)"]:
+                errors.print(f"[red]error[/red] {outcome.partition} (run {outcome.run_id}): {line}", highlight=False)
+        for check in outcome.failed_checks:
+            label = "[red]error[/red]" if check.fails_the_run else "[yellow]warning[/yellow]"
+            errors.print(f"{label} {check.describe()} (run {outcome.run_id})", highlight=False)
+    return any(not outcome.ok for outcome in outcomes)
 
 
 def _print_counts(title: str, key: str, value: str, counts: dict[str, int]) -> None:
@@ -156,6 +160,7 @@ def _finish(config: AppConfig, config_path: Path, days: list[str], outcomes, tas
     from .summary import summarize_days
 
     summary = summarize_days(_store(config), days, config.path(config.output).resolve(), task_ids)
+    summary.failed_checks = [check.__dict__ for outcome in outcomes for check in outcome.failed_checks]
     _print_summary(summary)
     home = config.path(config.dagster_home).resolve()
     console.print(f"dagster runs: {home} (see them with `make ui`)")

@@ -34,6 +34,7 @@ class RunSummary:
     health: dict[str, int] = field(default_factory=dict)
     by_set: dict[str, dict[str, int]] = field(default_factory=dict)
     output: str = ""
+    failed_checks: list[dict] = field(default_factory=list)
 
     def to_json(self) -> str:
         return json.dumps(self.__dict__, sort_keys=True, indent=2)
