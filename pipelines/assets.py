@@ -241,22 +241,31 @@ def draft_tasks(
     day = context.partition_key
     db = store.get()
     with stage_span("draft", partition=day) as span:
-        result = stages.draft_day(db, config, day, scope=scope.name)
+        result = stages.draft_day(db, config, day, scope=scope.name, run_id=context.run.run_id)
         span.set_attribute("trace2task.tasks_written", result.written)
     count("tasks_written", result.written)
+    day_rows = checks.day_task_rows(db, day)
     return MaterializeResult(
         metadata={
+            # the day's record stays whole whichever run wrote last (the on-call path drafts a few)
+            "tasks_in_partition": len(day_rows),
+            "scope": scope.name,
             "tasks": result.positives,
             "negative_stubs": result.negatives,
             "written": result.written,
             "withdrawn_stale_drafts": result.withdrawn,
             "by_set": _markdown_counts(result.by_set, "set"),
+            "task_files": _task_files(result.paths),
             "output": MetadataValue.path(str(config.path(config.output))),
         },
-        check_results=checks.selected(
-            context, [checks.every_positive_has_a_negative(checks.day_task_rows(db, day))]
-        ),
+        check_results=checks.selected(context, [checks.every_positive_has_a_negative(day_rows)]),
     )
+
+
+def _task_files(paths: dict[str, str]) -> MetadataValue:
+    """Every task this run wrote, with its file under the output folder (ids and paths only)."""
+    lines = ["| task | file |", "| --- | --- |"] + [f"| {task_id} | {path} |" for task_id, path in sorted(paths.items())]
+    return MetadataValue.md("\n".join(lines))
 
 
 @asset(

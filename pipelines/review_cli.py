@@ -17,6 +17,7 @@ from typing import Annotated, Optional
 import typer
 from rich.columns import Columns
 from rich.console import Console
+from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
@@ -86,6 +87,12 @@ def _console(width: int | None = None) -> Console:
     return console
 
 
+def _utc(moment: datetime | None) -> datetime:
+    if moment is None:
+        return datetime.min.replace(tzinfo=UTC)
+    return moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
@@ -106,7 +113,17 @@ def _tasks(workspace: Workspace, task_or_pair: str) -> list[DraftTask]:
 
 def _incident_ids(task: DraftTask) -> set[str]:
     provenance = task.provenance
-    return {provenance.incident_id} - {None} | set(provenance.source_record_ids)
+    return {provenance.incident_id} - {None} | set(provenance.source_record_ids) | set(provenance.session_ids) | set(provenance.trace_ids)
+
+
+def _asked_for(workspace: Workspace, incident: str) -> set[str]:
+    """The tasks `trace2task incident ID` drafted when asked for this id (the store keeps that)."""
+    store = workspace.store()
+    if store is None:
+        return set()
+    from .store import TaskRunRow
+
+    return set(store.values(TaskRunRow.task_id, TaskRunRow.scope == incident))
 
 
 @review_app.command("list")
@@ -121,12 +138,13 @@ def list_tasks(
     workspace = Workspace(config_path, out)
     columns = ("task_id", "version", "set", "split", "polarity", "intent", "outcome", "status", "questions", "changed", "reviewers")
     rows = []
+    asked_for = _asked_for(workspace, incident) if incident is not None else set()
     for task in load_tasks(workspace.out / "tasks"):
         if status is not None and task.status != status.value:
             continue
         if (changed and not task.changed_since_review) or (disagreements and not decisions.disagreement(task)):
             continue
-        if incident is not None and incident not in _incident_ids(task):
+        if incident is not None and incident not in _incident_ids(task) and task.task_id not in asked_for:
             continue
         verdicts = decisions.verdicts_by_reviewer(task)
         rows.append((
@@ -151,7 +169,7 @@ def _task_panel(task: DraftTask, out: Path) -> Panel:
     answered = decisions.answers(task)
     lines = [
         f"[bold]{task.polarity}[/bold] {task.task_id} v{task.version} ({task.status}, {task.set}/{task.split})",
-        f"[bold]Prompt:[/bold] {task.prompt}",
+        f"[bold]Prompt:[/bold] {escape(task.prompt)}",
         f"[bold]Seed:[/bold] {seed.seed_id} clock {seed.clock}; "
         + ", ".join(f"{kind}={len(rows)}" for kind, rows in sorted(seed.state.items())),
         f"[bold]Expectations ({task.expectations_status}):[/bold]", *[f"  - {item.describe()}" for item in task.expectations],
@@ -162,19 +180,19 @@ def _task_panel(task: DraftTask, out: Path) -> Panel:
         f"do-nothing {health.do_nothing_passed})",
         "[bold]Review questions:[/bold]",
         *[
-            f"  {n}. {question}" + (f"\n     answer ({answered[question].reviewer}): {answered[question].value}" if question in answered else " (open)")
+            escape(f"  {n}. {question}" + (f"\n     answer ({answered[question].reviewer}): {answered[question].value}" if question in answered else " (open)"))
             for n, question in enumerate(task.review_questions, 1)
         ],
         "[bold]Verdicts:[/bold] " + ("none" if not task.reviews else ""),
         *[
-            f"  {r.at or '-'} {r.reviewer or '(unnamed)'}: {r.status} v{r.version}" + (f" ({r.reason})" if r.reason else "")
-            + (f" forced over {', '.join(r.forced)}" if r.forced else "")
+            escape(f"  {r.at or '-'} {r.reviewer or '(unnamed)'}: {r.status} v{r.version}" + (f" ({r.reason})" if r.reason else "")
+                   + (f" forced over {', '.join(r.forced)}" if r.forced else ""))
             for r in task.reviews
         ],
         *[f"  [red]reviewers disagree[/red]: {decisions.verdicts_by_reviewer(task)}" for _ in [0] if decisions.disagreement(task)],
         *[f"  edit {e.field} by {e.reviewer} at {e.at or '-'}" for e in task.edits if e.field != "answer"],
         "[bold]Changed since review:[/bold] " + ("no" if not task.changed_since_review else ""),
-        *[f"  {decisions.describe_change(change)}" for change in task.changed_since_review],
+        *[escape(f"  {decisions.describe_change(change)}") for change in task.changed_since_review],
     ]
     return Panel("\n".join(lines), expand=True)
 
@@ -189,6 +207,55 @@ def show(task_id: Annotated[str, typer.Argument(help="a task id or a pair id")],
     console = _console()
     console.print(f"Task-set version {review.current_version(workspace.out)}; pair {pair_id}")
     console.print(Columns([_task_panel(member, workspace.out) for member in pair], equal=True))
+    console.print(_provenance_panel(workspace, pair))
+
+
+def _provenance_panel(workspace: Workspace, pair: list[DraftTask]) -> Panel:
+    """Where the pair comes from: the incident, the id the engineer asked for and the Dagster runs
+    that drafted it, every source record, and the scrubbed session with its tool calls."""
+    provenance = pair[0].provenance
+    lines = [
+        f"[bold]Incident:[/bold] {provenance.incident_id or '-'}",
+        f"[bold]Sessions:[/bold] {', '.join(provenance.session_ids)}",
+        f"[bold]Traces:[/bold] {', '.join(provenance.trace_ids) or '-'}",
+    ]
+    store = workspace.store()
+    if store is None:
+        lines.append(f"[bold]Source records:[/bold] {', '.join(provenance.source_record_ids) or '-'}")
+        lines.append("(runs and the transcript are in the store: give --config to see them)")
+        return Panel("\n".join(lines), title="Provenance", expand=True)
+    from ingest.models import Session
+
+    from .store import ScrubbedSessionRow, TaskRunRow
+
+    runs = store.rows(TaskRunRow, TaskRunRow.task_id.in_([task.task_id for task in pair]))
+    lines.append("[bold]Drafted by:[/bold]")
+    seen = set()
+    for run in sorted(runs, key=lambda r: (r.drafted_at, r.run_id)):
+        if run.run_id in seen:
+            continue
+        seen.add(run.run_id)
+        asked = "the nightly refresh" if run.scope == "nightly" else f"trace2task incident {run.scope}"
+        lines.append(f"  run {run.run_id} ({asked}, partition {run.day}, task version {run.version})")
+    session_id = runs[0].session_id if runs else provenance.session_ids[0]
+    scrubbed = store.rows(ScrubbedSessionRow, ScrubbedSessionRow.session_id == session_id)
+    if not scrubbed:
+        lines.append(f"[bold]Source records:[/bold] {', '.join(provenance.source_record_ids) or '-'}")
+        lines.append(f"(no scrubbed copy of session {session_id} in the store)")
+        return Panel("\n".join(lines), title="Provenance", expand=True)
+    session = Session.model_validate_json(scrubbed[0].session)
+    lines.append("[bold]Source records:[/bold]")
+    lines += [escape(f"  {record.source} {record.external_id} ({record.file}:{record.position})") for record in session.provenance]
+    lines.append(f"[bold]Session {session.session_id} (scrubbed):[/bold]")
+    events = [(turn.at, 0, f"  {turn.role}: {escape(turn.text)}") for turn in session.turns]
+    events += [
+        (call.at, 1, escape(f"  tool {call.name}({json.dumps(call.arguments, sort_keys=True)}) -> {call.status}"
+                            + (f": {call.error}" if call.error else "")))
+        for call in session.tool_calls
+    ]
+    ordered = sorted(events, key=lambda event: (event[0] is None, _utc(event[0]), event[1]))
+    lines += [text for _, _, text in ordered]
+    return Panel("\n".join(lines), title="Provenance", expand=True)
 
 
 def _decide(task_or_pair: str, status: str, workspace: Workspace, reason: str | None, reviewer: str | None,

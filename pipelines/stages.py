@@ -47,6 +47,7 @@ from .store import (
     SeedRow,
     Store,
     TaskRow,
+    TaskRunRow,
     day_of,
 )
 
@@ -387,16 +388,18 @@ class DraftResult:
     written: int = 0
     withdrawn: int = 0
     by_set: dict[str, int] = field(default_factory=dict)
+    paths: dict[str, str] = field(default_factory=dict)  # task id -> path under the output folder
 
 
-def draft_day(store: Store, config: AppConfig, day: str, *, scope: str) -> DraftResult:
+def draft_day(store: Store, config: AppConfig, day: str, *, scope: str, run_id: str = "") -> DraftResult:
     """Draft the day's pairs over what is on file: reviewers' verdicts and edits are kept
     (taskgen.decisions), and mirrored in the store."""
     out = config.path(config.output)
     sample = _sample(store, day, scope)
     classified = _classifications(store, day, sample.selected if sample else None)
     domain = _domain(config.taskgen.model_dump_json())
-    result, by_set, rows, mirror = DraftResult(), Counter(), [], []
+    result, by_set, rows, mirror, runs = DraftResult(), Counter(), [], [], []
+    now = datetime.now(timezone.utc)
     scrubbed = _scrubbed(store, day, scope)
     on_file = _tasks_on_file(store, [row.session_id for row in scrubbed])
     for row in scrubbed:
@@ -417,6 +420,10 @@ def draft_day(store: Store, config: AppConfig, day: str, *, scope: str) -> Draft
             task, path = decisions.write_redraft(out, drafted, candidates, mirrored)
             mirror += decisions.events(task)
             by_set[task.set] += 1
+            result.paths[task.task_id] = str(path.relative_to(out))
+            if run_id:
+                runs.append(dict(task_id=task.task_id, run_id=run_id, scope=scope, day=day, session_id=session.session_id,
+                                 version=task.version, drafted_at=now))
             rows.append(
                 dict(task_id=task.task_id, day=_home_day(session, day), session_id=session.session_id, task_set=task.set,
                      polarity=task.polarity, pair_id=task.pair_id, seed_id=task.seed_id,
@@ -434,6 +441,8 @@ def draft_day(store: Store, config: AppConfig, day: str, *, scope: str) -> Draft
     store.upsert(TaskRow, rows)
     if mirror:
         store.upsert(ReviewEventRow, mirror)
+    if runs:
+        store.upsert(TaskRunRow, runs)
     if scope == "nightly" and sample is not None:
         result.withdrawn = _withdraw_stale_drafts(store, out, day, set(sample.selected))
     result.by_set = dict(by_set)

@@ -173,6 +173,21 @@ class ReviewEventRow(SQLModel, table=True):
     body: str = Field(sa_column=Column(Text, nullable=False))
 
 
+class TaskRunRow(SQLModel, table=True):
+    """Which Dagster run drafted which task, and the id the engineer asked for (`scope`: the
+    incident id given to `trace2task incident`, or 'nightly'). Kept here, not in the task file,
+    which stays byte-identical across runs."""
+
+    __tablename__ = "task_run"
+    task_id: str = Field(primary_key=True)
+    run_id: str = Field(primary_key=True)
+    scope: str = Field(index=True)
+    day: str
+    session_id: str
+    version: int
+    drafted_at: datetime
+
+
 class RunRow(SQLModel, table=True):
     __tablename__ = "run"
     run_id: str = Field(primary_key=True)
@@ -195,6 +210,7 @@ STORE_TABLES = [
     SeedRow.__table__,
     TaskRow.__table__,
     ReviewEventRow.__table__,
+    TaskRunRow.__table__,
     RunRow.__table__,
 ]
 

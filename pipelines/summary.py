@@ -35,6 +35,8 @@ class RunSummary:
     by_set: dict[str, dict[str, int]] = field(default_factory=dict)
     output: str = ""
     failed_checks: list[dict] = field(default_factory=list)
+    run_ids: list[str] = field(default_factory=list)
+    incident: str | None = None
 
     def to_json(self) -> str:
         return json.dumps(self.__dict__, sort_keys=True, indent=2)
