@@ -160,10 +160,13 @@ def _finish(config: AppConfig, config_path: Path, days: list[str], outcomes, tas
     out/incidents/<id>.json, leaving the nightly one alone) and exit 1 on a failed run or check."""
     from taskgen.output import atomic_write
 
-    from .summary import summarize_days
+    from .summary import record_failed_checks, summarize_days
 
     summary = summarize_days(_store(config), days, config.path(config.output).resolve(), task_ids)
     summary.failed_checks = [check.__dict__ for outcome in outcomes for check in outcome.failed_checks]
+    store = _store(config)
+    for outcome in outcomes:
+        record_failed_checks(store, outcome.run_id, [check.__dict__ for check in outcome.failed_checks])
     summary.run_ids = [outcome.run_id for outcome in outcomes]
     if incident_id:  # the incident's own tasks, not the day's tables
         summary.incident = incident_id
@@ -304,7 +307,21 @@ def run(
     if len(todo) < len(days):
         console.print(f"unchanged since their last run, skipped: {', '.join(d for d in days if d not in todo)}")
     outcomes = _run_days(config_path, config, todo, workers, Executor(executor).value) if todo else []
-    _finish(config, config_path, days, outcomes)
+    _finish(config, config_path, days, [*outcomes, *_skipped_outcomes(config, [d for d in days if d not in todo])])
+
+
+def _skipped_outcomes(config: AppConfig, days: list[str]) -> list:
+    """The last runs of the days skipped as unchanged, with the checks they failed: a day whose
+    data fails a check keeps failing the command until its data or settings change."""
+    from .runner import FailedCheck, RunOutcome
+    from .summary import last_failed_checks
+
+    return [
+        RunOutcome(run_id=run_id, partition=day, success=True, failures=[],
+                   failed_checks=[FailedCheck(**check) for check in failed])
+        for day, (run_id, failed) in sorted(last_failed_checks(_store(config), days).items())
+        if failed
+    ]
 
 
 def _check_partitions(days: list[str]) -> None:

@@ -189,7 +189,7 @@ def _task_panel(task: DraftTask, out: Path) -> Panel:
                    + (f" forced over {', '.join(r.forced)}" if r.forced else ""))
             for r in task.reviews
         ],
-        *[f"  [red]reviewers disagree[/red]: {decisions.verdicts_by_reviewer(task)}" for _ in [0] if decisions.disagreement(task)],
+        *([escape(f"  reviewers disagree: {decisions.verdicts_by_reviewer(task)}")] if decisions.disagreement(task) else []),
         *[f"  edit {e.field} by {e.reviewer} at {e.at or '-'}" for e in task.edits if e.field != "answer"],
         "[bold]Changed since review:[/bold] " + ("no" if not task.changed_since_review else ""),
         *[escape(f"  {decisions.describe_change(change)}") for change in task.changed_since_review],

@@ -30,3 +30,7 @@ def test_a_drop_of_mostly_garbage_escalations_fails_the_run_naming_the_check(tmp
     assert [(c["check"], c["asset"], c["partition"]) for c in summary["failed_checks"]] == [
         ("quarantine_below_limit", "raw_escalations", day)
     ]
+
+    again = world.cli("run", "--all", "--config", str(world.config), "--workers", "1")
+    assert "skipped" in again.stdout  # nothing changed: the day is not run again, its failure still shows
+    assert again.returncode == 1 and any("quarantine_below_limit" in line and day in line for line in again.stderr.splitlines())

@@ -171,3 +171,14 @@ def test_release_refuses_changed_tasks_and_lone_positives_and_pins_versions(draf
     manifest = json.loads((out / "releases" / "1.0.0" / "manifest.json").read_text())
     assert manifest["tasks"][pair.positive.task_id]["version"] == 2
     assert manifest["tasks"][pair.negative.task_id]["version"] == 1
+
+
+def test_show_and_list_put_two_reviewers_verdicts_side_by_side(drafted, out):
+    positive = drafted[0][3].positive
+    runner, where = CliRunner(), ["--out", str(out)]
+    assert runner.invoke(review_app, ["reject", positive.task_id, "--reason", "refund amount wrong", "--reviewer", "ana", *where]).exit_code == 0
+    assert runner.invoke(review_app, ["approve", positive.task_id, "--force", "--reviewer", "ben", *where]).exit_code == 0
+    shown = runner.invoke(review_app, ["show", positive.task_id, *where], env={"COLUMNS": "300"})
+    assert "reviewers disagree" in shown.output and "refund amount wrong" in shown.output
+    listed = runner.invoke(review_app, ["list", "--disagreements", *where])
+    assert positive.task_id in listed.output and drafted[1][3].positive.task_id not in listed.output
