@@ -284,7 +284,7 @@ def task_validation(
     db = store.get()
     with stage_span("validate", partition=day):
         report = stages.validate_day(db, config, day, scope=scope.name, run_id=context.run.run_id)
-    rows = checks.day_task_rows(db, day)
+    rows = checks.task_rows(db, report.task_ids)  # not the whole day: another run may be drafting it now
     return MaterializeResult(
         metadata={
             "tasks": report.tasks,

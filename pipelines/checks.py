@@ -81,6 +81,11 @@ def day_task_rows(store: Store, day: str) -> list[TaskRow]:
     return store.rows(TaskRow, TaskRow.day == day)
 
 
+def task_rows(store: Store, task_ids: Sequence[str]) -> list[TaskRow]:
+    """The rows of the tasks a run validated: what its checks judge."""
+    return store.rows(TaskRow, TaskRow.task_id.in_(list(task_ids))) if task_ids else []
+
+
 def every_positive_has_a_negative(rows: Sequence[TaskRow]) -> AssetCheckResult:
     pairs: dict[str, set[str]] = {}
     for row in rows:

@@ -496,6 +496,7 @@ class ValidationReport:
     reference_failures: int = 0
     markdown: str = ""
     summary: dict = field(default_factory=dict)
+    task_ids: list[str] = field(default_factory=list)  # the tasks this run validated (its checks judge these)
 
 
 def _day_tasks(out: Path, task_rows: dict[str, TaskRow]) -> list[DraftTask]:
@@ -516,7 +517,7 @@ def validate_day(store: Store, config: AppConfig, day: str, *, scope: str, run_i
     tasks = _day_tasks(out, task_rows)
     seed_ids = sorted({task.seed_id for task in tasks})
     seeds = {row.seed_id: Seed.model_validate_json(row.body) for row in store.rows(SeedRow, SeedRow.seed_id.in_(seed_ids))}
-    results, updates, report = [], [], ValidationReport(tasks=len(tasks))
+    results, updates, report = [], [], ValidationReport(tasks=len(tasks), task_ids=[task.task_id for task in tasks])
     set_issues = validate_set(tasks)
     for task in tasks:
         seed = seeds[task.seed_id]
