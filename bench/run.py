@@ -23,7 +23,7 @@ from pipelines.store import LedgerRow, QuarantineRow, Store
 
 RESULTS = Path(__file__).resolve().parent / "results"
 TRACE2TASK = str(Path(sys.executable).with_name("trace2task"))
-SECRET = "bench-secret"
+SECRET = "bench-secret-of-32-bytes-or-more-000000"
 WORKERS = 2
 """Partitions the end-to-end runs spread over (the CLI's default), and processes of the parallel floor."""
 REPEATS = 3

@@ -4,11 +4,12 @@ Records live in the store and the raw zone, never in Dagster's IO managers: ever
 returns a `MaterializeResult` with small metadata (counts and Markdown tables, no values).
 
 The asset checks (`checks.py`) run inside the step of the asset they check, declared as its
-`check_specs`: one step per asset, not one more per check, since each Dagster step costs more
+`check_specs` with the asset's partitions, so each result belongs to its day: one step per asset, not one more per check, since each Dagster step costs more
 than most of our stages. The five raw assets are one step for the same reason; each is still
 its own asset in the lineage, and a run may select any of them.
 """
 
+import warnings
 from collections.abc import Iterator
 
 from dagster import (
@@ -19,6 +20,7 @@ from dagster import (
     DailyPartitionsDefinition,
     MaterializeResult,
     MetadataValue,
+    PreviewWarning,
     asset,
     multi_asset,
 )
@@ -32,6 +34,14 @@ from .telemetry import configure, count, stage_span
 
 PARTITIONS_START = "2025-01-01"
 DAILY = DailyPartitionsDefinition(start_date=PARTITIONS_START, end_offset=1)
+
+
+def _check_spec(name: str, asset: str | AssetKey, **kwargs) -> AssetCheckSpec:
+    """A check of one day: its results carry their partition, so the UI shows which day failed.
+    (Dagster 1.13 calls `partitions_def` on a check spec a preview; its warning is not ours to print.)"""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PreviewWarning)
+        return AssetCheckSpec(name, asset=asset, partitions_def=DAILY, **kwargs)
 
 
 def _markdown_counts(counts: dict[str, int], key: str) -> MetadataValue:
@@ -64,7 +74,7 @@ def _raw_key(source: str) -> AssetKey:
         for source in SOURCES
     ],
     check_specs=[
-        AssetCheckSpec(checks.QUARANTINE_BELOW_LIMIT, asset=_raw_key(source), description=checks.QUARANTINE_DESCRIPTION)
+        _check_spec(checks.QUARANTINE_BELOW_LIMIT, _raw_key(source), description=checks.QUARANTINE_DESCRIPTION)
         for source in SOURCES
     ],
 )
@@ -146,7 +156,7 @@ def classified_sessions(
 
 @asset(
     partitions_def=DAILY, group_name="sessions", deps=[classified_sessions],
-    check_specs=[AssetCheckSpec(checks.EVERY_INTENT_COVERED, asset="stratified_sample")],
+    check_specs=[_check_spec(checks.EVERY_INTENT_COVERED, "stratified_sample")],
 )
 def stratified_sample(
     context: AssetExecutionContext, settings: SettingsResource, store: StoreResource, scope: RunScope
@@ -172,8 +182,8 @@ def stratified_sample(
 @asset(
     partitions_def=DAILY, group_name="scrub", deps=[stratified_sample],
     check_specs=[
-        AssetCheckSpec(checks.NO_PERSONAL_DATA_RESIDUE, asset="scrubbed_sessions", blocking=True,
-                       description=checks.RESIDUE_DESCRIPTION)
+        _check_spec(checks.NO_PERSONAL_DATA_RESIDUE, "scrubbed_sessions", blocking=True,
+                    description=checks.RESIDUE_DESCRIPTION)
     ],
 )
 def scrubbed_sessions(
@@ -221,7 +231,7 @@ def seeds(
 
 @asset(
     partitions_def=DAILY, group_name="tasks", deps=[seeds],
-    check_specs=[AssetCheckSpec(checks.EVERY_POSITIVE_HAS_A_NEGATIVE, asset="draft_tasks")],
+    check_specs=[_check_spec(checks.EVERY_POSITIVE_HAS_A_NEGATIVE, "draft_tasks")],
 )
 def draft_tasks(
     context: AssetExecutionContext, settings: SettingsResource, store: StoreResource, scope: RunScope
@@ -231,29 +241,38 @@ def draft_tasks(
     day = context.partition_key
     db = store.get()
     with stage_span("draft", partition=day) as span:
-        result = stages.draft_day(db, config, day, scope=scope.name)
+        result = stages.draft_day(db, config, day, scope=scope.name, run_id=context.run.run_id)
         span.set_attribute("trace2task.tasks_written", result.written)
     count("tasks_written", result.written)
+    day_rows = checks.day_task_rows(db, day)
     return MaterializeResult(
         metadata={
+            # the day's record stays whole whichever run wrote last (the on-call path drafts a few)
+            "tasks_in_partition": len(day_rows),
+            "scope": scope.name,
             "tasks": result.positives,
             "negative_stubs": result.negatives,
             "written": result.written,
             "withdrawn_stale_drafts": result.withdrawn,
             "by_set": _markdown_counts(result.by_set, "set"),
+            "task_files": _task_files(result.paths),
             "output": MetadataValue.path(str(config.path(config.output))),
         },
-        check_results=checks.selected(
-            context, [checks.every_positive_has_a_negative(checks.day_task_rows(db, day))]
-        ),
+        check_results=checks.selected(context, [checks.every_positive_has_a_negative(day_rows)]),
     )
+
+
+def _task_files(paths: dict[str, str]) -> MetadataValue:
+    """Every task this run wrote, with its file under the output folder (ids and paths only)."""
+    lines = ["| task | file |", "| --- | --- |"] + [f"| {task_id} | {path} |" for task_id, path in sorted(paths.items())]
+    return MetadataValue.md("\n".join(lines))
 
 
 @asset(
     partitions_def=DAILY, group_name="tasks", deps=[draft_tasks],
     check_specs=[
-        AssetCheckSpec(checks.TASKS_PASS_SET_VALIDATION, asset="task_validation"),
-        AssetCheckSpec(checks.REFERENCE_PASSES_EVERY_TASK, asset="task_validation"),
+        _check_spec(checks.TASKS_PASS_SET_VALIDATION, "task_validation"),
+        _check_spec(checks.REFERENCE_PASSES_EVERY_TASK, "task_validation"),
     ],
 )
 def task_validation(
@@ -265,7 +284,7 @@ def task_validation(
     db = store.get()
     with stage_span("validate", partition=day):
         report = stages.validate_day(db, config, day, scope=scope.name, run_id=context.run.run_id)
-    rows = checks.day_task_rows(db, day)
+    rows = checks.task_rows(db, report.task_ids)  # not the whole day: another run may be drafting it now
     return MaterializeResult(
         metadata={
             "tasks": report.tasks,

@@ -7,6 +7,7 @@ arguments or configuration, 1 for a failed run; tracebacks only with --debug.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
@@ -29,7 +30,7 @@ app = typer.Typer(
     add_completion=False,
 )
 console = Console(soft_wrap=True)
-errors = Console(stderr=True)
+errors = Console(stderr=True, soft_wrap=True)
 
 EXIT_FAILED, EXIT_USAGE = 1, 2
 
@@ -108,11 +109,15 @@ def _run_days(config_path: Path, config: AppConfig, days: list[str], workers: in
 
 
 def _print_failures(outcomes) -> bool:
-    failed = [o for o in outcomes if not o.success]
-    for outcome in failed:
-        for line in outcome.failures or ["the run failed (see the Dagster UI)"]:
-            errors.print(f"[red]error[/red] {outcome.partition} (run {outcome.run_id[:8]}): {line}")
-    return bool(failed)
+    """Each failed run's failed steps and each failed check, with its day and figures; True if any."""
+    for outcome in outcomes:
+        if not outcome.success:
+            for line in outcome.failures or ["the run failed (see the Dagster UI)"]:
+                errors.print(f"[red]error[/red] {outcome.partition} (run {outcome.run_id}): {line}", highlight=False)
+        for check in outcome.failed_checks:
+            label = "[red]error[/red]" if check.fails_the_run else "[yellow]warning[/yellow]"
+            errors.print(f"{label} {check.describe()} (run {outcome.run_id})", highlight=False)
+    return any(not outcome.ok for outcome in outcomes)
 
 
 def _print_counts(title: str, key: str, value: str, counts: dict[str, int]) -> None:
@@ -150,16 +155,31 @@ def _print_summary(summary) -> None:
     console.print(f"output: [bold]{summary.output}[/bold] (tasks/<set>/<task_id>.json, seeds/, manifest.json)")
 
 
-def _finish(config: AppConfig, config_path: Path, days: list[str], outcomes, task_ids=None) -> None:
+def _finish(config: AppConfig, config_path: Path, days: list[str], outcomes, task_ids=None, incident_id: str = "") -> None:
+    """Print the summary, write it (the nightly one to out/run-summary.json; an incident's to
+    out/incidents/<id>.json, leaving the nightly one alone) and exit 1 on a failed run or check."""
     from taskgen.output import atomic_write
 
-    from .summary import summarize_days
+    from .summary import record_failed_checks, summarize_days
 
     summary = summarize_days(_store(config), days, config.path(config.output).resolve(), task_ids)
-    _print_summary(summary)
+    summary.failed_checks = [check.__dict__ for outcome in outcomes for check in outcome.failed_checks]
+    store = _store(config)
+    for outcome in outcomes:
+        record_failed_checks(store, outcome.run_id, [check.__dict__ for check in outcome.failed_checks])
+    summary.run_ids = [outcome.run_id for outcome in outcomes]
+    if incident_id:  # the incident's own tasks, not the day's tables
+        summary.incident = incident_id
+        name = Path("incidents") / (re.sub(r"[^A-Za-z0-9._-]", "_", incident_id) + ".json")
+        health = ", ".join(f"{k}: {v}" for k, v in summary.health.items()) or "none"
+        console.print(f"tasks: {summary.tasks.get('positive', 0)} positive, {summary.tasks.get('negative', 0)} negative; "
+                      f"with validation issues: {summary.tasks_with_issues}; health: {health}")
+    else:
+        _print_summary(summary)
+        name = Path("run-summary.json")
     home = config.path(config.dagster_home).resolve()
-    console.print(f"dagster runs: {home} (see them with `make ui`)")
-    summary_path = atomic_write(config.path(config.output) / "run-summary.json", summary.to_json() + "\n")
+    console.print(f"dagster runs: {', '.join(summary.run_ids) or 'none'} in {home} (see them with `make ui`)")
+    summary_path = atomic_write(config.path(config.output) / name, summary.to_json() + "\n")
     console.print(f"run summary: {summary_path.resolve()}")
     if _print_failures(outcomes):
         raise typer.Exit(EXIT_FAILED)
@@ -279,6 +299,7 @@ def run(
         if not days:
             raise UserError(f"no records in {drop}: nothing to run")
     _check_reachable(config)
+    _check_partitions(days)
     from .stages import unchanged_partitions
 
     unchanged = unchanged_partitions(_store(config), config, days)
@@ -286,7 +307,34 @@ def run(
     if len(todo) < len(days):
         console.print(f"unchanged since their last run, skipped: {', '.join(d for d in days if d not in todo)}")
     outcomes = _run_days(config_path, config, todo, workers, Executor(executor).value) if todo else []
-    _finish(config, config_path, days, outcomes)
+    _finish(config, config_path, days, [*outcomes, *_skipped_outcomes(config, [d for d in days if d not in todo])])
+
+
+def _skipped_outcomes(config: AppConfig, days: list[str]) -> list:
+    """The last runs of the days skipped as unchanged, with the checks they failed: a day whose
+    data fails a check keeps failing the command until its data or settings change."""
+    from .runner import FailedCheck, RunOutcome
+    from .summary import last_failed_checks
+
+    return [
+        RunOutcome(run_id=run_id, partition=day, success=True, failures=[],
+                   failed_checks=[FailedCheck(**check) for check in failed])
+        for day, (run_id, failed) in sorted(last_failed_checks(_store(config), days).items())
+        if failed
+    ]
+
+
+def _check_partitions(days: list[str]) -> None:
+    """A day before the first daily partition is one line, not Dagster's internal error."""
+    from .assets import PARTITIONS_START
+
+    early = [day for day in days if day < PARTITIONS_START]
+    if early:
+        raise UserError(
+            f"{early[0]} is before the first daily partition {PARTITIONS_START}"
+            + (f" ({len(early)} such days)" if len(early) > 1 else "")
+            + ": the pipeline's days start there, so records that old are not run (move them out of the drop)"
+        )
 
 
 def _check_reachable(config: AppConfig) -> None:
@@ -335,21 +383,28 @@ def incident(
     from .store import TaskRow
 
     config = _config(config_path)
+    drop = config.path(config.drop)
+    if not drop.is_dir():
+        raise UserError(f"sources folder not found: {drop} (the incident's records are read from it)")
     config.read_secret()
     _check_reachable(config)
     _land_everything(config)
     store = _store(config)
     sessions = store.resolve_incident(incident_id)
     if not sessions:
-        raise UserError(f"incident {incident_id!r} not found: no ticket, escalation, deploy, trace or session has that id")
+        raise UserError(
+            f"incident {incident_id!r} not found in {drop}: no landed ticket, escalation, deploy, trace or session has that id "
+            "(a record that could not be read is quarantined, not landed: see `quarantine reasons` after `trace2task run`)"
+        )
     day = store.incident_day(sessions) or datetime.now(timezone.utc).date().isoformat()
+    _check_partitions([day])
     with console.status(f"incident {incident_id}: {len(sessions)} session(s), partition {day}"):
         outcome = run_partition(dagster_instance(config), config_path, day, incident_id=incident_id)
     tasks = store.rows(TaskRow, TaskRow.session_id.in_(sessions))
     out = config.path(config.output).resolve()
     for task in sorted(tasks, key=lambda t: (t.pair_id, t.polarity != "positive")):
         console.print(f"{task.polarity:8} {out / task.path}", soft_wrap=True, highlight=False)
-    _finish(config, config_path, [day], [outcome], task_ids=[t.task_id for t in tasks])
+    _finish(config, config_path, [day], [outcome], task_ids=[t.task_id for t in tasks], incident_id=incident_id)
 
 
 @app.command()

@@ -107,13 +107,16 @@ class AppConfig(_Section):
         does this and says so.
         """
         if self.secret.env and os.environ.get(self.secret.env):
-            return os.environ[self.secret.env].encode("utf-8")
+            return _long_enough(os.environ[self.secret.env].encode("utf-8"), f"environment variable {self.secret.env}")
         if self.secret.file is not None:
             path = self.path(self.secret.file)
             if path.is_file():
+                mode = stat.S_IMODE(path.stat().st_mode)
+                if mode & (stat.S_IRWXG | stat.S_IRWXO):
+                    raise ConfigError(f"secret file {path} is readable by others (mode {mode:04o}): run `chmod 600 {path}`")
                 value = path.read_bytes().strip()
                 if value:
-                    return value
+                    return _long_enough(value, f"secret file {path}")
             if create:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, stat.S_IRUSR | stat.S_IWUSR)
@@ -129,6 +132,20 @@ class AppConfig(_Section):
             if part
         )
         raise ConfigError(f"no pseudonym secret: set {where or 'secret.env or secret.file'}")
+
+
+MIN_SECRET_BYTES = 32
+MAKE_A_SECRET = "python3 -c 'import secrets; print(secrets.token_hex(32))'"
+
+
+def _long_enough(value: bytes, where: str) -> bytes:
+    """A pseudonym secret short enough to guess would let anyone recompute the stand-ins."""
+    if len(value) < MIN_SECRET_BYTES:
+        raise ConfigError(
+            f"the pseudonym secret in {where} is {len(value)} bytes, at least {MIN_SECRET_BYTES} are needed: "
+            f"make one with `{MAKE_A_SECRET}` (into a file of mode 0600, or the variable)"
+        )
+    return value
 
 
 def load_config(path: str | Path = DEFAULT_CONFIG_FILE) -> AppConfig:

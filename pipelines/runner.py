@@ -14,7 +14,7 @@ import multiprocessing
 import shutil
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,11 +28,35 @@ PROJECT_DAGSTER_YAML = Path(__file__).resolve().parent.parent / "dagster.yaml"
 
 
 @dataclass
+class FailedCheck:
+    """An asset check that did not pass: which, on which asset and day, and its figures."""
+
+    check: str
+    asset: str
+    partition: str | None
+    severity: str
+    figures: dict[str, str]
+
+    @property
+    def fails_the_run(self) -> bool:
+        return self.severity == "ERROR"
+
+    def describe(self) -> str:
+        figures = ", ".join(f"{name} {value}" for name, value in sorted(self.figures.items()))
+        return f"check {self.check} failed on {self.asset} for {self.partition or 'no partition'}" + (f": {figures}" if figures else "")
+
+
+@dataclass
 class RunOutcome:
     run_id: str
     partition: str
     success: bool
     failures: list[str]
+    failed_checks: list[FailedCheck] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.success and not any(check.fails_the_run for check in self.failed_checks)
 
 
 def dagster_instance(config: AppConfig) -> DagsterInstance:
@@ -86,6 +110,21 @@ def _failures(result) -> list[str]:
     return messages
 
 
+def _failed_checks(result) -> list[FailedCheck]:
+    """Every check evaluation of the run that did not pass; its metadata holds counts and ids only."""
+    failed = []
+    for event in result.all_events:
+        if event.event_type_value != "ASSET_CHECK_EVALUATION":
+            continue
+        evaluation = event.event_specific_data
+        if evaluation.passed:
+            continue
+        figures = {name: str(getattr(value, "value", value)) for name, value in evaluation.metadata.items()}
+        failed.append(FailedCheck(check=evaluation.check_name, asset=evaluation.asset_key.to_user_string(),
+                                  partition=evaluation.partition, severity=evaluation.severity.value, figures=figures))
+    return failed
+
+
 def run_partition(
     instance: DagsterInstance,
     config_path: Path,
@@ -115,7 +154,8 @@ def run_partition(
         )
         span.set_attribute("trace2task.run_id", result.run_id)
         span.set_attribute("trace2task.success", result.success)
-    return RunOutcome(run_id=result.run_id, partition=partition, success=result.success, failures=_failures(result))
+    return RunOutcome(run_id=result.run_id, partition=partition, success=result.success, failures=_failures(result),
+                      failed_checks=_failed_checks(result))
 
 
 def _run_in_worker(home: str, config_path: str, partition: str, executor: str) -> RunOutcome:

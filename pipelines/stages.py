@@ -24,9 +24,10 @@ from ingest.assemble import assemble_sessions
 from ingest.models import QuarantinedRecord, RawRecord, Session, canonical_json, sha256_hex
 from taskgen.classify import Classification, classify
 from taskgen.config import TaskgenConfig
-from taskgen.draft import draft_pair
+from taskgen.draft import draft_pair, pair_id_for
 from taskgen.health import health_check, summarize
-from taskgen.output import load_task, refresh_manifest, write_seed, write_task
+from taskgen import decisions
+from taskgen.output import load_task, refresh_manifest, task_path, write_seed
 from taskgen.review import current_version
 from taskgen.sample import StratifiedSample, stratified_sample
 from taskgen.sample import coverage_markdown as _coverage_markdown
@@ -39,12 +40,14 @@ from .store import (
     ClassificationRow,
     RawRecordRow,
     RawSessionRow,
+    ReviewEventRow,
     RunRow,
     SampleRow,
     ScrubbedSessionRow,
     SeedRow,
     Store,
     TaskRow,
+    TaskRunRow,
     day_of,
 )
 
@@ -419,15 +422,21 @@ class DraftResult:
     written: int = 0
     withdrawn: int = 0
     by_set: dict[str, int] = field(default_factory=dict)
+    paths: dict[str, str] = field(default_factory=dict)  # task id -> path under the output folder
 
 
-def draft_day(store: Store, config: AppConfig, day: str, *, scope: str) -> DraftResult:
+def draft_day(store: Store, config: AppConfig, day: str, *, scope: str, run_id: str = "") -> DraftResult:
+    """Draft the day's pairs over what is on file: reviewers' verdicts and edits are kept
+    (taskgen.decisions), and mirrored in the store."""
     out = config.path(config.output)
     sample = _sample(store, day, scope)
     classified = _classifications(store, day, sample.selected if sample else None)
     domain = _domain(config.taskgen.model_dump_json())
-    result, by_set, rows = DraftResult(), Counter(), []
-    for row in _scrubbed(store, day, scope):
+    result, by_set, rows, mirror, runs = DraftResult(), Counter(), [], [], []
+    now = datetime.now(timezone.utc)
+    scrubbed = _scrubbed(store, day, scope)
+    on_file = _tasks_on_file(store, [row.session_id for row in scrubbed])
+    for row in scrubbed:
         # Freezing again is a hash of a small document: cheaper and safer than sharing the seed id
         # through a row that a concurrent run of the same session may be rewriting.
         session = Session.model_validate_json(row.session)
@@ -438,9 +447,17 @@ def draft_day(store: Store, config: AppConfig, day: str, *, scope: str) -> Draft
         )
         write_seed(out, pair.negative_seed)
         store.upsert(SeedRow, [dict(seed_id=pair.negative_seed.seed_id, body=pair.negative_seed.model_dump_json())])
-        for task in (pair.positive, pair.negative):
-            path = write_task(out, task)
+        for drafted in (pair.positive, pair.negative):
+            earlier, mirrored = on_file.get((drafted.pair_id, drafted.polarity), ([], []))
+            candidates = [*(out / path for path in earlier), *(task_path(out, drafted.model_copy(update={"set": name}))
+                                                               for name in ("capability", "regression"))]
+            task, path = decisions.write_redraft(out, drafted, candidates, mirrored)
+            mirror += decisions.events(task)
             by_set[task.set] += 1
+            result.paths[task.task_id] = str(path.relative_to(out))
+            if run_id:
+                runs.append(dict(task_id=task.task_id, run_id=run_id, scope=scope, day=day, session_id=session.session_id,
+                                 version=task.version, drafted_at=now))
             rows.append(
                 dict(task_id=task.task_id, day=_home_day(session, day), session_id=session.session_id, task_set=task.set,
                      polarity=task.polarity, pair_id=task.pair_id, seed_id=task.seed_id,
@@ -450,11 +467,34 @@ def draft_day(store: Store, config: AppConfig, day: str, *, scope: str) -> Draft
         result.positives += 1
         result.negatives += 1
         result.written += 2
+    superseded = {(r["pair_id"], r["polarity"]): r["task_id"] for r in rows}
+    gone = [old.task_id for old in store.rows(TaskRow, TaskRow.session_id.in_(sorted({r["session_id"] for r in rows})))
+            if superseded.get((old.pair_id, old.polarity), old.task_id) != old.task_id]
+    if gone:  # an earlier draft of the same pair under another id (the intent changed)
+        store.delete(TaskRow, TaskRow.task_id.in_(gone))
     store.upsert(TaskRow, rows)
+    if mirror:
+        store.upsert(ReviewEventRow, mirror)
+    if runs:
+        store.upsert(TaskRunRow, runs)
     if scope == "nightly" and sample is not None:
         result.withdrawn = _withdraw_stale_drafts(store, out, day, set(sample.selected))
     result.by_set = dict(by_set)
     return result
+
+
+def _tasks_on_file(store: Store, session_ids: list[str]) -> dict[tuple[str, str], tuple[list[str], list[dict]]]:
+    """For each (pair, polarity) of these sessions: the paths earlier runs wrote its tasks to, and
+    the decisions the store mirrors for it."""
+    found: dict[tuple[str, str], tuple[list[str], list[dict]]] = {}
+    for start in range(0, len(session_ids), CHUNK):
+        for row in store.rows(TaskRow, TaskRow.session_id.in_(session_ids[start : start + CHUNK])):
+            found.setdefault((row.pair_id, row.polarity), ([], []))[0].append(row.path)
+    pair_ids = sorted({pair_id for pair_id, _ in found} | {pair_id_for(sid) for sid in session_ids})
+    for start in range(0, len(pair_ids), CHUNK):
+        for event in store.rows(ReviewEventRow, ReviewEventRow.pair_id.in_(pair_ids[start : start + CHUNK])):
+            found.setdefault((event.pair_id, event.polarity), ([], []))[1].append(event.model_dump())
+    return found
 
 
 def _withdraw_stale_drafts(store: Store, out: Path, day: str, selected: set[str]) -> int:
@@ -467,7 +507,7 @@ def _withdraw_stale_drafts(store: Store, out: Path, day: str, selected: set[str]
     withdrawn = []
     for row in stale:
         path = out / row.path
-        if path.is_file() and json.loads(path.read_text(encoding="utf-8")).get("status") != "draft":
+        if path.is_file() and decisions.reviewed(load_task(path)):
             continue
         path.unlink(missing_ok=True)
         withdrawn.append(row.task_id)
@@ -490,6 +530,7 @@ class ValidationReport:
     reference_failures: int = 0
     markdown: str = ""
     summary: dict = field(default_factory=dict)
+    task_ids: list[str] = field(default_factory=list)  # the tasks this run validated (its checks judge these)
 
 
 def _day_tasks(out: Path, task_rows: dict[str, TaskRow]) -> list[DraftTask]:
@@ -510,7 +551,7 @@ def validate_day(store: Store, config: AppConfig, day: str, *, scope: str, run_i
     tasks = _day_tasks(out, task_rows)
     seed_ids = sorted({task.seed_id for task in tasks})
     seeds = {row.seed_id: Seed.model_validate_json(row.body) for row in store.rows(SeedRow, SeedRow.seed_id.in_(seed_ids))}
-    results, updates, report = [], [], ValidationReport(tasks=len(tasks))
+    results, updates, report = [], [], ValidationReport(tasks=len(tasks), task_ids=[task.task_id for task in tasks])
     set_issues = validate_set(tasks)
     for task in tasks:
         seed = seeds[task.seed_id]

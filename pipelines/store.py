@@ -159,6 +159,35 @@ class TaskRow(SQLModel, table=True):
     scope: str = Field(default="nightly", description="'nightly' or the incident id that drafted it")
 
 
+class ReviewEventRow(SQLModel, table=True):
+    """The store's copy of every reviewer's verdict and edit (taskgen.decisions.events): a task
+    file lost or overwritten gets its decisions back from here on the next re-draft."""
+
+    __tablename__ = "review_event"
+    task_id: str = Field(primary_key=True)
+    kind: str = Field(primary_key=True, description="'verdict' or 'edit'")
+    seq: int = Field(primary_key=True, description="its place in the task's history")
+    pair_id: str = Field(index=True)
+    polarity: str
+    version: int
+    body: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class TaskRunRow(SQLModel, table=True):
+    """Which Dagster run drafted which task, and the id the engineer asked for (`scope`: the
+    incident id given to `trace2task incident`, or 'nightly'). Kept here, not in the task file,
+    which stays byte-identical across runs."""
+
+    __tablename__ = "task_run"
+    task_id: str = Field(primary_key=True)
+    run_id: str = Field(primary_key=True)
+    scope: str = Field(index=True)
+    day: str
+    session_id: str
+    version: int
+    drafted_at: datetime
+
+
 class RunRow(SQLModel, table=True):
     __tablename__ = "run"
     run_id: str = Field(primary_key=True)
@@ -180,6 +209,8 @@ STORE_TABLES = [
     ScrubbedSessionRow.__table__,
     SeedRow.__table__,
     TaskRow.__table__,
+    ReviewEventRow.__table__,
+    TaskRunRow.__table__,
     RunRow.__table__,
 ]
 

@@ -14,6 +14,7 @@ from .store import (
     QuarantineRow,
     RawRecordRow,
     RawSessionRow,
+    RunRow,
     ScrubbedSessionRow,
     Store,
     TaskRow,
@@ -34,6 +35,9 @@ class RunSummary:
     health: dict[str, int] = field(default_factory=dict)
     by_set: dict[str, dict[str, int]] = field(default_factory=dict)
     output: str = ""
+    failed_checks: list[dict] = field(default_factory=list)
+    run_ids: list[str] = field(default_factory=list)
+    incident: str | None = None
 
     def to_json(self) -> str:
         return json.dumps(self.__dict__, sort_keys=True, indent=2)
@@ -68,3 +72,21 @@ def summarize_days(store: Store, days: list[str], output: Path, task_ids: list[s
     summary.health = dict(sorted(health.items()))
     summary.by_set = {name: dict(sorted(c.items())) for name, c in sorted(by_set.items())}
     return summary
+
+
+def record_failed_checks(store: Store, run_id: str, failed: list[dict]) -> None:
+    """Keep a run's failed checks with the run, so that a later command skipping its unchanged
+    day still reports them."""
+    rows = store.rows(RunRow, RunRow.run_id == run_id)
+    if rows:
+        summary = json.loads(rows[0].summary) | {"failed_checks": failed}
+        store.upsert(RunRow, [dict(rows[0].model_dump(), summary=json.dumps(summary, sort_keys=True))])
+
+
+def last_failed_checks(store: Store, days: list[str]) -> dict[str, tuple[str, list[dict]]]:
+    """For each day, its last finished nightly run and the checks that run failed."""
+    last: dict[str, RunRow] = {}
+    for run in store.rows(RunRow, RunRow.partition.in_(days), RunRow.scope == "nightly", RunRow.finished_at.is_not(None)):
+        if run.partition not in last or run.finished_at > last[run.partition].finished_at:
+            last[run.partition] = run
+    return {day: (run.run_id, json.loads(run.summary).get("failed_checks", [])) for day, run in last.items()}

@@ -84,6 +84,11 @@ def _provenance(session: Session, members: list[str] | None) -> TaskProvenance:
     )
 
 
+def pair_id_for(session_id: str) -> str:
+    """A pair's id: the drafted session's, whatever the session is classified as."""
+    return f"pair-{sha256_hex(session_id)[:12]}"
+
+
 def draft_pair(
     session: Session,
     classification: Classification,
@@ -112,8 +117,8 @@ def draft_pair(
         for entry in seed.uncertain
     ]
 
-    pair_hash = sha256_hex(session.session_id)[:12]
-    pair_id = f"pair-{pair_hash}"
+    pair_id = pair_id_for(session.session_id)
+    pair_hash = pair_id.removeprefix("pair-")
     common: dict[str, Any] = {
         "set": task_set(session, config.regression_tags),
         "split": split_for(pair_id, classification.intent, config.heldout_share),

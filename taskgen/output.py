@@ -43,6 +43,26 @@ def task_path(out: Path, task: DraftTask) -> Path:
     return Path(out) / "tasks" / task.set / f"{task.task_id}.json"
 
 
+def find_task_file(out: Path, task_id: str) -> Path | None:
+    """The file of `task_id` under any set's folder (a re-draft may have moved it to another set)."""
+    found = sorted(Path(out).glob(f"tasks/*/{task_id}.json"))
+    return found[0] if found else None
+
+
+@contextmanager
+def task_lock(out: Path) -> Iterator[None]:
+    """Held while a task file is read, changed and written back (a re-draft, a reviewer's verdict):
+    a reviewer acting during a nightly run never loses the decision, the run never loses its draft."""
+    folder = Path(out) / "tasks"
+    folder.mkdir(parents=True, exist_ok=True)
+    handle = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)
+
+
 def write_task(out: Path, task: DraftTask) -> Path:
     return atomic_write(task_path(out, task), pretty_json(task))
 
@@ -66,7 +86,11 @@ def load_seed(out: Path, seed_id: str) -> Seed:
 
 def manifest_for(out: Path, version: str, tasks: Sequence[DraftTask], notes: str | None = None) -> dict[str, Any]:
     entries = {
-        task.task_id: {"path": task_path(Path("."), task).as_posix(), "sha256": sha256_hex(task_path(out, task).read_bytes())}
+        task.task_id: {
+            "path": task_path(Path("."), task).as_posix(),
+            "sha256": sha256_hex(task_path(out, task).read_bytes()),
+            "version": task.version,
+        }
         for task in sorted(tasks, key=lambda task: task.task_id)
     }
     counts = {

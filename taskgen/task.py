@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 TaskStatus = Literal["draft", "approved", "rejected", "retired"]
 
@@ -41,10 +41,41 @@ class TaskProvenance(_Model):
 
 
 class ReviewRecord(_Model):
+    """One reviewer's verdict, kept for good: a later verdict is added beside it, never over it."""
+
     status: TaskStatus
     reason: str | None = None
     reviewer: str | None = None
     at: str | None = Field(default=None, description="ISO-8601 time the reviewer acted")
+    version: int | None = Field(default=None, description="the task version the reviewer saw")
+    drafted_sha256: str | None = Field(default=None, description="the drafted content the reviewer saw")
+    forced: list[str] = Field(
+        default_factory=list, description="what the reviewer approved over with --force (validation issue codes, open questions)"
+    )
+
+
+EditableField = Literal["expectations", "required_tools", "forbidden_tools", "answer"]
+
+
+class ReviewEdit(_Model):
+    """A reviewer's own content: it wins over every later re-draft of the field it sets."""
+
+    field: EditableField
+    value: list[Expectation] | list[str] | str
+    question: str | None = Field(default=None, description="for an answer: the review question it answers")
+    drafted: list[Expectation] | list[str] | None = Field(
+        default=None, description="the drafted value the reviewer replaced (a re-draft changing it is shown as a change)"
+    )
+    reviewer: str
+    at: str | None = None
+
+
+class FieldChange(_Model):
+    """A drafted field that changed after the task was reviewed: what the reviewer saw, what it is now."""
+
+    field: str
+    before: object = None
+    after: object = None
 
 
 class DraftTask(_Model):
@@ -78,7 +109,23 @@ class DraftTask(_Model):
     synthetic: bool = False
     boundary: str | None = Field(default=None, description="negatives: the policy boundary the seed crosses")
     boundary_question: str | None = None
-    review: ReviewRecord | None = None
+    drafted_sha256: str | None = Field(default=None, description="sha256 of the drafted content; `version` goes up when it changes")
+    reviews: list[ReviewRecord] = Field(default_factory=list, description="every verdict, oldest first; `status` is the latest")
+    edits: list[ReviewEdit] = Field(default_factory=list, description="reviewers' expectations, tool rules and answers")
+    changed_since_review: list[FieldChange] = Field(
+        default_factory=list, description="drafted fields changed since the last verdict; a release refuses such a task"
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _single_review_block(cls, data: object) -> object:
+        """Files written before the review history held one `review` block: it is the first verdict."""
+        if isinstance(data, dict) and "review" in data:
+            data = dict(data)
+            block = data.pop("review")
+            if block and not data.get("reviews"):
+                data["reviews"] = [block]
+        return data
 
 
 class ValidationIssue(_Model):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 
 TRACE2TASK = str(Path(sys.executable).with_name("trace2task"))
-SECRET = "faults-secret"
+SECRET = "faults-secret-of-32-bytes-or-more-0000"
 PG_ADMIN = dict(host="127.0.0.1", port=5432, dbname="test", user="root", connect_timeout=3)
 RUN_TIMEOUT = 600
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from ingest.demo import generate_drop
 
 CLI = [sys.executable, "-m", "pipelines"]
-SECRET = "pipeline-test-secret"
+SECRET = "pipeline-test-secret-of-32-bytes-or-more"
 
 
 @dataclass

@@ -78,3 +78,23 @@ def test_a_residue_fails_the_day_before_any_seed_or_task(world, monkeypatch):
 
 def _output_files(world) -> set[str]:
     return {str(p.relative_to(world.out)) for p in world.out.rglob("*.json")} if world.out.exists() else set()
+
+
+def test_task_checks_judge_the_tasks_their_run_validated_not_another_runs_drafts(world, monkeypatch):
+    """Another run drafting the same day at once has written a task row not validated yet: this
+    run's reference check does not count it as a failure (it is not among the tasks it judged)."""
+    from pipelines.config import load_config
+    from pipelines.store import Store, TaskRow
+
+    monkeypatch.setenv("TRACE2TASK_SECRET", SECRET)
+    config = load_config(world.config)
+    store = Store(config.sqlalchemy_url(config.store.url), config.sqlalchemy_url(config.store.raw_url))
+    store.upsert(TaskRow, [dict(task_id="other-run-pos", day="2026-11-16", session_id="other-run", task_set="capability",
+                                polarity="positive", pair_id="pair-other", seed_id="s", path="tasks/capability/not-yet.json",
+                                sha256="-", issues="[]", health="{}", scope="incident")])
+    try:
+        result = _materialize(world, "2026-11-16")
+    finally:
+        store.delete(TaskRow, TaskRow.task_id == "other-run-pos")
+    assert result.success
+    assert _evaluations(result)[("task_validation", "reference_passes_every_task")] is True

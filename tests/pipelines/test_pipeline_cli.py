@@ -1,7 +1,7 @@
 """Errors for people: one line, a useful exit code, no traceback."""
 
 import pytest
-from pipeline_env import CLI
+from pipeline_env import CLI, SECRET
 
 import subprocess
 
@@ -12,7 +12,7 @@ def _cli(tmp_path, *args, env_secret=True):
     env = dict(os.environ)
     env.pop("TRACE2TASK_SECRET", None)
     if env_secret:
-        env["TRACE2TASK_SECRET"] = "x"
+        env["TRACE2TASK_SECRET"] = SECRET
     return subprocess.run([*CLI, *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
 
 
@@ -22,6 +22,7 @@ def _cli(tmp_path, *args, env_secret=True):
         (("run", "--date", "yesterday"), "must be a date"),
         (("run", "--from", "2026-11-20"), "needs both --from and --to"),
         (("run", "--from", "2026-11-20", "--to", "2026-11-10"), "--to is before --from"),
+        (("run", "--date", "2024-12-31"), "2024-12-31 is before the first daily partition 2025-01-01"),
     ],
 )
 def test_bad_arguments_exit_2_with_one_line(world, args, message):
@@ -76,7 +77,7 @@ def test_scrub_a_file_and_standard_input(world, tmp_path):
 
     import os
 
-    env = dict(os.environ, TRACE2TASK_SECRET="pipeline-test-secret")
+    env = dict(os.environ, TRACE2TASK_SECRET=SECRET)
     piped = subprocess.run(
         [*CLI, "scrub", "-", "--config", str(world.config)], input=text, cwd=world.root, env=env,
         capture_output=True, text=True, timeout=120,

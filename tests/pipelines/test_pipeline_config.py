@@ -53,7 +53,30 @@ def test_secret_from_environment_then_file(tmp_path, monkeypatch):
     monkeypatch.delenv("T2T_TEST_SECRET", raising=False)
     with pytest.raises(ConfigError, match="no pseudonym secret"):
         config.read_secret()
-    (tmp_path / "s.txt").write_text("from-file\n")
-    assert config.read_secret() == b"from-file"
-    monkeypatch.setenv("T2T_TEST_SECRET", "from-env")
-    assert config.read_secret() == b"from-env"
+    secret_file = tmp_path / "s.txt"
+    secret_file.write_text("from-file-" + "f" * 32 + "\n")
+    secret_file.chmod(0o600)
+    assert config.read_secret() == b"from-file-" + b"f" * 32
+    monkeypatch.setenv("T2T_TEST_SECRET", "from-env-" + "e" * 32)
+    assert config.read_secret() == b"from-env-" + b"e" * 32
+
+
+def test_a_secret_others_can_read_or_too_short_is_refused_saying_how_to_make_one(tmp_path, monkeypatch):
+    path = tmp_path / "t.yaml"
+    path.write_text("drop: d\nstate: {location: x, mapping: m.yaml}\nsecret: {env: T2T_TEST_SECRET, file: s.txt}\n")
+    config = load_config(path)
+    monkeypatch.delenv("T2T_TEST_SECRET", raising=False)
+    secret_file = tmp_path / "s.txt"
+    secret_file.write_text("a" * 64 + "\n")
+    secret_file.chmod(0o644)
+    with pytest.raises(ConfigError, match="readable by others.*chmod 600") as readable:
+        config.read_secret()
+    secret_file.chmod(0o600)
+    assert config.read_secret() == b"a" * 64
+    secret_file.write_text("short\n")
+    with pytest.raises(ConfigError, match="5 bytes, at least 32.*token_hex") as short:
+        config.read_secret()
+    monkeypatch.setenv("T2T_TEST_SECRET", "also-short")
+    with pytest.raises(ConfigError, match="T2T_TEST_SECRET is 10 bytes"):
+        config.read_secret()
+    assert "\n" not in str(readable.value) and "\n" not in str(short.value)

@@ -75,12 +75,16 @@ def test_review_release_export_round_trip(drafted, tmp_path):
     positive, negative = tasks[0], tasks[1]
     out = ["--out", str(tmp_path)]
     assert runner.invoke(review_app, ["approve", positive.task_id, *out]).exit_code == 0
-    assert runner.invoke(review_app, ["approve", negative.task_id, *out]).exit_code == 0
+    refused = runner.invoke(review_app, ["approve", negative.task_id, *out])  # the negative's boundary question is open
+    assert refused.exit_code == 1 and "--force" in refused.output and review.find_task(tmp_path, negative.task_id).status == "draft"
+    forced = runner.invoke(review_app, ["approve", negative.task_id, "--force", "--reviewer", "ana", *out])
+    assert forced.exit_code == 0 and "forced over" in forced.output
+    assert review.find_task(tmp_path, negative.task_id).reviews[-1].forced == ["1 open review question(s)"]
     rejected = tasks[2].task_id
     result = runner.invoke(review_app, ["reject", rejected, "--reason", "expectation unclear", *out])
     assert result.exit_code == 0 and "rejected" in result.output
     stored = review.find_task(tmp_path, rejected)
-    assert stored.status == "rejected" and stored.review.reason == "expectation unclear"
+    assert stored.status == "rejected" and stored.reviews[-1].reason == "expectation unclear"
 
     shown = runner.invoke(review_app, ["show", positive.task_id, *out], env={"COLUMNS": "240"})
     assert shown.exit_code == 0 and "works" in shown.output and negative.task_id in shown.output
@@ -108,3 +112,26 @@ def test_review_release_export_round_trip(drafted, tmp_path):
     assert runner.invoke(review_app, ["retire", positive.task_id, *out]).exit_code == 0
     assert review.find_task(tmp_path, positive.task_id).status == "retired"
     assert runner.invoke(review_app, ["approve", "no-such-task", *out]).exit_code == 1
+
+
+def test_review_cli_refuses_what_it_cannot_do_in_one_line(drafted, tmp_path, monkeypatch):
+    tasks, seeds = _everything(drafted)
+    write_all(tmp_path / "out", "0.1.0-draft", tasks, seeds)
+    runner, out = CliRunner(), ["--out", str(tmp_path / "out")]
+    assert runner.invoke(review_app, ["list", "--status", "bogus", *out]).exit_code == 2
+    bad = runner.invoke(review_app, ["release", "first", "--notes", "n", *out])
+    assert bad.exit_code == 1 and len(bad.output.strip().splitlines()) == 1 and "1.2.0" in bad.output
+    monkeypatch.chdir(tmp_path)  # no trace2task.yaml here
+    lost = runner.invoke(review_app, ["list"])
+    assert lost.exit_code == 2 and "--config" in lost.output
+    assert runner.invoke(review_app, ["list", "--out", str(tmp_path)]).exit_code == 2  # no tasks/ there
+
+
+def test_review_list_shows_whole_ids_on_a_narrow_terminal_and_show_takes_a_pair_id(drafted, tmp_path):
+    tasks, seeds = _everything(drafted)
+    write_all(tmp_path, "0.1.0-draft", tasks, seeds)
+    runner = CliRunner()
+    listed = runner.invoke(review_app, ["list", "--out", str(tmp_path)], env={"COLUMNS": "60"})
+    assert listed.exit_code == 0 and all(task.task_id in listed.output for task in tasks)
+    shown = runner.invoke(review_app, ["show", tasks[0].pair_id, "--out", str(tmp_path)], env={"COLUMNS": "240"})
+    assert shown.exit_code == 0 and tasks[0].task_id in shown.output and tasks[1].task_id in shown.output

@@ -18,7 +18,7 @@ import yaml
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = PROJECT_ROOT / "tests" / "artifacts"
 TRACE2TASK = str(Path(sys.executable).with_name("trace2task"))
-DEMO_SECRET = "ui-test-secret"
+DEMO_SECRET = "ui-test-secret-of-32-bytes-or-more-00"
 
 
 @dataclass(frozen=True)
