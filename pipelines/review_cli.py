@@ -118,11 +118,33 @@ def release(version: str, notes: Annotated[str, typer.Option(help="change notes 
 
 
 @review_app.command("export")
-def export(out: OutOption = DEFAULT_OUT, format: Annotated[str, typer.Option("--format")] = "inspect",
-           output: Annotated[Path | None, typer.Option(help="the JSONL file to write")] = None) -> None:
-    """Export approved tasks; `inspect` writes Inspect AI samples as JSONL."""
+def export(
+    version: Annotated[str, typer.Option("--version", help="the pinned release to export")],
+    out: Annotated[Path, typer.Option("--out", help="the folder the export is written to")],
+    format: Annotated[str, typer.Option("--format", help="inspect (Inspect AI task folder)")] = "inspect",
+    split: Annotated[str, typer.Option("--split", help="dev or held-out")] = "dev",
+    source: Annotated[Path | None, typer.Option("--from", help="the task output folder holding releases/ [default: the configuration's output]")] = None,
+    config: Annotated[Path, typer.Option("--config", "-c", help="the configuration file (its taskgen settings)")] = Path("trace2task.yaml"),
+) -> None:
+    """Export one split of a pinned release: `inspect` writes samples.jsonl, task.py and export.json."""
+    from pipelines.config import load_config
+    from taskgen.config import TaskgenConfig
+    from taskgen.exports.inspect import export_inspect
+    from taskgen.exports.release import ExportError, load_release_split
+
     if format != "inspect":
         _console().print(f"[red]unknown format {format}; supported: inspect[/red]")
         raise typer.Exit(2)
-    path = review.export_inspect(out, output)
-    _console().print(f"Exported task-set version {review.current_version(out)} to {path}")
+    if config.is_file() or source is None:
+        app_config = load_config(config)
+        settings, source = app_config.taskgen, source or app_config.path(app_config.output)
+    else:
+        settings = TaskgenConfig()
+    try:
+        release = load_release_split(source, version, split)
+        summary = export_inspect(release, out, settings.load_domain())
+    except ExportError as error:
+        _console().print(f"[red]{error}[/red]")
+        raise typer.Exit(1) from None
+    counts = release.counts()
+    _console().print(f"Exported release {version} ({split}): {counts['total']} tasks {counts['by_polarity']} to {summary.parent}")
