@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
@@ -121,30 +122,44 @@ def release(version: str, notes: Annotated[str, typer.Option(help="change notes 
 def export(
     version: Annotated[str, typer.Option("--version", help="the pinned release to export")],
     out: Annotated[Path, typer.Option("--out", help="the folder the export is written to")],
-    format: Annotated[str, typer.Option("--format", help="inspect (Inspect AI task folder)")] = "inspect",
+    format: Annotated[str, typer.Option("--format", help="inspect (Inspect AI task folder) or tau2 (tau2-bench tasks)")] = "inspect",
     split: Annotated[str, typer.Option("--split", help="dev or held-out")] = "dev",
     source: Annotated[Path | None, typer.Option("--from", help="the task output folder holding releases/ [default: the configuration's output]")] = None,
     config: Annotated[Path, typer.Option("--config", "-c", help="the configuration file (its taskgen settings)")] = Path("trace2task.yaml"),
 ) -> None:
-    """Export one split of a pinned release: `inspect` writes samples.jsonl, task.py and export.json."""
+    """Export one split of a pinned release: `inspect` writes samples.jsonl, task.py and export.json;
+    `tau2` writes tasks.json and export.json with the mapping set in taskgen.exports.tau2_mapping."""
     from pipelines.config import load_config
     from taskgen.config import TaskgenConfig
     from taskgen.exports.inspect import export_inspect
     from taskgen.exports.release import ExportError, load_release_split
+    from taskgen.exports.tau2 import Tau2Mapping, export_tau2
 
-    if format != "inspect":
-        _console().print(f"[red]unknown format {format}; supported: inspect[/red]")
+    if format not in ("inspect", "tau2"):
+        _console().print(f"[red]unknown format {format}; supported: inspect, tau2[/red]")
         raise typer.Exit(2)
+    mapping_path = None
     if config.is_file() or source is None:
         app_config = load_config(config)
         settings, source = app_config.taskgen, source or app_config.path(app_config.output)
+        if settings.exports.tau2_mapping is not None:
+            mapping_path = app_config.path(settings.exports.tau2_mapping)
     else:
         settings = TaskgenConfig()
+    if format == "tau2" and mapping_path is None:
+        _console().print(f"[red]no tau2 mapping: set taskgen.exports.tau2_mapping in {config} (see docs/examples/tau2-retail.export.yaml)[/red]")
+        raise typer.Exit(2)
     try:
         release = load_release_split(source, version, split)
-        summary = export_inspect(release, out, settings.load_domain())
+        if format == "inspect":
+            summary = export_inspect(release, out, settings.load_domain())
+        else:
+            summary = export_tau2(release, out, settings.load_domain(), Tau2Mapping.from_yaml(mapping_path))
     except ExportError as error:
         _console().print(f"[red]{error}[/red]")
         raise typer.Exit(1) from None
-    counts = release.counts()
-    _console().print(f"Exported release {version} ({split}): {counts['total']} tasks {counts['by_polarity']} to {summary.parent}")
+    written = json.loads(summary.read_text(encoding="utf-8"))
+    counts = written["counts"]
+    _console().print(f"Exported release {version} ({split}) as {format}: {counts['total']} tasks {counts['by_polarity']} to {summary.parent}")
+    for entry in written.get("left_out", []):
+        _console().print(f"  left out {entry['task_id']}: {entry['reason']}")

@@ -24,5 +24,5 @@ def rubric_items(task: DraftTask) -> list[str]:
         items.append("The reply tells the customer truthfully what was done about the request, and discloses "
                      "nothing about another customer.")
     if "escalated" in checks:
-        items.append("The hand-over to a human states the customer's request and why a human is needed.")
+        items.append("Any hand-over to a human states the customer's request and why a human is needed.")
     return items

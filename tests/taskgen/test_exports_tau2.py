@@ -1,0 +1,189 @@
+"""The tau2-bench export of a pinned release, validated with tau2-bench's own pydantic `Task` model
+(copied at test time from ../shared/data/tau2-bench-retail, as its README says) and its db.json."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+from typer.testing import CliRunner
+
+from pipelines.review_cli import review_app
+from taskgen import review
+from taskgen.exports.release import ExportError, load_release_split
+from taskgen.exports.tau2 import Tau2Mapping, Unmappable, export_tau2, mapping_json_schema, split_address
+from taskgen.output import pretty_json, write_all
+
+ROOT = Path(__file__).resolve().parents[2]
+TAU2 = ROOT.parent / "shared" / "data" / "tau2-bench-retail"  # ../shared beside the repo
+MAPPING = ROOT / "docs" / "examples" / "tau2-retail.export.yaml"
+SCHEMA = ROOT / "docs" / "schemas" / "tau2-mapping.schema.json"
+
+_STUBS = {
+    "tau2/__init__.py": "",
+    "tau2/data_model/__init__.py": "",
+    "tau2/utils/__init__.py": "",
+    "tau2/utils/utils.py": "def get_now():\n    return '2024-01-01T00:00:00'\n",
+    "tau2/data_model/audio.py": (
+        "from pydantic import BaseModel\n\nclass AudioFormat(BaseModel):\n    pass\n\n"
+        "def audio_bytes_to_string(value):\n    return value\n\ndef audio_string_to_bytes(value):\n    return value\n"
+    ),
+    "tau2/data_model/audio_effects.py": (
+        "from pydantic import BaseModel\n\nclass ChannelEffectsResult(BaseModel):\n    pass\n\n"
+        "class SourceEffectsResult(BaseModel):\n    pass\n\nclass SpeechEffectsResult(BaseModel):\n    pass\n"
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def tau2_task_model(tmp_path_factory):
+    """tau2-bench's `Task`, from its own source (only its audio models and clock are stubbed)."""
+    root = tmp_path_factory.mktemp("tau2pkg")
+    for name, text in _STUBS.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    for name in ("tasks.py", "message.py"):
+        shutil.copy(TAU2 / "data_model" / name, root / "tau2" / "data_model" / name)
+    sys.path.insert(0, str(root))
+    try:
+        yield importlib.import_module("tau2.data_model.tasks").Task
+    finally:
+        sys.path.remove(str(root))
+        for module in [name for name in sys.modules if name == "tau2" or name.startswith("tau2.")]:
+            del sys.modules[module]
+
+
+def _valid_tau2(model, task: dict) -> None:
+    """Loads with tau2's model and round-trips: a key the model does not know would be dropped and show."""
+    loaded = model.model_validate(task)
+    assert loaded.model_dump(mode="json", exclude_unset=True) == task
+
+
+@pytest.fixture()
+def released(drafted, tmp_path):
+    tasks = [task for row in drafted for task in (row[3].positive, row[3].negative)]
+    seeds = [row[2] for row in drafted] + [row[3].negative_seed for row in drafted]
+    out = tmp_path / "out"
+    write_all(out, "0.1.0-draft", tasks, seeds)
+    for task in tasks:
+        review.set_status(out, task.task_id, "approved")
+    review.release(out, "1.0.0", "first pinned set")
+    return out
+
+
+def test_the_validation_harness_accepts_tau2s_own_tasks_and_refuses_foreign_keys(tau2_task_model):
+    own = json.loads((TAU2 / "tasks.json").read_text())
+    for task in own[:20]:
+        tau2_task_model.model_validate(task)
+    broken = json.loads(json.dumps(own[0]))
+    broken["evaluation_criteria"]["gold"] = []
+    with pytest.raises(AssertionError):
+        _valid_tau2(tau2_task_model, broken)
+
+
+def test_mapping_schema_file_is_current_and_the_example_validates():
+    assert SCHEMA.read_text(encoding="utf-8") == pretty_json(mapping_json_schema())
+    import yaml
+
+    jsonschema.validate(yaml.safe_load(MAPPING.read_text()), json.loads(SCHEMA.read_text()))
+    tau2_tools = (TAU2 / "tools.py").read_text()
+    for target in Tau2Mapping.from_yaml(MAPPING).tools.values():
+        if target != "message":
+            assert f"def {target.name}(" in tau2_tools  # every mapped tool is one of tau2 retail's
+
+
+def test_tau2_export_validates_with_tau2s_model_and_db_shape(released, domain, tmp_path, tau2_task_model):
+    mapping = Tau2Mapping.from_yaml(MAPPING)
+    summary = json.loads(export_tau2(load_release_split(released, "1.0.0", "dev"), tmp_path / "a", domain, mapping).read_text())
+    exported = json.loads((tmp_path / "a" / "tasks.json").read_text())
+    assert summary["release"] == "1.0.0" and summary["split"] == "dev" and summary["counts"]["total"] == len(exported) > 0
+    for task in exported:
+        _valid_tau2(tau2_task_model, task)
+
+    db = json.loads((TAU2 / "db.json").read_text())
+    user_shape = {key: set(value) if isinstance(value, dict) else None for key, value in next(iter(db["users"].values())).items()}
+    order_keys = set(next(iter(db["orders"].values())))
+    item_keys = {key for order in db["orders"].values() for item in order["items"] for key in item}
+    method_shapes = {tuple(sorted(method)) for user in db["users"].values() for method in user["payment_methods"].values()}
+    statuses = {order["status"] for order in db["orders"].values()}
+    for task in exported:
+        data = task["initial_state"]["initialization_data"]["agent_data"]
+        assert data["users"] and data["orders"]
+        for user in data["users"].values():
+            assert set(user) == set(user_shape) and set(user["name"]) == user_shape["name"] and set(user["address"]) == user_shape["address"]
+            assert all(tuple(sorted(method)) in method_shapes for method in user["payment_methods"].values())
+        for order in data["orders"].values():
+            assert set(order) == order_keys and order["status"] in statuses and order["user_id"] in data["users"]
+            assert all(set(item) == item_keys for item in order["items"])
+            assert all(payment["payment_method_id"] in data["users"][order["user_id"]]["payment_methods"]
+                       for payment in order["payment_history"])
+
+    by_id = {task["id"]: task for task in exported}
+    cancel = next(task for task_id, task in by_id.items() if task_id.startswith("cancellation-") and task_id.endswith("-pos"))
+    names = [action["name"] for action in cancel["evaluation_criteria"]["actions"]]
+    assert names == ["get_order_details", "cancel_pending_order"]
+    order_id = cancel["evaluation_criteria"]["actions"][1]["arguments"]["order_id"]
+    assert cancel["initial_state"]["initialization_data"]["agent_data"]["orders"][order_id]["status"] == "pending"
+    assert "The agent replies to the customer about the request." in cancel["evaluation_criteria"]["nl_assertions"]
+    address = next(task for task_id, task in by_id.items() if task_id.startswith("address_change-") and task_id.endswith("-pos"))
+    (modify,) = [action for action in address["evaluation_criteria"]["actions"] if action["name"] == "modify_user_address"]
+    assert modify["arguments"] | {"user_id": "x"} == {"user_id": "x", "address1": "742 Evergreen Terrace", "address2": "",
+                                                     "city": "Springfield", "state": "OR", "zip": "97403", "country": "USA"}
+    negative = next(task for task_id, task in by_id.items() if task_id.endswith("-neg") and "relevant_policies" in task["description"]
+                    and task["description"]["relevant_policies"])
+    assert any("policy boundary" in item for item in negative["evaluation_criteria"]["nl_assertions"])
+
+    export_tau2(load_release_split(released, "1.0.0", "dev"), tmp_path / "b", domain, mapping)
+    assert (tmp_path / "a" / "tasks.json").read_bytes() == (tmp_path / "b" / "tasks.json").read_bytes()
+    assert (tmp_path / "a" / "export.json").read_bytes() == (tmp_path / "b" / "export.json").read_bytes()
+
+
+def test_tasks_whose_tools_have_no_mapping_are_listed_and_left_out_with_their_pair(released, domain, tmp_path):
+    mapping = Tau2Mapping.from_yaml(MAPPING)
+    heldout = json.loads(export_tau2(load_release_split(released, "1.0.0", "held-out"), tmp_path / "heldout", domain, mapping).read_text())
+    reasons = {entry["task_id"]: entry["reason"] for entry in heldout["left_out"]}
+    refund = next(task_id for task_id, reason in reasons.items() if reason == "tool refund_order has no mapping to tau2")
+    assert reasons[refund.replace("-pos", "-neg")] == f"its pair's positive {refund} is left out"
+    kept = {task["id"] for task in json.loads((tmp_path / "heldout" / "tasks.json").read_text())}
+    assert kept and not kept & set(reasons) and heldout["counts"]["total"] == len(kept)
+    nothing = mapping.model_copy(update={"tools": {}})
+    with pytest.raises(ExportError, match="no task can be mapped"):
+        export_tau2(load_release_split(released, "1.0.0", "held-out"), tmp_path / "none", domain, nothing)
+    assert not (tmp_path / "none").exists()
+    without_cancel = mapping.model_copy(update={"tools": {k: v for k, v in mapping.tools.items() if k != "cancel_order"}})
+    summary = json.loads(export_tau2(load_release_split(released, "1.0.0", "dev"), tmp_path / "dev", domain, without_cancel).read_text())
+    left = {entry["task_id"]: entry["reason"] for entry in summary["left_out"]}
+    exported = {task["id"] for task in json.loads((tmp_path / "dev" / "tasks.json").read_text())}
+    cancel_ids = {task_id for task_id in left if task_id.startswith("cancellation-")}
+    assert len(cancel_ids) == 2 and not cancel_ids & exported  # the positive needs cancel_order; its negative goes with it
+    assert any("cancel_order has no mapping" in reason for reason in left.values())
+    assert any("its pair's positive" in reason for reason in left.values())
+    assert summary["counts"]["total"] == len(exported)
+
+
+def test_addresses_split_into_tau2_fields_or_refuse():
+    assert split_address("4410 Hargrove Ave, Apt 3, Fresno, CA 93722", "USA") == {
+        "address1": "4410 Hargrove Ave", "address2": "Apt 3", "city": "Fresno", "state": "CA", "zip": "93722", "country": "USA"}
+    assert split_address("12 Rue Oberkampf, 75011 Paris", "USA")["city"] == "Paris"
+    with pytest.raises(Unmappable):
+        split_address("somewhere", "USA")
+
+
+def test_cli_exports_tau2_with_the_mapping_from_the_configuration(released, tmp_path):
+    config = tmp_path / "trace2task.yaml"
+    config.write_text(f"drop: drop\nstate: {{location: state, mapping: state/mapping.yaml}}\noutput: {released}\n"
+                      f"taskgen:\n  exports:\n    tau2_mapping: {MAPPING}\n")
+    runner = CliRunner()
+    result = runner.invoke(review_app, ["export", "--format", "tau2", "--version", "1.0.0", "--out", str(tmp_path / "t"),
+                                        "--config", str(config)], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "1.0.0" in result.output and (tmp_path / "t" / "tasks.json").is_file()
+    config.write_text(f"drop: drop\nstate: {{location: state, mapping: state/mapping.yaml}}\noutput: {released}\n")
+    missing = runner.invoke(review_app, ["export", "--format", "tau2", "--version", "1.0.0", "--out", str(tmp_path / "u"),
+                                         "--config", str(config)])
+    assert missing.exit_code == 2 and "tau2_mapping" in missing.output
