@@ -160,6 +160,8 @@ def export(
         raise typer.Exit(1) from None
     written = json.loads(summary.read_text(encoding="utf-8"))
     counts = written["counts"]
-    _console().print(f"Exported release {version} ({split}) as {format}: {counts['total']} tasks {counts['by_polarity']} to {summary.parent}")
+    console = _console()
+    console.print(f"Exported release {version} ({split}) as {format}: {counts['total']} tasks {counts['by_polarity']} to {summary.parent}",
+                  soft_wrap=True)
     for entry in written.get("left_out", []):
-        _console().print(f"  left out {entry['task_id']}: {entry['reason']}")
+        console.print(f"  left out {entry['task_id']}: {entry['reason']}", soft_wrap=True)

@@ -85,7 +85,8 @@ _POSTCODE_LAST = re.compile(r"^(?P<city>.+?)\s+(?P<zip>\S*\d\S*)$")
 
 
 def split_address(text: str, country: str) -> dict[str, str]:
-    """'12 Main St, Apt 4, Springfield, IL 62704' -> tau2's address fields; other countries' forms too."""
+    """'12 Main St, Apt 4, Springfield, IL 62704' -> tau2's address fields; 'street, postcode city',
+    'street, city postcode' and 'street, city' too. One line with no comma is refused."""
     parts = [part.strip() for part in str(text).split(",") if part.strip()]
     if len(parts) >= 3 and _US_PLACE.match(parts[-1]):
         place = _US_PLACE.match(parts[-1])
@@ -93,10 +94,10 @@ def split_address(text: str, country: str) -> dict[str, str]:
                 "country": country, "state": place["state"], "zip": place["zip"]}
     if len(parts) >= 2:
         place = _POSTCODE_FIRST.match(parts[-1]) or _POSTCODE_LAST.match(parts[-1])
-        if place:
-            return {"address1": parts[0], "address2": ", ".join(parts[1:-1]), "city": place["city"],
-                    "country": country, "state": "", "zip": place["zip"]}
-    raise Unmappable("an address is not in a 'street, city, ST zip' or 'street, postcode city' form")
+        city, postcode = (place["city"], place["zip"]) if place else (parts[-1], "")
+        return {"address1": parts[0], "address2": ", ".join(parts[1:-1]), "city": city,
+                "country": country, "state": "", "zip": postcode}
+    raise Unmappable("an address is not in a 'street, city' form")
 
 
 _TAU2_USER = {"user_id", "name", "address", "email", "payment_methods", "orders"}
@@ -140,9 +141,9 @@ def tau2_db(state: dict[str, dict[str, dict]], mapping: Tau2Mapping) -> dict[str
         status = str(row.get("status"))
         if status not in mapping.order_status:
             raise Unmappable(f"order status {status!r} has no mapping to tau2")
+        # an order of a customer the seed does not hold (another customer's) keeps its owner's id, as in the seed
         user = users.get(str(row.get("customer_id")))
-        if user is None:
-            raise Unmappable("an order's customer is not in the seed")
+        owner = user["user_id"] if user else str(row.get("customer_id"))
         items = [
             {"item_id": item["id"], "name": item.get("name", ""), "options": {}, "price": int(item.get("price_cents", 0)) / 100,
              "product_id": str(item.get("sku", item["id"]))}
@@ -153,7 +154,8 @@ def tau2_db(state: dict[str, dict[str, dict]], mapping: Tau2Mapping) -> dict[str
         history = []
         for payment in sorted(payments_by_order.get(order_id, []), key=lambda payment: str(payment["id"])):
             method = _payment_method(payment)
-            user["payment_methods"][method["id"]] = method
+            if user is not None:
+                user["payment_methods"][method["id"]] = method
             history.append({"amount": int(payment.get("amount_cents", 0)) / 100, "payment_method_id": method["id"],
                             "transaction_type": "payment"})
         for refund in sorted(state.get("refund", {}).values(), key=lambda refund: str(refund["id"])):
@@ -161,12 +163,15 @@ def tau2_db(state: dict[str, dict[str, dict]], mapping: Tau2Mapping) -> dict[str
                 history.append({"amount": int(refund.get("amount_cents", 0)) / 100,
                                 "payment_method_id": history[0]["payment_method_id"], "transaction_type": "refund"})
         shipping = row.get("shipping_address") or ""
+        if not shipping and user is None:
+            raise Unmappable("an order has no shipping address and its customer is not in the seed")
         orders[order_id] = {
-            "order_id": order_id, "user_id": user["user_id"],
+            "order_id": order_id, "user_id": owner,
             "address": split_address(shipping, mapping.country) if shipping else user["address"],
             "items": items, "status": mapping.order_status[status], "fulfillments": [], "payment_history": history,
         }
-        user["orders"].append(order_id)
+        if user is not None:
+            user["orders"].append(order_id)
     return {"users": users, "orders": orders}
 
 

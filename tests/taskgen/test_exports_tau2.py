@@ -118,10 +118,11 @@ def test_tau2_export_validates_with_tau2s_model_and_db_shape(released, domain, t
             assert set(user) == set(user_shape) and set(user["name"]) == user_shape["name"] and set(user["address"]) == user_shape["address"]
             assert all(tuple(sorted(method)) in method_shapes for method in user["payment_methods"].values())
         for order in data["orders"].values():
-            assert set(order) == order_keys and order["status"] in statuses and order["user_id"] in data["users"]
+            assert set(order) == order_keys and order["status"] in statuses and order["items"]
             assert all(set(item) == item_keys for item in order["items"])
-            assert all(payment["payment_method_id"] in data["users"][order["user_id"]]["payment_methods"]
-                       for payment in order["payment_history"])
+            if order["user_id"] in data["users"]:  # else another customer's order, as the negative's seed has it
+                assert all(payment["payment_method_id"] in data["users"][order["user_id"]]["payment_methods"]
+                           for payment in order["payment_history"])
 
     by_id = {task["id"]: task for task in exported}
     cancel = next(task for task_id, task in by_id.items() if task_id.startswith("cancellation-") and task_id.endswith("-pos"))
@@ -170,6 +171,8 @@ def test_addresses_split_into_tau2_fields_or_refuse():
     assert split_address("4410 Hargrove Ave, Apt 3, Fresno, CA 93722", "USA") == {
         "address1": "4410 Hargrove Ave", "address2": "Apt 3", "city": "Fresno", "state": "CA", "zip": "93722", "country": "USA"}
     assert split_address("12 Rue Oberkampf, 75011 Paris", "USA")["city"] == "Paris"
+    assert split_address("48796 Caitlin Shore, Suite 701, Whitemouth", "USA") == {
+        "address1": "48796 Caitlin Shore", "address2": "Suite 701", "city": "Whitemouth", "state": "", "zip": "", "country": "USA"}
     with pytest.raises(Unmappable):
         split_address("somewhere", "USA")
 
@@ -187,3 +190,24 @@ def test_cli_exports_tau2_with_the_mapping_from_the_configuration(released, tmp_
     missing = runner.invoke(review_app, ["export", "--format", "tau2", "--version", "1.0.0", "--out", str(tmp_path / "u"),
                                          "--config", str(config)])
     assert missing.exit_code == 2 and "tau2_mapping" in missing.output
+
+
+def test_another_customers_order_keeps_its_owner_as_the_seed_has_it():
+    from taskgen.exports.tau2 import tau2_db
+
+    state = {
+        "customer": {"cus_1": {"id": "cus_1", "name": "Ada Byron", "email": "a@example.org", "address": "1 Main St, Troy, NY 12180"}},
+        "order": {"#W1": {"id": "#W1", "customer_id": "customer-other-1", "status": "shipped", "total_cents": 500,
+                          "shipping_address": "9 Elm St, Troy, NY 12180"}},
+        "order_item": {"i1": {"id": "i1", "order_id": "#W1", "sku": "S1", "name": "Mug", "price_cents": 250, "quantity": 2}},
+        "payment": {"p1": {"id": "p1", "order_id": "#W1", "method": "paypal", "amount_cents": 500}},
+    }
+    mapping = Tau2Mapping.from_yaml(MAPPING)
+    db = tau2_db(state, mapping)
+    order = db["orders"]["#W1"]
+    assert order["user_id"] == "customer-other-1" and order["status"] == "processed" and db["users"]["cus_1"]["orders"] == []
+    assert [item["price"] for item in order["items"]] == [2.5, 2.5]
+    assert order["payment_history"] == [{"amount": 5.0, "payment_method_id": "paypal_p1", "transaction_type": "payment"}]
+    state["order"]["#W1"]["status"] = "lost"
+    with pytest.raises(Unmappable, match="status 'lost'"):
+        tau2_db(state, mapping)
