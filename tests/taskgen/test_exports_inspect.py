@@ -153,3 +153,16 @@ def test_the_model_acts_through_the_tools_within_its_budget(released, domain, tm
     skipped_cancel = _scripted_model([scratch.calls[0], scratch.calls[2]], 10)
     failed = _model_trial(tmp_path / "export", task.task_id, skipped_cancel, tmp_path / "logs-wrong")
     assert failed.value == "I" and "cancel_order" in failed.explanation
+
+
+def test_every_domain_tool_reaches_the_model_described(drafted, domain):
+    from taskgen.exports.inspect_runtime import domain_tools
+
+    task = drafted[0][3].positive
+    tools = {tool.name: tool for tool in domain_tools(domain, task)}
+    assert set(tools) == set(domain.tools)
+    for tool in tools.values():
+        assert tool.description and not tool.description.startswith("Args")
+        schema = tool.parameters.model_dump(exclude_none=True)
+        assert schema["required"] and all(prop.get("description") and prop.get("type") for prop in schema["properties"].values())
+    assert tools["refund_order"].parameters.properties["amount_cents"].type == "integer"
