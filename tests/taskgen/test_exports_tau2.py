@@ -40,22 +40,141 @@ _STUBS = {
 }
 
 
+# tau2's retail data model is not among the copied files: this one is written from db.json's shape,
+# and a test loads the whole db.json with it (unknown keys refused) before tau2's tools run on it.
+_RETAIL_DATA_MODEL = """
+from typing import Annotated, Literal, Optional, Union
+from pydantic import BaseModel, ConfigDict, Field
+
+class _M(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+class Variant(_M):
+    item_id: str
+    options: dict[str, str]
+    available: bool
+    price: float
+
+class Product(_M):
+    name: str
+    product_id: str
+    variants: dict[str, Variant]
+
+class UserName(_M):
+    first_name: str
+    last_name: str
+
+class UserAddress(_M):
+    address1: str
+    address2: str
+    city: str
+    country: str
+    state: str
+    zip: str
+
+class CreditCard(_M):
+    source: Literal["credit_card"]
+    id: str
+    brand: str
+    last_four: str
+
+class Paypal(_M):
+    source: Literal["paypal"]
+    id: str
+
+class GiftCard(_M):
+    source: Literal["gift_card"]
+    id: str
+    balance: float
+
+PaymentMethod = Annotated[Union[CreditCard, Paypal, GiftCard], Field(discriminator="source")]
+
+class User(_M):
+    user_id: str
+    name: UserName
+    address: UserAddress
+    email: str
+    payment_methods: dict[str, PaymentMethod]
+    orders: list[str]
+
+class OrderItem(_M):
+    name: str
+    product_id: str
+    item_id: str
+    price: float
+    options: dict[str, str]
+
+class OrderFulfillment(_M):
+    tracking_id: list[str]
+    item_ids: list[str]
+
+class OrderPayment(_M):
+    transaction_type: Literal["payment", "refund"]
+    amount: float
+    payment_method_id: str
+
+class Order(_M):
+    order_id: str
+    user_id: str
+    address: UserAddress
+    items: list[OrderItem]
+    status: str
+    fulfillments: list[OrderFulfillment]
+    payment_history: list[OrderPayment]
+    cancel_reason: Optional[str] = None
+    exchange_items: Optional[list[str]] = None
+    exchange_new_items: Optional[list[str]] = None
+    exchange_payment_method_id: Optional[str] = None
+    exchange_price_difference: Optional[float] = None
+    return_items: Optional[list[str]] = None
+    return_payment_method_id: Optional[str] = None
+
+class RetailDB(_M):
+    products: dict[str, Product]
+    users: dict[str, User]
+    orders: dict[str, Order]
+"""
+_TOOLKIT = (
+    "from enum import Enum\n\nclass ToolType(str, Enum):\n    READ = 'read'\n    WRITE = 'write'\n"
+    "    THINK = 'think'\n    GENERIC = 'generic'\n\ndef is_tool(tool_type):\n    return lambda function: function\n\n"
+    "class ToolKitBase:\n    def __init__(self, db=None):\n        self.db = db\n"
+)
+
+
 @pytest.fixture(scope="module")
-def tau2_task_model(tmp_path_factory):
-    """tau2-bench's `Task`, from its own source (only its audio models and clock are stubbed)."""
+def tau2(tmp_path_factory):
+    """tau2-bench's own `Task` model and retail tools, from its source (its audio models, clock,
+    toolkit base and retail data model stubbed); yields the imported package's modules."""
     root = tmp_path_factory.mktemp("tau2pkg")
-    for name, text in _STUBS.items():
+    files = {**_STUBS, "tau2/domains/__init__.py": "", "tau2/domains/retail/__init__.py": "",
+             "tau2/domains/retail/utils.py": "RETAIL_DB_PATH = None\n", "tau2/environment/__init__.py": "",
+             "tau2/environment/toolkit.py": _TOOLKIT, "tau2/domains/retail/data_model.py": _RETAIL_DATA_MODEL}
+    for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text)
     for name in ("tasks.py", "message.py"):
         shutil.copy(TAU2 / "data_model" / name, root / "tau2" / "data_model" / name)
+    shutil.copy(TAU2 / "tools.py", root / "tau2" / "domains" / "retail" / "tools.py")
     sys.path.insert(0, str(root))
     try:
-        yield importlib.import_module("tau2.data_model.tasks").Task
+        yield {name: importlib.import_module(f"tau2.{name}") for name in ("data_model.tasks", "domains.retail.data_model", "domains.retail.tools")}
     finally:
         sys.path.remove(str(root))
         for module in [name for name in sys.modules if name == "tau2" or name.startswith("tau2.")]:
             del sys.modules[module]
+
+
+@pytest.fixture(scope="module")
+def tau2_task_model(tau2):
+    return tau2["data_model.tasks"].Task
+
+
+def _merged(base: dict, update: dict) -> dict:
+    """What tau2 does with initialization_data.agent_data: a deep merge into the domain's db."""
+    merged = dict(base)
+    for key, value in update.items():
+        merged[key] = _merged(base[key], value) if isinstance(value, dict) and isinstance(base.get(key), dict) else value
+    return merged
 
 
 def _valid_tau2(model, task: dict) -> None:
@@ -211,3 +330,26 @@ def test_another_customers_order_keeps_its_owner_as_the_seed_has_it():
     state["order"]["#W1"]["status"] = "lost"
     with pytest.raises(Unmappable, match="status 'lost'"):
         tau2_db(state, mapping)
+
+
+def test_gold_actions_run_in_tau2s_retail_tools_on_the_exported_state(released, domain, tmp_path, tau2):
+    models, tools = tau2["domains.retail.data_model"], tau2["domains.retail.tools"]
+    db_json = json.loads((TAU2 / "db.json").read_text())
+    models.RetailDB.model_validate(db_json)  # the stub data model holds tau2's own db whole
+    export_tau2(load_release_split(released, "1.0.0", "dev"), tmp_path / "t", domain, Tau2Mapping.from_yaml(MAPPING))
+    ran = []
+    for task in json.loads((tmp_path / "t" / "tasks.json").read_text()):
+        agent_data = task["initial_state"]["initialization_data"]["agent_data"]
+        toolkit = tools.RetailTools(models.RetailDB.model_validate(_merged(db_json, agent_data)))
+        for action in task["evaluation_criteria"]["actions"]:
+            getattr(toolkit, action["name"])(**action["arguments"])  # raises ValueError where tau2 would refuse
+            ran.append(action["name"])
+        if task["id"].startswith("cancellation-") and task["id"].endswith("-pos"):
+            (order_id,) = {action["arguments"]["order_id"] for action in task["evaluation_criteria"]["actions"]}
+            assert toolkit.db.orders[order_id].status == "cancelled"
+            assert [payment.transaction_type for payment in toolkit.db.orders[order_id].payment_history][-1] == "refund"
+        if task["id"].startswith("address_change-") and task["id"].endswith("-pos"):
+            (user_id,) = {action["arguments"]["user_id"] for action in task["evaluation_criteria"]["actions"]
+                          if action["name"] == "modify_user_address"}
+            assert toolkit.db.users[user_id].address.address1 == "742 Evergreen Terrace"
+    assert {"cancel_pending_order", "modify_user_address", "transfer_to_human_agents", "get_order_details"} <= set(ran)
