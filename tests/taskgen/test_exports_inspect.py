@@ -74,13 +74,13 @@ def test_export_refuses_what_is_not_a_pinned_release(released):
 
 
 def _eval_log(task_file: Path, behaviour: str, log_dir: Path) -> dict:
-    """`inspect eval` as a user runs it, with no network: an empty tiktoken cache would make any
-    tokenizer download fail the run."""
+    """`inspect eval DIR/task.py` as a user runs it, with no network: an empty tiktoken cache would
+    make any tokenizer download fail the run."""
     environment = {**os.environ, "TIKTOKEN_CACHE_DIR": str(log_dir / "no-tiktoken"), "INSPECT_LOG_DIR": str(log_dir)}
     result = subprocess.run(
-        [str(INSPECT), "eval", task_file.name, "--model", "mockllm/model", "-T", f"behaviour={behaviour}",
+        [str(INSPECT), "eval", f"{task_file.parent.name}/{task_file.name}", "--model", "mockllm/model", "-T", f"behaviour={behaviour}",
          "--log-format", "json", "--log-dir", str(log_dir), "--display", "none"],
-        capture_output=True, text=True, env=environment, cwd=task_file.parent, timeout=600,
+        capture_output=True, text=True, env=environment, cwd=task_file.parent.parent, timeout=600,
     )
     assert result.returncode == 0, result.stderr[-2000:]
     (log_file,) = log_dir.glob("*.json")
