@@ -45,6 +45,10 @@ class ToolMapping(_Model):
     address_from: str | None = Field(
         default=None, description="our argument holding a one-line address, spread into address1, address2, city, state, zip, country"
     )
+    order_fields: dict[str, Literal["item_ids", "payment_method_id"]] = Field(
+        default_factory=dict,
+        description="target argument -> from the exported order the call's order_id names: all its item ids, or its first payment's method",
+    )
 
 
 class CheckMapping(_Model):
@@ -175,7 +179,15 @@ def tau2_db(state: dict[str, dict[str, dict]], mapping: Tau2Mapping) -> dict[str
     return {"users": users, "orders": orders}
 
 
-def _action(call: ToolCall, mapping: Tau2Mapping) -> dict[str, Any] | None:
+def _order_field(order: dict[str, Any], field: str) -> Any:
+    if field == "item_ids":
+        return [item["item_id"] for item in order["items"]]
+    if not order["payment_history"]:
+        raise Unmappable("an order has no payment to take the payment method from")
+    return order["payment_history"][0]["payment_method_id"]
+
+
+def _action(call: ToolCall, mapping: Tau2Mapping, db: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
     target = mapping.tools.get(call.name)
     if target is None:
         raise Unmappable(f"tool {call.name} has no mapping to tau2")
@@ -188,6 +200,11 @@ def _action(call: ToolCall, mapping: Tau2Mapping) -> dict[str, Any] | None:
         arguments[target_argument] = call.arguments[ours]
     if target.address_from is not None:
         arguments |= split_address(call.arguments.get(target.address_from, ""), mapping.country)
+    if target.order_fields:
+        order = db["orders"].get(str(call.arguments.get("order_id")))
+        if order is None:
+            raise Unmappable(f"tool {call.name} names no order of the seed")
+        arguments |= {argument: _order_field(order, field) for argument, field in target.order_fields.items()}
     arguments |= target.constants
     return {"arguments": dict(sorted(arguments.items())), "info": None, "name": target.name, "requestor": "assistant"}
 
@@ -229,12 +246,12 @@ def _reference_calls(task: DraftTask, seed: Seed, domain: Domain) -> list[ToolCa
 
 def tau2_task(task: DraftTask, seed: Seed, domain: Domain, mapping: Tau2Mapping, version: str) -> dict[str, Any]:
     """One task in tau2's `Task` shape; Unmappable when any part has no mapping."""
-    mapped = [_action(call, mapping) for call in _reference_calls(task, seed, domain)]
+    db = tau2_db(seed.state, mapping)
+    mapped = [_action(call, mapping, db) for call in _reference_calls(task, seed, domain)]
     actions = [{"action_id": f"{task.task_id}_{number}", **action}
                for number, action in enumerate(action for action in mapped if action is not None)]
     env_assertions, nl_assertions = _assertions(task, mapping)
     reward_basis = ["DB"] + (["ENV_ASSERTION"] if env_assertions else []) + (["NL_ASSERTION"] if nl_assertions else [])
-    db = tau2_db(seed.state, mapping)
     user = db["users"].get(task.actor.get("customer_id", ""))
     known = None
     if user is not None:

@@ -269,8 +269,14 @@ def test_tasks_whose_tools_have_no_mapping_are_listed_and_left_out_with_their_pa
     reasons = {entry["task_id"]: entry["reason"] for entry in heldout["left_out"]}
     refund = next(task_id for task_id, reason in reasons.items() if reason == "tool refund_order has no mapping to tau2")
     assert reasons[refund.replace("-pos", "-neg")] == f"its pair's positive {refund} is left out"
-    kept = {task["id"] for task in json.loads((tmp_path / "heldout" / "tasks.json").read_text())}
+    held = json.loads((tmp_path / "heldout" / "tasks.json").read_text())
+    kept = {task["id"] for task in held}
     assert kept and not kept & set(reasons) and heldout["counts"]["total"] == len(kept)
+    label = next(task for task in held if task["id"].startswith("return_label-") and task["id"].endswith("-pos"))
+    (returned,) = [action for action in label["evaluation_criteria"]["actions"] if action["name"] == "return_delivered_order_items"]
+    order = label["initial_state"]["initialization_data"]["agent_data"]["orders"][returned["arguments"]["order_id"]]
+    assert returned["arguments"]["item_ids"] == [item["item_id"] for item in order["items"]]
+    assert returned["arguments"]["payment_method_id"] == order["payment_history"][0]["payment_method_id"]
     nothing = mapping.model_copy(update={"tools": {}})
     with pytest.raises(ExportError, match="no task can be mapped"):
         export_tau2(load_release_split(released, "1.0.0", "held-out"), tmp_path / "none", domain, nothing)
@@ -336,9 +342,12 @@ def test_gold_actions_run_in_tau2s_retail_tools_on_the_exported_state(released, 
     models, tools = tau2["domains.retail.data_model"], tau2["domains.retail.tools"]
     db_json = json.loads((TAU2 / "db.json").read_text())
     models.RetailDB.model_validate(db_json)  # the stub data model holds tau2's own db whole
-    export_tau2(load_release_split(released, "1.0.0", "dev"), tmp_path / "t", domain, Tau2Mapping.from_yaml(MAPPING))
+    exported = []
+    for split in ("dev", "held-out"):
+        export_tau2(load_release_split(released, "1.0.0", split), tmp_path / split, domain, Tau2Mapping.from_yaml(MAPPING))
+        exported += json.loads((tmp_path / split / "tasks.json").read_text())
     ran = []
-    for task in json.loads((tmp_path / "t" / "tasks.json").read_text()):
+    for task in exported:
         agent_data = task["initial_state"]["initialization_data"]["agent_data"]
         toolkit = tools.RetailTools(models.RetailDB.model_validate(_merged(db_json, agent_data)))
         for action in task["evaluation_criteria"]["actions"]:
@@ -352,4 +361,8 @@ def test_gold_actions_run_in_tau2s_retail_tools_on_the_exported_state(released, 
             (user_id,) = {action["arguments"]["user_id"] for action in task["evaluation_criteria"]["actions"]
                           if action["name"] == "modify_user_address"}
             assert toolkit.db.users[user_id].address.address1 == "742 Evergreen Terrace"
-    assert {"cancel_pending_order", "modify_user_address", "transfer_to_human_agents", "get_order_details"} <= set(ran)
+        if task["id"].startswith("return_label-") and task["id"].endswith("-pos"):
+            (order_id,) = {action["arguments"]["order_id"] for action in task["evaluation_criteria"]["actions"]}
+            assert toolkit.db.orders[order_id].status == "return requested"
+    assert {"cancel_pending_order", "modify_user_address", "transfer_to_human_agents", "get_order_details",
+            "return_delivered_order_items"} <= set(ran)
