@@ -109,11 +109,18 @@ _TAU2_ORDER = {"order_id", "user_id", "address", "items", "status", "fulfillment
 _PAYMENT_SOURCES = {"card": "credit_card", "credit_card": "credit_card", "paypal": "paypal", "gift_card": "gift_card"}
 
 
-def _payment_method(payment: dict) -> dict[str, Any]:
-    source = _PAYMENT_SOURCES.get(str(payment.get("method")))
+def _need(row: dict, kind: str, column: str) -> Any:
+    """A column the conversion reads; a seed of another schema without it is unmappable, never guessed."""
+    if row.get(column) in (None, ""):
+        raise Unmappable(f"a {kind} row has no {column}")
+    return row[column]
+
+
+def _payment_method(payment_id: str, payment: dict) -> dict[str, Any]:
+    source = _PAYMENT_SOURCES.get(str(_need(payment, "payment", "method")))
     if source is None:
         raise Unmappable(f"payment method {payment.get('method')!r} has no tau2 equivalent")
-    method: dict[str, Any] = {"id": f"{source}_{payment['id']}", "source": source}
+    method: dict[str, Any] = {"id": f"{source}_{payment_id}", "source": source}
     if source == "credit_card":
         method |= {"brand": "unknown", "last_four": str(payment.get("card_number") or "")[-4:]}
     elif source == "gift_card":
@@ -121,50 +128,54 @@ def _payment_method(payment: dict) -> dict[str, Any]:
     return method
 
 
+def _cents(row: dict, kind: str, column: str) -> float:
+    return int(_need(row, kind, column)) / 100
+
+
 def tau2_db(state: dict[str, dict[str, dict]], mapping: Tau2Mapping) -> dict[str, dict[str, Any]]:
-    """The seed's customers and orders in tau2's retail db shape; rows already in that shape pass as they are."""
+    """The seed's customers and orders in tau2's retail db shape; rows already in that shape pass as
+    they are, rows in the retail domain's columns are converted, anything else is Unmappable."""
     users: dict[str, Any] = {}
     orders: dict[str, Any] = {}
-    payments_by_order: dict[str, list[dict]] = {}
-    for payment in state.get("payment", {}).values():
-        payments_by_order.setdefault(str(payment.get("order_id")), []).append(payment)
-    for row in state.get("customer", {}).values():
+    for customer_id, row in sorted(state.get("customer", {}).items()):
         if _TAU2_USER <= set(row):
             users[row["user_id"]] = {key: row[key] for key in sorted(_TAU2_USER)}
             continue
-        first, _, last = str(row.get("name", "")).strip().partition(" ")
-        users[row["id"]] = {
-            "user_id": row["id"], "name": {"first_name": first, "last_name": last},
-            "address": split_address(row.get("address", ""), mapping.country), "email": row.get("email", ""),
+        first, _, last = str(_need(row, "customer", "name")).strip().partition(" ")
+        users[customer_id] = {
+            "user_id": customer_id, "name": {"first_name": first, "last_name": last},
+            "address": split_address(_need(row, "customer", "address"), mapping.country), "email": row.get("email") or "",
             "payment_methods": {}, "orders": [],
         }
     for order_id, row in sorted(state.get("order", {}).items()):
         if _TAU2_ORDER <= set(row):
             orders[order_id] = {key: row[key] for key in sorted(_TAU2_ORDER)}
             continue
-        status = str(row.get("status"))
+        status = str(_need(row, "order", "status"))
         if status not in mapping.order_status:
             raise Unmappable(f"order status {status!r} has no mapping to tau2")
         # an order of a customer the seed does not hold (another customer's) keeps its owner's id, as in the seed
-        user = users.get(str(row.get("customer_id")))
-        owner = user["user_id"] if user else str(row.get("customer_id"))
+        owner = str(_need(row, "order", "customer_id"))
+        user = users.get(owner)
         items = [
-            {"item_id": item["id"], "name": item.get("name", ""), "options": {}, "price": int(item.get("price_cents", 0)) / 100,
-             "product_id": str(item.get("sku", item["id"]))}
-            for item in sorted(state.get("order_item", {}).values(), key=lambda item: str(item["id"]))
+            {"item_id": item_id, "name": item.get("name") or "", "options": {}, "price": _cents(item, "order_item", "price_cents"),
+             "product_id": str(item.get("sku") or item_id)}
+            for item_id, item in sorted(state.get("order_item", {}).items())
             if item.get("order_id") == order_id
-            for _ in range(int(item.get("quantity", 1)))
+            for _ in range(int(item.get("quantity") or 1))
         ]
         history = []
-        for payment in sorted(payments_by_order.get(order_id, []), key=lambda payment: str(payment["id"])):
-            method = _payment_method(payment)
+        for payment_id, payment in sorted(state.get("payment", {}).items()):
+            if payment.get("order_id") != order_id:
+                continue
+            method = _payment_method(payment_id, payment)
             if user is not None:
                 user["payment_methods"][method["id"]] = method
-            history.append({"amount": int(payment.get("amount_cents", 0)) / 100, "payment_method_id": method["id"],
+            history.append({"amount": _cents(payment, "payment", "amount_cents"), "payment_method_id": method["id"],
                             "transaction_type": "payment"})
-        for refund in sorted(state.get("refund", {}).values(), key=lambda refund: str(refund["id"])):
+        for _, refund in sorted(state.get("refund", {}).items()):
             if refund.get("order_id") == order_id and history:
-                history.append({"amount": int(refund.get("amount_cents", 0)) / 100,
+                history.append({"amount": _cents(refund, "refund", "amount_cents"),
                                 "payment_method_id": history[0]["payment_method_id"], "transaction_type": "refund"})
         shipping = row.get("shipping_address") or ""
         if not shipping and user is None:

@@ -336,6 +336,10 @@ def test_another_customers_order_keeps_its_owner_as_the_seed_has_it():
     state["order"]["#W1"]["status"] = "lost"
     with pytest.raises(Unmappable, match="status 'lost'"):
         tau2_db(state, mapping)
+    state["order"]["#W1"]["status"] = "shipped"
+    del state["order_item"]["i1"]["price_cents"]  # another schema's column name: refused, not priced at 0
+    with pytest.raises(Unmappable, match="order_item row has no price_cents"):
+        tau2_db(state, mapping)
 
 
 def test_gold_actions_run_in_tau2s_retail_tools_on_the_exported_state(released, domain, tmp_path, tau2):
