@@ -150,13 +150,14 @@ def export(
         _console().print(f"[red]no tau2 mapping: set taskgen.exports.tau2_mapping in {config} (see docs/examples/tau2-retail.export.yaml)[/red]")
         raise typer.Exit(2)
     try:
+        mapping = Tau2Mapping.from_yaml(mapping_path) if format == "tau2" else None
         release = load_release_split(source, version, split)
-        if format == "inspect":
+        if mapping is None:
             summary = export_inspect(release, out, settings.load_domain())
         else:
-            summary = export_tau2(release, out, settings.load_domain(), Tau2Mapping.from_yaml(mapping_path))
+            summary = export_tau2(release, out, settings.load_domain(), mapping)
     except ExportError as error:
-        _console().print(f"[red]{error}[/red]")
+        _console().print(str(error), style="red", markup=False)
         raise typer.Exit(1) from None
     written = json.loads(summary.read_text(encoding="utf-8"))
     counts = written["counts"]
@@ -164,4 +165,4 @@ def export(
     console.print(f"Exported release {version} ({split}) as {format}: {counts['total']} tasks {counts['by_polarity']} to {summary.parent}",
                   soft_wrap=True)
     for entry in written.get("left_out", []):
-        console.print(f"  left out {entry['task_id']}: {entry['reason']}", soft_wrap=True)
+        console.print(f"  left out {entry['task_id']}: {entry['reason']}", soft_wrap=True, markup=False)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ingest.models import ToolCall, sha256_hex
 from taskgen.domains import Domain
@@ -68,7 +68,17 @@ class Tau2Mapping(_Model):
 
     @classmethod
     def from_yaml(cls, path: Path) -> Tau2Mapping:
-        return cls.model_validate(yaml.safe_load(Path(path).read_text(encoding="utf-8")))
+        """The mapping file; a missing file or a bad key is an ExportError naming it."""
+        try:
+            return cls.model_validate(yaml.safe_load(Path(path).read_text(encoding="utf-8")))
+        except OSError:
+            raise ExportError(f"tau2 mapping file not found: {path}") from None
+        except yaml.YAMLError:
+            raise ExportError(f"{path}: not valid YAML") from None
+        except ValidationError as error:
+            first = error.errors()[0]
+            key = ".".join(str(part) for part in first["loc"]) or "(top level)"
+            raise ExportError(f"{path}: bad setting '{key}': {first['msg']}") from None
 
 
 def mapping_json_schema() -> dict[str, Any]:

@@ -315,6 +315,13 @@ def test_cli_exports_tau2_with_the_mapping_from_the_configuration(released, tmp_
     missing = runner.invoke(review_app, ["export", "--format", "tau2", "--version", "1.0.0", "--out", str(tmp_path / "u"),
                                          "--config", str(config)])
     assert missing.exit_code == 2 and "tau2_mapping" in missing.output
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("domain: retail\ntools: {get_order: {name: get_order_details, argument: {order_id: order_id}}}\n")
+    config.write_text(f"drop: drop\nstate: {{location: state, mapping: state/mapping.yaml}}\noutput: {released}\n"
+                      f"taskgen:\n  exports:\n    tau2_mapping: {bad}\n")
+    refused = runner.invoke(review_app, ["export", "--format", "tau2", "--version", "1.0.0", "--out", str(tmp_path / "v"),
+                                         "--config", str(config)], env={"COLUMNS": "300"})
+    assert refused.exit_code == 1 and "bad setting 'tools.get_order" in refused.output and not (tmp_path / "v").exists()
 
 
 def test_another_customers_order_keeps_its_owner_as_the_seed_has_it():
