@@ -24,6 +24,7 @@ TASK_MODULE = '''"""trace2task release {version}, {split} split, as an Inspect A
     inspect eval task.py --model MODEL                          # the model is the agent
     inspect eval task.py --model mockllm/model -T behaviour=reference   # the reference behaviour (scores 1)
     inspect eval task.py --model mockllm/model -T behaviour=do_nothing  # the do-nothing behaviour (scores 0)
+    inspect eval task.py --model mockllm/model                          # Inspect's mock model (scores 0, offline)
 """
 
 from pathlib import Path

@@ -125,11 +125,26 @@ def run_behaviour(behaviour: str = "model", policy_path: str | None = None) -> S
     return solve
 
 
+async def _estimate_tokens(text: str) -> int:
+    return max(1, len(text) // 4)
+
+
+def _offline_token_counts(model: Any) -> None:
+    """Inspect's test model `mockllm` counts the tokens of an output without usage with tiktoken's
+    o200k_base file, which tiktoken downloads: for that model only, count them from the characters
+    (ModelAPI.count_text_tokens is Inspect's place for a model's own tokenizer), so nothing is fetched."""
+    from inspect_ai.model._providers.mockllm import MockLLM
+
+    if isinstance(model.api, MockLLM):
+        model.api.count_text_tokens = _estimate_tokens
+
+
 async def _model_loop(state: TaskState, task: DraftTask, domain: Domain, tools: list[ToolDef]) -> None:
     policy = json.dumps(domain.policy.model_dump(mode="json"), indent=2, sort_keys=True)
     state.messages.insert(0, ChatMessageSystem(content=SYSTEM_PROMPT.format(
         domain=task.domain, actor=json.dumps(task.actor, sort_keys=True), clock=task.clock, policy=policy)))
     budget = task.budget
+    _offline_token_counts(get_model())
     try:
         with turn_limit(budget.turns), token_limit(budget.tokens), working_limit(budget.latency_ms / 1000):
             while True:

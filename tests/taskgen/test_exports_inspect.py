@@ -74,9 +74,10 @@ def test_export_refuses_what_is_not_a_pinned_release(released):
 
 
 def _eval_log(task_file: Path, behaviour: str, log_dir: Path) -> dict:
-    """`inspect eval DIR/task.py` as a user runs it, with no network: an empty tiktoken cache would
-    make any tokenizer download fail the run."""
-    environment = {**os.environ, "TIKTOKEN_CACHE_DIR": str(log_dir / "no-tiktoken"), "INSPECT_LOG_DIR": str(log_dir)}
+    """`inspect eval DIR/task.py` as a user runs it, with no network: an empty tiktoken cache and a
+    proxy that answers nothing make any tokenizer download fail the run."""
+    environment = {**os.environ, "TIKTOKEN_CACHE_DIR": str(log_dir / "no-tiktoken"), "INSPECT_LOG_DIR": str(log_dir),
+                   "HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9"}
     result = subprocess.run(
         [str(INSPECT), "eval", f"{task_file.parent.name}/{task_file.name}", "--model", "mockllm/model", "-T", f"behaviour={behaviour}",
          "--log-format", "json", "--log-dir", str(log_dir), "--display", "none"],
@@ -87,16 +88,18 @@ def _eval_log(task_file: Path, behaviour: str, log_dir: Path) -> dict:
     return json.loads(log_file.read_text())
 
 
-def test_inspect_eval_scores_the_reference_1_and_do_nothing_0(released, domain, tmp_path):
+def test_inspect_eval_scores_the_reference_1_and_do_nothing_and_the_mock_model_0(released, domain, tmp_path):
     out, _, _ = released
     export_inspect(load_release_split(out, "1.0.0", "dev"), tmp_path / "export", domain)
     task_file = tmp_path / "export" / "task.py"
-    for behaviour, expected in (("reference", "C"), ("do_nothing", "I")):
+    for behaviour, expected in (("reference", "C"), ("do_nothing", "I"), ("model", "I")):
         log = _eval_log(task_file, behaviour, tmp_path / f"logs-{behaviour}")
         assert log["status"] == "success"
         scores = {sample["id"]: sample["scores"]["end_state"] for sample in log["samples"]}
         assert len(scores) == len(log["samples"]) > 0
         assert {score["value"] for score in scores.values()} == {expected}, {key: score["explanation"] for key, score in scores.items()}
+        if behaviour == "model":  # mockllm's default output acts on nothing, and it ran with no tokenizer file
+            assert all(score["answer"] == "Default output from mockllm/model" for score in scores.values())
         if behaviour == "reference":
             # the calls went through Inspect's tool machinery and the grader saw them
             assert all(score["metadata"]["code_checks"]["calls"] for score in scores.values())
