@@ -133,9 +133,7 @@ def _offline_token_counts(model: Any) -> None:
     """Inspect's test model `mockllm` counts the tokens of an output without usage with tiktoken's
     o200k_base file, which tiktoken downloads: for that model only, count them from the characters
     (ModelAPI.count_text_tokens is Inspect's place for a model's own tokenizer), so nothing is fetched."""
-    from inspect_ai.model._providers.mockllm import MockLLM
-
-    if isinstance(model.api, MockLLM):
+    if str(model).startswith("mockllm/"):
         model.api.count_text_tokens = _estimate_tokens
 
 
