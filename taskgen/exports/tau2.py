@@ -11,8 +11,8 @@ docs/schemas/tau2-mapping.schema.json, tau2's retail domain in docs/examples/):
 - `initial_state.initialization_data.agent_data`: the seed in tau2's retail db shape (users, orders),
   merged into the target's db by tau2; order statuses through `order_status`.
 
-A task whose calls, checks or state cannot all be mapped is left out with its pair and listed, never
-exported half-made.
+A task whose calls, checks or state cannot all be mapped is left out and listed, never exported
+half-made; a negative goes with its positive, and a positive whose negative cannot go is listed as unpaired.
 """
 
 from __future__ import annotations
@@ -64,6 +64,11 @@ class Tau2Mapping(_Model):
     tools: dict[str, ToolMapping | Literal["message"]] = Field(description="our tool -> the target's tool, or 'message'")
     checks: dict[str, CheckMapping] = Field(default_factory=dict, description="our end-state check -> an env assertion")
     order_status: dict[str, str] = Field(default_factory=dict, description="our order status -> the target's")
+    policy_boundaries: list[str] = Field(
+        default_factory=list,
+        description="our policy boundaries the target's own policy also draws; a negative across any other is left out, "
+        "since an agent following the target's policy could not pass it",
+    )
     country: str = Field(default="USA", description="the country of addresses that do not name one")
 
     @classmethod
@@ -267,6 +272,8 @@ def _reference_calls(task: DraftTask, seed: Seed, domain: Domain) -> list[ToolCa
 
 def tau2_task(task: DraftTask, seed: Seed, domain: Domain, mapping: Tau2Mapping, version: str) -> dict[str, Any]:
     """One task in tau2's `Task` shape; Unmappable when any part has no mapping."""
+    if task.polarity == "negative" and task.boundary not in mapping.policy_boundaries:
+        raise Unmappable(f"boundary {task.boundary} is not one the target's policy draws")
     db = tau2_db(seed.state, mapping)
     mapped = [_action(call, mapping, db) for call in _reference_calls(task, seed, domain)]
     actions = [{"action_id": f"{task.task_id}_{number}", **action}
@@ -310,7 +317,8 @@ def tau2_task(task: DraftTask, seed: Seed, domain: Domain, mapping: Tau2Mapping,
 
 
 def export_tau2(release: ReleaseSplit, destination: Path, domain: Domain, mapping: Tau2Mapping) -> Path:
-    """Write tasks.json and export.json; a task that cannot be mapped whole is left out with its pair and listed."""
+    """Write tasks.json and export.json; a task that cannot be mapped whole is left out and listed (a
+    negative with its positive), a positive exported without its negative is listed as unpaired."""
     converted: dict[str, dict[str, Any]] = {}
     left_out: dict[str, str] = {}
     for task in release.tasks:
@@ -318,11 +326,15 @@ def export_tau2(release: ReleaseSplit, destination: Path, domain: Domain, mappin
             converted[task.task_id] = tau2_task(task, release.seeds[task.seed_id], domain, mapping, release.version)
         except Unmappable as reason:
             left_out[task.task_id] = str(reason)
+    by_pair: dict[str, list[DraftTask]] = {}
     for task in release.tasks:
-        partner = next((other for other in release.tasks if other.pair_id == task.pair_id and other is not task), None)
-        if task.task_id not in left_out and partner is not None and partner.task_id in left_out:
-            left_out[task.task_id] = f"its pair's {partner.polarity} {partner.task_id} is left out"
-            converted.pop(task.task_id, None)
+        by_pair.setdefault(task.pair_id, []).append(task)
+    partners = {task.task_id: next((other for other in by_pair[task.pair_id] if other is not task), None) for task in release.tasks}
+    for task in release.tasks:  # a refusal without the request it refuses tests nothing: it goes with its positive
+        partner = partners[task.task_id]
+        if task.polarity == "negative" and task.task_id in converted and partner is not None and partner.task_id in left_out:
+            left_out[task.task_id] = f"its pair's positive {partner.task_id} is left out"
+            del converted[task.task_id]
     if not converted:
         raise ExportError(f"release {release.version} ({release.split}): no task can be mapped to tau2; "
                           + "; ".join(f"{task_id}: {reason}" for task_id, reason in sorted(left_out.items())))
@@ -339,6 +351,8 @@ def export_tau2(release: ReleaseSplit, destination: Path, domain: Domain, mappin
         "target_domain": mapping.domain,
         "counts": kept.counts(),
         "left_out": [{"task_id": task_id, "reason": reason} for task_id, reason in sorted(left_out.items())],
+        "unpaired": sorted(task.task_id for task in exported
+                           if partners[task.task_id] is None or partners[task.task_id].task_id not in converted),
         "mapping_sha256": sha256_hex(pretty_json(mapping).encode("utf-8")),
         "files": {"tasks.json": sha256_hex(tasks_text.encode("utf-8"))},
     }

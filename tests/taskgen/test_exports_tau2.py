@@ -24,6 +24,14 @@ TAU2 = ROOT.parent / "shared" / "data" / "tau2-bench-retail"  # ../shared beside
 MAPPING = ROOT / "docs" / "examples" / "tau2-retail.export.yaml"
 SCHEMA = ROOT / "docs" / "schemas" / "tau2-mapping.schema.json"
 
+EVERY_BOUNDARY = ["other_customer", "not_cancellable", "not_delivered", "order_in_transit", "return_window", "auto_refund_limit"]
+
+
+def _every_boundary(mapping: Tau2Mapping) -> Tau2Mapping:
+    """The retail mapping as if tau2's policy drew all our boundaries: the shape tests see every kind of task."""
+    return mapping.model_copy(update={"policy_boundaries": EVERY_BOUNDARY})
+
+
 _STUBS = {
     "tau2/__init__.py": "",
     "tau2/data_model/__init__.py": "",
@@ -217,7 +225,7 @@ def test_mapping_schema_file_is_current_and_the_example_validates():
 
 
 def test_tau2_export_validates_with_tau2s_model_and_db_shape(released, domain, tmp_path, tau2_task_model):
-    mapping = Tau2Mapping.from_yaml(MAPPING)
+    mapping = _every_boundary(Tau2Mapping.from_yaml(MAPPING))
     summary = json.loads(export_tau2(load_release_split(released, "1.0.0", "dev"), tmp_path / "a", domain, mapping).read_text())
     exported = json.loads((tmp_path / "a" / "tasks.json").read_text())
     assert summary["release"] == "1.0.0" and summary["split"] == "dev" and summary["counts"]["total"] == len(exported) > 0
@@ -264,7 +272,7 @@ def test_tau2_export_validates_with_tau2s_model_and_db_shape(released, domain, t
 
 
 def test_tasks_whose_tools_have_no_mapping_are_listed_and_left_out_with_their_pair(released, domain, tmp_path):
-    mapping = Tau2Mapping.from_yaml(MAPPING)
+    mapping = _every_boundary(Tau2Mapping.from_yaml(MAPPING))
     heldout = json.loads(export_tau2(load_release_split(released, "1.0.0", "held-out"), tmp_path / "heldout", domain, mapping).read_text())
     reasons = {entry["task_id"]: entry["reason"] for entry in heldout["left_out"]}
     refund = next(task_id for task_id, reason in reasons.items() if reason == "tool refund_order has no mapping to tau2")
@@ -324,6 +332,24 @@ def test_cli_exports_tau2_with_the_mapping_from_the_configuration(released, tmp_
     assert refused.exit_code == 1 and "bad setting 'tools.get_order" in refused.output and not (tmp_path / "v").exists()
 
 
+def test_negatives_across_a_boundary_the_target_policy_lacks_are_left_out_and_their_positives_unpaired(released, domain, tmp_path):
+    mapping = Tau2Mapping.from_yaml(MAPPING)
+    summary = json.loads(export_tau2(load_release_split(released, "1.0.0", "dev"), tmp_path / "a", domain, mapping).read_text())
+    left = {entry["task_id"]: entry["reason"] for entry in summary["left_out"]}
+    address_negative = next(task_id for task_id in left if task_id.startswith("address_change-") and task_id.endswith("-neg"))
+    assert left[address_negative] == "boundary order_in_transit is not one the target's policy draws"
+    stub = next(task_id for task_id in left if task_id.startswith("account_access-") and task_id.endswith("-neg"))
+    assert left[stub] == "boundary none is not one the target's policy draws"  # a stub negative is never exported
+    exported = {task["id"] for task in json.loads((tmp_path / "a" / "tasks.json").read_text())}
+    positive = address_negative.replace("-neg", "-pos")  # sound under both policies: exported, listed as unpaired
+    assert positive in exported and positive in summary["unpaired"] and stub.replace("-neg", "-pos") in summary["unpaired"]
+    assert {task_id.split("-")[0] for task_id in exported if task_id.endswith("-neg")} == {"cancellation", "order_status"}
+    assert not set(summary["unpaired"]) & {task_id.replace("-pos", "-neg") for task_id in exported}
+    drawn_too = mapping.model_copy(update={"policy_boundaries": [*mapping.policy_boundaries, "order_in_transit"]})
+    export_tau2(load_release_split(released, "1.0.0", "dev"), tmp_path / "b", domain, drawn_too)
+    assert address_negative in {task["id"] for task in json.loads((tmp_path / "b" / "tasks.json").read_text())}
+
+
 def test_another_customers_order_keeps_its_owner_as_the_seed_has_it():
     from taskgen.exports.tau2 import tau2_db
 
@@ -355,7 +381,7 @@ def test_gold_actions_run_in_tau2s_retail_tools_on_the_exported_state(released, 
     models.RetailDB.model_validate(db_json)  # the stub data model holds tau2's own db whole
     exported = []
     for split in ("dev", "held-out"):
-        export_tau2(load_release_split(released, "1.0.0", split), tmp_path / split, domain, Tau2Mapping.from_yaml(MAPPING))
+        export_tau2(load_release_split(released, "1.0.0", split), tmp_path / split, domain, _every_boundary(Tau2Mapping.from_yaml(MAPPING)))
         exported += json.loads((tmp_path / split / "tasks.json").read_text())
     ran = []
     for task in exported:
