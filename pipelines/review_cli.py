@@ -374,11 +374,50 @@ def release(
 
 
 @review_app.command("export")
-def export(config_path: ConfigOption = None, out: OutOption = None, format: Annotated[str, typer.Option("--format")] = "inspect",
-           output: Annotated[Optional[Path], typer.Option(help="the JSONL file to write")] = None) -> None:
-    """Export approved tasks; `inspect` writes Inspect AI samples as JSONL."""
-    workspace = Workspace(config_path, out)
-    if format != "inspect":
-        _fail(f"unknown format {format}; supported: inspect", code=2)
-    path = review.export_inspect(workspace.out, output)
-    _console().print(f"Exported task-set version {review.current_version(workspace.out)} to {path}", highlight=False)
+def export(
+    version: Annotated[str, typer.Option("--version", help="the pinned release to export")],
+    out: Annotated[Path, typer.Option("--out", help="the folder the export is written to")],
+    format: Annotated[str, typer.Option("--format", help="inspect (Inspect AI task folder) or tau2 (tau2-bench tasks)")] = "inspect",
+    split: Annotated[str, typer.Option("--split", help="dev or held-out")] = "dev",
+    source: Annotated[Path | None, typer.Option("--from", help="the task output folder holding releases/ [default: the configuration's output]")] = None,
+    config: Annotated[Path, typer.Option("--config", "-c", help="the configuration file (its taskgen settings)")] = Path("trace2task.yaml"),
+) -> None:
+    """Export one split of a pinned release: `inspect` writes samples.jsonl, task.py and export.json;
+    `tau2` writes tasks.json and export.json with the mapping set in taskgen.exports.tau2_mapping."""
+    from pipelines.config import load_config
+    from taskgen.config import TaskgenConfig
+    from taskgen.exports.inspect import export_inspect
+    from taskgen.exports.release import ExportError, load_release_split
+    from taskgen.exports.tau2 import Tau2Mapping, export_tau2
+
+    if format not in ("inspect", "tau2"):
+        _console().print(f"[red]unknown format {format}; supported: inspect, tau2[/red]")
+        raise typer.Exit(2)
+    mapping_path = None
+    if config.is_file() or source is None:
+        app_config = load_config(config)
+        settings, source = app_config.taskgen, source or app_config.path(app_config.output)
+        if settings.exports.tau2_mapping is not None:
+            mapping_path = app_config.path(settings.exports.tau2_mapping)
+    else:
+        settings = TaskgenConfig()
+    if format == "tau2" and mapping_path is None:
+        _console().print(f"[red]no tau2 mapping: set taskgen.exports.tau2_mapping in {config} (see docs/examples/tau2-retail.export.yaml)[/red]")
+        raise typer.Exit(2)
+    try:
+        mapping = Tau2Mapping.from_yaml(mapping_path) if format == "tau2" else None
+        release = load_release_split(source, version, split)
+        if mapping is None:
+            summary = export_inspect(release, out, settings.load_domain())
+        else:
+            summary = export_tau2(release, out, settings.load_domain(), mapping)
+    except ExportError as error:
+        _console().print(str(error), style="red", markup=False)
+        raise typer.Exit(1) from None
+    written = json.loads(summary.read_text(encoding="utf-8"))
+    counts = written["counts"]
+    console = _console()
+    console.print(f"Exported release {version} ({split}) as {format}: {counts['total']} tasks {counts['by_polarity']} to {summary.parent}",
+                  soft_wrap=True)
+    for entry in written.get("left_out", []):
+        console.print(f"  left out {entry['task_id']}: {entry['reason']}", soft_wrap=True, markup=False)

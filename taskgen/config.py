@@ -40,6 +40,14 @@ class BudgetConfig(_Config):
     min_latency_ms: int = Field(default=30000, ge=1)
 
 
+class ExportsConfig(_Config):
+    """Where exported tasks go beyond Inspect AI: the mapping onto a tau2-bench domain."""
+
+    tau2_mapping: Path | None = Field(
+        default=None, description="YAML mapping of our tools, checks and states onto a tau2-bench domain (docs/examples/tau2-retail.export.yaml)"
+    )
+
+
 class TaskgenConfig(_Config):
     domain: str = "retail"
     taxonomy_path: Path | None = Field(default=None, description="None: the domain's shipped taxonomy.yaml")
@@ -47,6 +55,7 @@ class TaskgenConfig(_Config):
     sampling: SamplingConfig = Field(default_factory=SamplingConfig)
     budget: BudgetConfig = Field(default_factory=BudgetConfig)
     heldout_share: float = Field(default=0.3, ge=0.0, le=1.0)
+    exports: ExportsConfig = Field(default_factory=ExportsConfig)
     regression_tags: list[str] = Field(
         default_factory=lambda: ["fix-confirmed", "fix_confirmed", "confirmed-fix"],
         description="ticket tags that mark a confirmed fix (the task joins the regression set)",

@@ -1,4 +1,4 @@
-"""Human review of drafted tasks: status changes, pinned releases and Inspect AI export."""
+"""Human review of drafted tasks: status changes and pinned releases (exports: taskgen.exports)."""
 
 from __future__ import annotations
 
@@ -146,33 +146,3 @@ def release(out: Path, version: str, notes: str, allow_unpaired: bool = False) -
     staging.rename(target)
     refresh_manifest(out, version)
     return target
-
-
-def inspect_samples(out: Path) -> list[dict]:
-    """Approved tasks as Inspect AI samples (input, target, id, metadata incl. seed and set version)."""
-    version = current_version(out)
-    samples = []
-    for task in load_tasks(Path(out) / "tasks"):
-        if task.status != "approved":
-            continue
-        seed = json.loads((Path(out) / "seeds" / f"{task.seed_id}.json").read_text(encoding="utf-8"))
-        samples.append({
-            "id": task.task_id,
-            "input": task.prompt,
-            "target": [expectation.describe() for expectation in task.expectations],
-            "metadata": {
-                "task_set_version": version,
-                "set": task.set, "split": task.split, "polarity": task.polarity, "pair_id": task.pair_id,
-                "intent": task.intent, "actor": task.actor, "clock": task.clock,
-                "required_tools": task.required_tools, "forbidden_tools": task.forbidden_tools,
-                "budget": task.budget.model_dump(), "expectations": [item.model_dump() for item in task.expectations],
-                "seed": seed,
-            },
-        })
-    return samples
-
-
-def export_inspect(out: Path, destination: Path | None = None) -> Path:
-    destination = destination or Path(out) / "exports" / f"inspect-{current_version(out)}.jsonl"
-    lines = [json.dumps(sample, sort_keys=True, ensure_ascii=False) for sample in inspect_samples(out)]
-    return atomic_write(destination, "".join(line + "\n" for line in lines))

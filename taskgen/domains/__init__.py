@@ -68,6 +68,9 @@ class NegativePlan(Plan):
 class Domain(Protocol):
     name: str
     policy: BaseModel
+    tools: tuple[str, ...]
+    """The tools agents may call; the environment implements each as a method `_tool_<name>` whose
+    signature and docstring describe it (the exports hand them to agents)."""
 
     def taxonomy_path(self) -> Path: ...
 

@@ -68,6 +68,10 @@ def test_schema_file_is_current_and_tasks_validate(drafted):
         jsonschema.validate(broken, schema)
 
 
+def split_of(task) -> str:
+    return "held-out" if task.split == "heldout" else "dev"
+
+
 def test_review_release_export_round_trip(drafted, tmp_path):
     tasks, seeds = _everything(drafted)
     write_all(tmp_path, "0.1.0-draft", tasks, seeds)
@@ -100,14 +104,20 @@ def test_review_release_export_round_trip(drafted, tmp_path):
     assert (release_dir / "seeds" / f"{positive.seed_id}.json").exists()
     assert runner.invoke(review_app, ["release", "1.0.0", "--notes", "again", *out]).exit_code == 1
 
-    exported = runner.invoke(review_app, ["export", "--format", "inspect", *out])
-    assert exported.exit_code == 0 and "1.0.0" in exported.output
-    lines = (tmp_path / "exports" / "inspect-1.0.0.jsonl").read_text().splitlines()
-    samples = [json.loads(line) for line in lines]
+    # a task approved after the release is not in its export
+    assert runner.invoke(review_app, ["approve", tasks[3].task_id, *out]).exit_code == 0
+    export_dir = tmp_path / "export"
+    exported = runner.invoke(review_app, ["export", "--format", "inspect", "--version", "1.0.0", "--split", split_of(positive),
+                                          "--out", str(export_dir), "--from", str(tmp_path), "--config", str(tmp_path / "none.yaml")])
+    assert exported.exit_code == 0, exported.output
+    assert "1.0.0" in exported.output and "2 tasks" in exported.output
+    samples = [json.loads(line) for line in (export_dir / "samples.jsonl").read_text().splitlines()]
     assert [sample["id"] for sample in samples] == sorted([positive.task_id, negative.task_id])
     assert {sample["metadata"]["seed"]["seed_id"] for sample in samples} == {positive.seed_id, negative.seed_id}
-    assert {sample["metadata"]["task_set_version"] for sample in samples} == {"1.0.0"}
-    assert all(sample["input"] and sample["target"] for sample in samples)
+    assert {sample["metadata"]["release"] for sample in samples} == {"1.0.0"}
+    refused = runner.invoke(review_app, ["export", "--format", "inspect", "--version", "9.9", "--out", str(export_dir),
+                                         "--from", str(tmp_path), "--config", str(tmp_path / "none.yaml")])
+    assert refused.exit_code == 1 and "no release 9.9" in refused.output
 
     assert runner.invoke(review_app, ["retire", positive.task_id, *out]).exit_code == 0
     assert review.find_task(tmp_path, positive.task_id).status == "retired"

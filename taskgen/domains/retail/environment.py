@@ -28,6 +28,8 @@ class ToolError(Exception):
 
 
 class RetailEnvironment:
+    """Each tool is a method `_tool_<name>`; its signature and docstring describe the tool to agents (exports)."""
+
     def __init__(self, seed: Seed) -> None:
         self.clock = seed.clock
         self.schema = RetailSchema.from_document(seed.domain_schema)
@@ -61,19 +63,41 @@ class RetailEnvironment:
         return copy.deepcopy(row)
 
     def _tool_get_customer(self, customer_id: str) -> dict:
+        """Look up a customer's record.
+
+        Args:
+            customer_id: the customer's id
+        """
         return copy.deepcopy(self._row("customer", customer_id))
 
     def _tool_get_order(self, order_id: str) -> dict:
+        """Look up an order with its items.
+
+        Args:
+            order_id: the order's id
+        """
         order = copy.deepcopy(self._row("order", order_id))
         order["items"] = [item for item in self.state.get("order_item", {}).values() if item.get("order_id") == order_id]
         return order
 
     def _tool_list_orders(self, customer_id: str) -> list[dict]:
+        """List a customer's orders.
+
+        Args:
+            customer_id: the customer's id
+        """
         self._row("customer", customer_id)
         orders = [order for order in self.state.get("order", {}).values() if order.get("customer_id") == customer_id]
         return sorted((copy.deepcopy(order) for order in orders), key=lambda order: str(order["id"]))
 
     def _tool_refund_order(self, order_id: str, amount_cents: int, reason: str) -> dict:
+        """Refund part or all of an order's unrefunded amount.
+
+        Args:
+            order_id: the order's id
+            amount_cents: the amount to refund, in cents
+            reason: why the refund is given
+        """
         order = self._row("order", order_id)
         remaining = int(order.get("total_cents", 0)) - refunded_cents(self.state, order_id)
         if not 0 < int(amount_cents) <= remaining:
@@ -81,10 +105,20 @@ class RetailEnvironment:
         return self._insert("refund", "refund", {"order_id": order_id, "amount_cents": int(amount_cents), "reason": reason})
 
     def _tool_create_return_label(self, order_id: str) -> dict:
+        """Create a return label for an order.
+
+        Args:
+            order_id: the order's id
+        """
         self._row("order", order_id)
         return self._insert("return_label", "label", {"order_id": order_id})
 
     def _tool_cancel_order(self, order_id: str) -> dict:
+        """Cancel an order.
+
+        Args:
+            order_id: the order's id
+        """
         order = self._row("order", order_id)
         if order.get("status") == "cancelled":
             raise ToolError(f"order {order_id} already cancelled")
@@ -92,12 +126,28 @@ class RetailEnvironment:
         return copy.deepcopy(order)
 
     def _tool_update_address(self, customer_id: str, address: str) -> dict:
+        """Change a customer's address.
+
+        Args:
+            customer_id: the customer's id
+            address: the new address on one line, e.g. "12 Main St, Springfield, IL 62704"
+        """
         customer = self._row("customer", customer_id)
         customer["address"] = address
         return copy.deepcopy(customer)
 
     def _tool_escalate_to_human(self, reason: str) -> dict:
+        """Hand the conversation to a human agent.
+
+        Args:
+            reason: why a human is needed
+        """
         return self._insert("escalation", "esc", {"reason": reason})
 
     def _tool_send_reply(self, text: str) -> dict:
+        """Send the customer a reply.
+
+        Args:
+            text: the reply
+        """
         return self._insert("reply", "reply", {"text": text})
