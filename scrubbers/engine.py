@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import regex
 import spacy
 from presidio_analyzer import AnalyzerEngine, EntityRecognizer, RecognizerRegistry
 from presidio_analyzer.nlp_engine import NerModelConfiguration, NlpArtifacts, SpacyNlpEngine
@@ -18,6 +19,7 @@ from presidio_analyzer.predefined_recognizers import (
     UsSsnRecognizer,
 )
 from spacy.tokens import Doc
+from wordfreq import zipf_frequency
 
 from scrubbers.config import ScrubConfig
 from scrubbers.recognizers import (
@@ -31,9 +33,17 @@ from scrubbers.recognizers import (
     UsernameRecognizer,
     ValidPhoneRecognizer,
 )
+from scrubbers.recognizers.address import AddressUnitRecognizer, InternationalStreetRecognizer, PostcodeRecognizer
 from scrubbers.recognizers.card import MastercardTwoSeriesRecognizer
 from scrubbers.pseudonyms import PARTICLES
-from scrubbers.recognizers.person import NOT_NAMES
+from scrubbers.recognizers.person import (
+    COMMON_WORD_ZIPF,
+    NOT_NAMES,
+    WORLD_FIRST_NAMES,
+    WORLD_LAST_NAMES,
+    PersonGazetteerRecognizer,
+    name_like,
+)
 from scrubbers.residual import ResidualScanner
 
 NER_COMPONENTS = ("ner",)
@@ -107,10 +117,16 @@ def _recognizer_factories(config: ScrubConfig) -> dict[str, Callable[[], list[En
             PersonContextRecognizer(lang),
             PersonClosingRecognizer(lang),
             PersonNameListRecognizer(lang),
+            PersonGazetteerRecognizer(lang),
         ],
         "EMAIL_ADDRESS": lambda: [OfflineEmailRecognizer(lang)],
         "PHONE_NUMBER": lambda: [ValidPhoneRecognizer(config.phone_regions, lang)],
-        "STREET_ADDRESS": lambda: [StreetAddressRecognizer(lang)],
+        "STREET_ADDRESS": lambda: [
+            StreetAddressRecognizer(lang),
+            InternationalStreetRecognizer(lang),
+            AddressUnitRecognizer(lang),
+            PostcodeRecognizer(lang),
+        ],
         "CREDIT_CARD": lambda: [CreditCardRecognizer(supported_language=lang), MastercardTwoSeriesRecognizer(lang)],
         "IBAN_CODE": lambda: [IbanRecognizer(supported_language=lang)],
         "US_SSN": lambda: [UsSsnRecognizer(supported_language=lang)],
@@ -212,7 +228,72 @@ def tidy_people(text: str, findings: Sequence[Finding]) -> list[Finding]:
             merged[-1] = Finding(previous.start, f.end, "PERSON", max(previous.score, f.score))
         else:
             merged.append(f)
-    return [_with_suffix(text, _with_particles(text, f)) if f.entity_type == "PERSON" else f for f in merged]
+    people = [
+        _with_title(text, _with_surname(text, _with_suffix(text, _with_particles(text, f)))) if f.entity_type == "PERSON" else f
+        for f in merged
+    ]
+    return _with_listed(text, people)
+
+
+_LIST_GAP = r"(?:[^\S\n]*,[^\S\n]*(?:and[^\S\n]+|&[^\S\n]*)?|[^\S\n]+(?:and|&)[^\S\n]+)"
+_NEXT_IN_LIST = regex.compile(rf"{_LIST_GAP}(\p{{L}}+(?:[-'’]\p{{L}}+)*)(?![\w@-])")
+_PREVIOUS_IN_LIST = regex.compile(rf"(?<![\w@-])(\p{{L}}+(?:[-'’]\p{{L}}+)*){_LIST_GAP}$")
+_NEXT_WORD = regex.compile(r"[^\S\n]+(\p{Ll}+(?:[-'’]\p{Ll}+)*)(?![\w@-])")
+
+
+def _same_case(word: str, like: str) -> bool:
+    return word.islower() if like.islower() else word[:1].isupper()
+
+
+def _with_listed(text: str, findings: list[Finding]) -> list[Finding]:
+    """A list of people is all people: 'our founders: Leehy, Perkins and Copeland' when one of them was
+    found, each neighbour written the same way (capitalised or lower case) that could be a name."""
+    people = [f for f in findings if f.entity_type == "PERSON"]
+    added: list[Finding] = []
+    taken = {(f.start, f.end) for f in findings}
+    queue = list(people)
+    while queue:
+        person = queue.pop()
+        name = text[person.start : person.end]
+        candidates = []
+        if match := _NEXT_IN_LIST.match(text, person.end):
+            candidates.append((match.start(1), match.end(1)))
+        if match := _PREVIOUS_IN_LIST.search(text[max(0, person.start - 60) : person.start]):
+            offset = max(0, person.start - 60)
+            candidates.append((offset + match.start(1), offset + match.end(1)))
+        for start, end in candidates:
+            word = text[start:end]
+            overlaps = any(start < f.end and f.start < end for f in [*findings, *added])
+            if overlaps or (start, end) in taken or not _same_case(word, name) or not name_like(word):
+                continue
+            if word.islower() and word not in WORLD_FIRST_NAMES and word not in WORLD_LAST_NAMES:
+                continue  # lower case: only a word the name lists know ('smit, zhang and edwards'; not 'thx, adelmo')
+            found = Finding(start, end, "PERSON", LISTED_SCORE)
+            added.append(found)
+            queue.append(found)
+    return sorted([*findings, *added]) if added else findings
+
+
+LISTED_SCORE = 0.5
+_TITLE_BEFORE = regex.compile(r"(?<![\w.])(?i:mr|mrs|ms|miss|mx|dr|prof)\.?[^\S\n]+$")
+
+
+def _with_title(text: str, finding: Finding) -> Finding:
+    """'Mr. Ryan Ziherl': the title belongs to the name's span (its stand-in keeps the title as written)."""
+    match = _TITLE_BEFORE.search(text, max(0, finding.start - 8), finding.start)
+    return Finding(match.start(), finding.end, finding.entity_type, finding.score) if match else finding
+
+
+def _with_surname(text: str, finding: Finding) -> Finding:
+    """'tina roelink' when only 'tina' was found: a lower-case first name runs on to the next word
+    when that word could be a name."""
+    name = text[finding.start : finding.end]
+    if not name.islower() or " " in name or name not in WORLD_FIRST_NAMES:
+        return finding
+    match = _NEXT_WORD.match(text, finding.end)
+    if match and name_like(match.group(1)) and zipf_frequency(match.group(1), "en") < COMMON_WORD_ZIPF:
+        return Finding(finding.start, match.end(1), finding.entity_type, finding.score)
+    return finding
 
 
 _PARTICLES = "|".join(sorted(PARTICLES))
@@ -237,7 +318,7 @@ def _with_particles(text: str, finding: Finding) -> Finding:
     return Finding(start, end, finding.entity_type, finding.score) if (start, end) != (finding.start, finding.end) else finding
 
 
-_SUFFIX = re.compile(r"(?:,?[^\S\n]+(?:II|III|IV|Jr\.?|Sr\.?))(?!\w)")
+_SUFFIX = re.compile(r"(?:,?[^\S\n]+(?:II|III|IV|Jr\.?|Sr\.?|(?i:md|phd|dds|dvm|esq\.?)))(?!\w)")
 
 
 def _with_suffix(text: str, finding: Finding) -> Finding:

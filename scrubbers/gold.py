@@ -81,6 +81,7 @@ def load_corpus(path: Path = DEFAULT_CORPUS) -> list[GoldText]:
         for span in record["spans"]:
             start, end, kind = span["start_position"], span["end_position"], span["entity_type"]
             if kind == "ADDRESS":
+                values.append(GoldValue(start, end, kind, False))  # the whole address: its words are personal
                 start, end = _street_line(text, start, end)
             values.append(GoldValue(start, end, SCORED_TYPES.get(kind, kind), kind in SCORED_TYPES))
         texts.append(GoldText(text, int(record["template_id"]), tuple(sorted(values, key=lambda v: (v.start, v.end)))))

@@ -16,6 +16,7 @@ from scrubbers.consistency import ConsistencyMap
 from scrubbers.engine import Finding, get_detector, tidy_people
 from scrubbers.leakgate import check_leaks
 from scrubbers.nonpersonal import NonPersonalValues, mentions
+from scrubbers.recognizers.person import name_like
 from scrubbers.pseudonyms import DIGIT_TYPES, PARTICLES, TITLES, Pseudonymizer
 from scrubbers.shapes import digits_only
 from scrubbers.structured import Policy, iter_fields, rule_policy, transform
@@ -265,15 +266,20 @@ class Scrubber:
     def _known_values(self, item: _Item, findings: dict[str, list[Finding]]) -> list[tuple[str, str]]:
         """Values known from field rules and detected names, with their parts; searched in every free text."""
         known: set[tuple[str, str]] = set()
+        detected_names: set[str] = set()
         for rule, text in item.fields:
             if rule not in (None, IDS):
                 known.add((rule, text.strip()))
             else:
                 detected = item.non_personal.keep(text, findings.get(text, []))
-                known.update(("PERSON", text[f.start : f.end]) for f in detected if f.entity_type == "PERSON")
+                names = (text[f.start : f.end] for f in detected if f.entity_type == "PERSON")
+                # a detected name is searched for elsewhere only when each of its words could be a name:
+                # a common word taken for one ('and', 'Apt') is replaced where it was found, nowhere else
+                detected_names.update(name for name in names if all(map(name_like, name.split())))
+        known.update(("PERSON", name) for name in detected_names)
         for entity, value in list(known):
             if entity == "PERSON":
-                parts = _name_parts(value)
+                parts = _name_parts(value) if value not in detected_names else [p for p in _name_parts(value) if name_like(p)]
                 known.update(("PERSON", part) for part in parts)
                 known.update(("USERNAME", handle) for handle in _name_handles(parts))
             elif entity == "EMAIL_ADDRESS":

@@ -306,3 +306,12 @@ def test_stand_ins_avoid_real_people_of_the_state_database_outside_the_batch(scr
     assert stand_in != taken and len(stand_in.split()) == 2 and "Simon" not in dump(result)
     (again,) = scrubber.scrub_sessions([_requester("sess_simon", "Simon Allen")], real_people=real_people)
     assert again.session.people[0].name == stand_in  # still deterministic
+
+
+def test_a_common_word_taken_for_a_name_is_replaced_only_where_it_was_found(scrubber) -> None:
+    """'Who Cares' taken for a name after 'Dear' is not searched for in the other texts ('Who', 'Cares');
+    a name that could only be a name ('Kovalev') is."""
+    texts = ["Customer Kovalev wrote in", "Who cares? Ask Kovalev.", "Dear Who Cares, thanks"]
+    first, second, third = scrubber.find_spans(texts)
+    assert [texts[2][f.start : f.end] for f in third] == ["Who Cares"]
+    assert [texts[1][f.start : f.end] for f in second] == ["Kovalev"]
