@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import functools
 import re
 from collections.abc import Callable, Sequence
@@ -327,6 +328,10 @@ def _with_suffix(text: str, finding: Finding) -> Finding:
     return Finding(finding.start, match.end(), finding.entity_type, finding.score) if match else finding
 
 
+_ID_TOKEN = re.compile(r"#?\w+(?:[-.]\w+)*")
+"""A token an identifier may be: '#W2611340', '1008292230', 'INV-2024-001'."""
+
+
 class Detector:
     """The configured analyzer plus the protected-identifier filter."""
 
@@ -343,6 +348,7 @@ class Detector:
             supported_languages=[config.language],
         )
         self.residual = ResidualScanner(config.leak_entities, config.phone_regions)
+        self.identifiers: frozenset[str] = frozenset()
         self._protected = [re.compile(p) for p in config.protected_patterns]
         self._protected_spans = functools.lru_cache(maxsize=1 << 14)(self._find_protected)
         """Asked of a text on detection and again by the leak gate (most texts come out unchanged)."""
@@ -363,8 +369,22 @@ class Detector:
     def protected_spans(self, text: str) -> tuple[tuple[int, int], ...]:
         return self._protected_spans(text)
 
+    def with_identifiers(self, identifiers: frozenset[str]) -> Detector:
+        """This detector (same model and recognizers) also protecting `identifiers`: ids known from the
+        state database (`StateSource.identifiers`), left alone wherever they appear as a whole token."""
+        if identifiers == self.identifiers:
+            return self
+        twin = copy.copy(self)
+        twin.identifiers = identifiers
+        twin._protected_spans = functools.lru_cache(maxsize=1 << 14)(twin._find_protected)
+        twin._residual_findings = functools.lru_cache(maxsize=1 << 14)(twin._find_residual)
+        return twin
+
     def _find_protected(self, text: str) -> tuple[tuple[int, int], ...]:
-        return tuple(sorted(m.span() for pattern in self._protected for m in pattern.finditer(text) if m.end() > m.start()))
+        spans = [m.span() for pattern in self._protected for m in pattern.finditer(text) if m.end() > m.start()]
+        if self.identifiers and any(c.isdigit() for c in text):  # every identifier holds a digit
+            spans += [m.span() for m in _ID_TOKEN.finditer(text) if m.group() in self.identifiers]
+        return tuple(sorted(spans))
 
     def unprotected(self, text: str, findings: Sequence[Finding]) -> list[Finding]:
         """Drop every finding that overlaps a protected identifier (order id, amount, status, ...)."""
