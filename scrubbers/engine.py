@@ -36,6 +36,8 @@ from scrubbers.recognizers import (
 )
 from scrubbers.recognizers.address import AddressUnitRecognizer, InternationalStreetRecognizer, PostcodeRecognizer
 from scrubbers.recognizers.card import MastercardTwoSeriesRecognizer
+from scrubbers.recognizers.iban import LowerCaseIbanRecognizer
+from scrubbers.recognizers.phone import PhoneLayoutRecognizer
 from scrubbers.pseudonyms import PARTICLES
 from scrubbers.recognizers.person import (
     COMMON_WORD_ZIPF,
@@ -121,7 +123,7 @@ def _recognizer_factories(config: ScrubConfig) -> dict[str, Callable[[], list[En
             PersonGazetteerRecognizer(lang),
         ],
         "EMAIL_ADDRESS": lambda: [OfflineEmailRecognizer(lang)],
-        "PHONE_NUMBER": lambda: [ValidPhoneRecognizer(config.phone_regions, lang)],
+        "PHONE_NUMBER": lambda: [ValidPhoneRecognizer(config.phone_regions, lang), PhoneLayoutRecognizer(lang)],
         "STREET_ADDRESS": lambda: [
             StreetAddressRecognizer(lang),
             InternationalStreetRecognizer(lang),
@@ -129,7 +131,7 @@ def _recognizer_factories(config: ScrubConfig) -> dict[str, Callable[[], list[En
             PostcodeRecognizer(lang),
         ],
         "CREDIT_CARD": lambda: [CreditCardRecognizer(supported_language=lang), MastercardTwoSeriesRecognizer(lang)],
-        "IBAN_CODE": lambda: [IbanRecognizer(supported_language=lang)],
+        "IBAN_CODE": lambda: [IbanRecognizer(supported_language=lang), LowerCaseIbanRecognizer(lang)],
         "US_SSN": lambda: [UsSsnRecognizer(supported_language=lang)],
         "IP_ADDRESS": lambda: [IpRecognizer(supported_language=lang)],
         "DATE_OF_BIRTH": lambda: [DateOfBirthRecognizer(lang)],

@@ -177,3 +177,35 @@ def test_person_gazetteer_recognizer() -> None:
     recognizer = PersonGazetteerRecognizer(first_names=frozenset({"alena", "rose"}), last_names=frozenset({"perić"}))
     assert _alone(recognizer, "Why is Alena so sad? Perić's song. Rose sang") == ["Alena", "Perić"]  # 'Rose' is a common word
     assert _alone(recognizer, "the Casa de la Alena lamp, alena") == []
+
+
+def test_phone_layout_recognizer() -> None:
+    """North American layouts with extensions, and digits labelled as a phone, whatever their metadata says."""
+    from scrubbers.recognizers.phone import PhoneLayoutRecognizer
+
+    recognizer = PhoneLayoutRecognizer()
+    assert _alone(recognizer, "(505)498-8487x6837-Fax") == ["(505)498-8487x6837"]
+    assert _alone(recognizer, "write 001-748-088-2851x818 down") == ["001-748-088-2851x818"]
+    assert _alone(recognizer, "reach 730.347.5681.") == ["730.347.5681"]
+    assert _alone(recognizer, "070-073-058-Office") == ["070-073-058"]
+    assert _alone(recognizer, "fax: 92 34 70") == ["92 34 70"]
+    assert _alone(recognizer, "on 2024-05-12 order 1008292230, sku 123-456-7890123, v1.2.3-4 office") == []
+
+
+def test_valid_phones_take_their_extension_and_a_trunk_prefix_in_brackets() -> None:
+    from scrubbers.recognizers.offline import ValidPhoneRecognizer
+
+    recognizer = ValidPhoneRecognizer(("US", "CH"))
+    assert _alone(recognizer, "call +41 (0)44 668 18 00 now") == ["+41 (0)44 668 18 00"]
+    assert _alone(recognizer, "call (415) 555-0132 ext. 12 now") == ["(415) 555-0132 ext. 12"]
+
+
+def test_lower_case_iban_recognizer() -> None:
+    from scrubbers.recognizers.iban import LowerCaseIbanRecognizer
+
+    assert _alone(LowerCaseIbanRecognizer(), "my iban is gb48awjv07221741105646") == ["gb48awjv07221741105646"]
+    assert _alone(LowerCaseIbanRecognizer(), "my iban is gb48awjv07221741105647") == []
+
+
+def test_the_leak_gate_sees_a_lower_case_iban(detector) -> None:
+    assert [f.entity_type for f in detector.residual_findings("iban gb48awjv07221741105646")] == ["IBAN_CODE"]
