@@ -89,3 +89,20 @@ def test_a_residual_finding_outside_our_stand_ins_is_a_leak(detector) -> None:
 @pytest.mark.parametrize("texts", [[], [""]])
 def test_nothing_to_check_passes(detector, texts) -> None:
     assert _verdict(detector, [("PERSON", "Jane")], texts).passed
+
+
+def test_a_number_of_exactly_the_minimum_digits_is_checked_by_digits(detector) -> None:
+    number = "555-0" + "1" * (MIN_DIGITS - 4)
+    assert sum(c.isdigit() for c in number) == MIN_DIGITS
+    assert not _verdict(detector, [("PHONE_NUMBER", number)], ["ref " + number.replace("-", " ")]).passed
+
+
+def test_a_skipped_original_does_not_stop_the_others_being_checked(detector) -> None:
+    verdict = _verdict(detector, [("PERSON", "J"), ("PERSON", "Jo"), ("PERSON", "Kovalev")], ["Kovalev wrote"], {"jo"})
+    assert verdict.types == ["PERSON"]
+
+
+def test_a_number_the_residual_pass_cannot_see_is_still_found_by_its_digits(detector) -> None:
+    """Digits split by letters are no phone number to the residual pass; the originals check still sees them."""
+    assert detector.residual_findings("ref a415b555c0132") == ()
+    assert not _verdict(detector, [("PHONE_NUMBER", "(415) 555-0132")], ["ref a415b555c0132"]).passed
