@@ -44,6 +44,7 @@ from scrubbers.recognizers.person import (
     NOT_NAMES,
     WORLD_FIRST_NAMES,
     WORLD_LAST_NAMES,
+    PersonAddressedRecognizer,
     PersonGazetteerRecognizer,
     name_like,
 )
@@ -121,6 +122,7 @@ def _recognizer_factories(config: ScrubConfig) -> dict[str, Callable[[], list[En
             PersonClosingRecognizer(lang),
             PersonNameListRecognizer(lang),
             PersonGazetteerRecognizer(lang),
+            PersonAddressedRecognizer(lang),
         ],
         "EMAIL_ADDRESS": lambda: [OfflineEmailRecognizer(lang)],
         "PHONE_NUMBER": lambda: [ValidPhoneRecognizer(config.phone_regions, lang), PhoneLayoutRecognizer(lang)],
@@ -217,13 +219,15 @@ def tidy_people(text: str, findings: Sequence[Finding]) -> list[Finding]:
     """Trim cue words NER includes ('Dear Jane' -> 'Jane') and join adjacent name pieces on a line."""
     trimmed = []
     for f in findings:
-        start = f.start
+        start, end = f.start, f.end
         if f.entity_type == "PERSON":
             while (match := re.match(r"([^\W\d_]+)[.,:]?\s+", text[start : f.end])) and match.group(1).lower() in NOT_NAMES:
                 start += match.end()
             if text[start : f.end].strip(",: ").lower() in NOT_NAMES:
                 continue
-        trimmed.append(Finding(start, f.end, f.entity_type, f.score))
+            if (unit := _UNIT_AFTER_NAME.search(text, start, end)) and unit.start() > start:
+                end = unit.start()  # 'Katie Giles Apt' -> 'Katie Giles': the unit word starts an address
+        trimmed.append(Finding(start, end, f.entity_type, f.score))
     merged: list[Finding] = []
     for f in resolve_overlaps(trimmed):
         previous = merged[-1] if merged else None
@@ -238,6 +242,7 @@ def tidy_people(text: str, findings: Sequence[Finding]) -> list[Finding]:
     return _with_listed(text, people)
 
 
+_UNIT_AFTER_NAME = regex.compile(r"[^\S\n]+(?i:apt|apartment|suite|ste|unit|flat|room)\.?$")
 _LIST_GAP = r"(?:[^\S\n]*,[^\S\n]*(?:and[^\S\n]+|&[^\S\n]*)?|[^\S\n]+(?:and|&)[^\S\n]+)"
 _NEXT_IN_LIST = regex.compile(rf"{_LIST_GAP}(\p{{L}}+(?:[-'’]\p{{L}}+)*)(?![\w@-])")
 _PREVIOUS_IN_LIST = regex.compile(rf"(?<![\w@-])(\p{{L}}+(?:[-'’]\p{{L}}+)*){_LIST_GAP}$")

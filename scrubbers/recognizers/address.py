@@ -84,7 +84,7 @@ class InternationalStreetRecognizer(PatternRecognizer):
         ),
         Pattern(
             "Number, street type, then name",
-            rf"(?<![\w.,/-])\d{{1,5}}[^\S\n]+{_STREET_TYPES_BEFORE}(?:[^\S\n]+{_NAME_WORD}){{1,5}}\b{_UNIT_TAIL}",
+            rf"(?<![\w.,/-])(?:\d{{1,5}}[^\S\n]+){{1,2}}{_STREET_TYPES_BEFORE}(?:[^\S\n]+{_NAME_WORD}){{1,5}}\b{_UNIT_TAIL}",
             0.6,
         ),
         Pattern(

@@ -213,3 +213,37 @@ class PersonGazetteerRecognizer(LocalRecognizer):
             if self.is_name(word):
                 results.append(RecognizerResult("PERSON", match.start(), match.start() + len(word), self.SCORE))
         return results
+
+
+_ONE_NAME = r"\p{L}[\p{Ll}'’-]*\p{Ll}"
+_VOCATIVE_NEXT = r"(?i:can|could|would|will|please|do|did|are|is|have|has|thank|thanks|i|we|you|let|it|this|that|how|what|when|where|why)"
+_CALLED = r"(?i:\b(?:call|calls|called)[^\S\n]+me|\bsays|\bsaid|\bnamed(?:[^\S\n]+(?:him|her|them))?|\bi[’']m|\bi[^\S\n]+am)[^\S\n]+"
+
+
+class PersonAddressedRecognizer(PatternRecognizer):
+    """One word that could only be a name where a person is addressed or quoted: a vocative opening a
+    line ('Raimond, can I …'), a speaker's label ('Emma: "Who are you?"'), after 'call me' / 'says' /
+    'named' / "I'm" ("I'm lindsay's daughter")."""
+
+    PATTERNS = [
+        Pattern("Vocative", rf"(?<=(?:^|\n)[^\S\n]*){_ONE_NAME}(?=,[^\S\n]+{_VOCATIVE_NEXT}\b)", 0.55),
+        Pattern("Speaker", rf"(?<=(?:^|\n)[^\S\n]*){_ONE_NAME}(?=:[^\S\n]*\\?[\"“'])", 0.55),
+        Pattern("Called", rf"(?<={_CALLED}){_ONE_NAME}(?=[’']s\b|[^\S\n]*(?:[.,!?;]|$))", 0.55),
+    ]
+    CONTEXT = ["name", "called", "says"]
+    CUES = regex.compile(rf"(?:^|\n)[^\S\n]*{_ONE_NAME}[,:]|{_CALLED}", regex.MULTILINE)
+
+    def __init__(self, supported_language: str = "en") -> None:
+        super().__init__(
+            supported_entity="PERSON",
+            name="PersonAddressedRecognizer",
+            patterns=self.PATTERNS,
+            context=self.CONTEXT,
+            supported_language=supported_language,
+            global_regex_flags=regex.MULTILINE,
+        )
+
+    def validate_result(self, pattern_text: str) -> bool | None:
+        word = pattern_text.lower()
+        known = word in WORLD_FIRST_NAMES or word in WORLD_LAST_NAMES or word in FIRST_NAMES or word in LAST_NAMES
+        return None if name_like(word) and (known or zipf_frequency(word, "en") < RARE_WORD_ZIPF) else False

@@ -59,6 +59,8 @@ CASES = [
     ("she lives at 25 Rákóczi út 81. Suite 540 Balatonalmádi Algeria", [("25 Rákóczi út 81. Suite 540 Balatonalmádi Algeria", "STREET_ADDRESS")]),
     ("please return to 43 p.o. box 178\nwarszawa", [("43 p.o. box 178", "STREET_ADDRESS")]),
     ("I bought 3 items for 25 dollars", []),
+    ("Dr. Katie Giles Apt. 276 27 Sorlaskeid 32", [("Dr. Katie Giles", "PERSON"), ("Apt. 276", "STREET_ADDRESS"), ("27 Sorlaskeid 32", "STREET_ADDRESS")]),
+    ("here they are: 01 6 Rue Hsine Eloued\nWOODGATE", [("01 6 Rue Hsine Eloued", "STREET_ADDRESS")]),
     # CREDIT_CARD (Luhn-checked, spaces or dashes)
     ("card 4111 1111 1111 1111 declined", [("4111 1111 1111 1111", "CREDIT_CARD")]),
     ("card 5500-0000-0000-0004 declined", [("5500-0000-0000-0004", "CREDIT_CARD")]),
@@ -209,3 +211,14 @@ def test_lower_case_iban_recognizer() -> None:
 
 def test_the_leak_gate_sees_a_lower_case_iban(detector) -> None:
     assert [f.entity_type for f in detector.residual_findings("iban gb48awjv07221741105646")] == ["IBAN_CODE"]
+
+
+def test_person_addressed_recognizer() -> None:
+    from scrubbers.recognizers.person import PersonAddressedRecognizer
+
+    recognizer = PersonAddressedRecognizer()
+    assert _alone(recognizer, "Raimond, can I please speak to your manager?") == ["Raimond"]
+    assert _alone(recognizer, 'marilena: "who are you?"\nangela: "a friend"') == ["marilena", "angela"]
+    assert _alone(recognizer, "sometimes people call me philipp") == ["philipp"]
+    assert _alone(recognizer, "I'm lindsay's daughter") == ["lindsay"]
+    assert _alone(recognizer, 'Note: "fragile"\nThanks, can you check? I am fine. Customer: "hi"') == []
