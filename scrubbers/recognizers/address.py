@@ -51,10 +51,11 @@ _STREET_TYPES_BEFORE = (
     r"|plaza|pra[çc]a|rue|boulevard|bd\.?|chemin|all[ée]e|impasse|quai|ul\.|ulica|aleja|al\.|strada|bulevar|trg|ulitsa)"
 )
 _STREET_TYPES_AFTER = (
-    r"\p{L}*(?i:stra(?:ss|ß)e|str\.|gasse|weg|vej|vejen|veien|vegen|gata|gatan|gade|gränd|laan|straat|plein|gracht|kade"
+    r"\p{L}+\.?(?<=(?i:stra(?:ss|ß)e|str\.|gasse|weg|vej|vejen|veien|vegen|gata|gatan|gade|gränd|laan|straat|plein|gracht|kade"
     r"|tie|katu|kuja|polku|väg|vägen|allee|ring|platz|damm|ufer|steig|markt|u\.|út|utca|tér|köz|sokak|sokağı|caddesi|cad\."
-    r"|street|road|lane|avenue|drive|way|court|place|square|terrace|close|crescent|gardens|grove|hill|park|row|walk)"
+    r"|street|road|lane|avenue|drive|way|court|place|square|terrace|close|crescent|gardens|grove|hill|park|row|walk))"
 )
+"""A word ending in a street type ('Puruntie', 'Floridusgasse', 'tér'): the whole word, then one look back at its end."""
 _UNIT_WORD = r"(?i:apt\.?|apartment|suite|ste\.?|unit|flat|room|rm\.?)"
 _PO_BOX = r"(?i:p\.?[^\S\n]?o\.?[^\S\n]?box)[^\S\n]+\d{1,6}"
 _NAME_WORD = r"(?:\p{Lu}[\p{L}'’.-]*|(?:de|la|le|del|della|di|da|das|do|dos|des|du|van|von|der|den|al|el|y|i)\b|C/)"

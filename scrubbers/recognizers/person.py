@@ -190,6 +190,7 @@ class PersonGazetteerRecognizer(LocalRecognizer):
     ) -> None:
         self.first_names = first_names
         self.last_names = last_names
+        self.is_name = functools.lru_cache(maxsize=1 << 16)(self.is_name)  # capitalised words recur in every session
         super().__init__(supported_entities=["PERSON"], name="PersonGazetteerRecognizer", supported_language=supported_language)
 
     def load(self) -> None:
