@@ -36,6 +36,7 @@ soundness: install
 
 eval-scrub: install
 	$(BIN)/python -m scrubbers.evaluation
+	$(BIN)/python -m scrubbers.gold
 
 # Producers that cannot share the test environment: each in a throwaway virtual environment,
 # its output committed as a small sample under tests/conformance/samples/ (see its README).

@@ -34,6 +34,8 @@ WARM_UP_SESSIONS = 5
 class TextWorkload:
     days: dict[str, Items]
     pii_fields: dict[str, dict[str, str]]
+    identifiers: frozenset[str] = frozenset()
+    """The state's ids, which the scrub stage protects (`StateSource.identifiers`)."""
 
     @property
     def sessions(self) -> int:
@@ -79,7 +81,7 @@ def load_workload(config: AppConfig) -> TextWorkload:
         if selected:
             days[sample.day] = _items(store, state, sorted(selected))
     store.dispose()
-    return TextWorkload(days=days, pii_fields=pii_fields)
+    return TextWorkload(days=days, pii_fields=pii_fields, identifiers=state.identifiers())
 
 
 def time_every_session_floor(config: AppConfig, processes: int) -> tuple[int, float]:
@@ -135,7 +137,7 @@ def time_parallel_floor(name: str, batch_size: int, day_texts: list[list[str]], 
 
 
 def time_floor_and_scrub(config: AppConfig, workload: TextWorkload, processes: int) -> TextTimings:
-    scrubber = Scrubber(config.scrub, config.read_secret())
+    scrubber = Scrubber(config.scrub, config.read_secret(), workload.identifiers)
     texts = {day: _day_texts(scrubber, items, workload.pii_fields) for day, items in workload.days.items()}
     name = config.scrub.spacy_model
     nlp = _ner_only(name)
@@ -151,7 +153,7 @@ def time_floor_and_scrub(config: AppConfig, workload: TextWorkload, processes: i
                 pass
         floor_rounds.append(time.perf_counter() - started)
 
-        fresh = Scrubber(config.scrub, config.read_secret())  # no stand-ins made yet; the detector is shared
+        fresh = Scrubber(config.scrub, config.read_secret(), workload.identifiers)  # no stand-ins yet; the detector is shared
         started = time.perf_counter()
         for items in workload.days.values():
             fresh.scrub_sessions(items, workload.pii_fields)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import sqlite3
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
@@ -53,6 +54,28 @@ class StateSource(ABC):
             if columns:
                 yield from ((name, row) for row in self._all_rows(name, columns))
 
+    def identifiers(self) -> frozenset[str]:
+        """Every id the state holds, of any shape, that a scrubber must leave alone: row keys, foreign
+        keys and, inside rows, values under `id`, `*_id` and `*_ids` (tau-bench's ten-digit item ids,
+        which a phone recognizer would otherwise take for numbers). Personal paths are skipped, and so
+        is any id holding a run of three letters or more, which may be built from a name
+        (`fatima_johnson_7581`): those are replaced like the name they carry."""
+        found: set[str] = set()
+        for name, spec in sorted(self.mapping.kinds.items()):
+            personal = set(spec.pii)
+            for row in self._all_rows(name, self._identifier_columns(name)):
+                for column in (spec.key, *spec.foreign_keys):
+                    _add_identifier(found, row.get(column))
+                for path, value in _id_values(row, ""):
+                    if not _personal(path, personal):
+                        _add_identifier(found, value)
+        return frozenset(found)
+
+    def _identifier_columns(self, kind: str) -> set[str]:
+        """Top-level columns `identifiers` reads (a SQL source reads only these)."""
+        spec = self.mapping.kind(kind)
+        return {spec.key, *spec.foreign_keys, *spec.json_columns}
+
     def get(self, kind: str, entity_id: str) -> dict[str, Any] | None:
         rows = self._rows_where(kind, self.mapping.kind(kind).key, [str(entity_id)])
         return rows[0] if rows else None
@@ -90,6 +113,41 @@ class StateSource(ABC):
                 if value is not None and str(value) not in rows.get(parent, {}):
                     keep(parent, self._rows_where(parent, self.mapping.kinds[parent].key, [str(value)]))
         return {kind: dict(sorted(by_id.items())) for kind, by_id in sorted(rows.items())}
+
+
+_NAME_LIKE_RUN = re.compile(r"[^\W\d_]{3}")
+
+
+def _add_identifier(found: set[str], value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        return
+    text = str(value).strip()
+    if len(text) >= 4 and any(c.isdigit() for c in text) and not _NAME_LIKE_RUN.search(text):
+        found.add(text)
+
+
+def _id_values(value: Any, path: str) -> Iterator[tuple[str, Any]]:
+    """(dotted path, value) of every scalar under a key `id`, `*_id` or `*_ids`, lists included."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            child = f"{path}.{key}" if path else str(key)
+            if str(key) == "id" or str(key).endswith(("_id", "_ids")):
+                for scalar in item if isinstance(item, list) else [item]:
+                    yield child, scalar
+            if isinstance(item, (dict, list)):
+                yield from _id_values(item, child)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _id_values(item, f"{path}.*" if path else "*")
+
+
+def _personal(path: str, personal: set[str]) -> bool:
+    """Whether a dotted path is one of the mapping's personal paths (`*` matching any key)."""
+    parts = path.split(".")
+    return any(
+        len(pattern.split(".")) == len(parts) and all(p in ("*", q) for p, q in zip(pattern.split("."), parts))
+        for pattern in personal
+    )
 
 
 def _existed(row: dict[str, Any], spec: EntityKind, as_of: datetime | None) -> bool:
@@ -171,6 +229,12 @@ class SqlStateSource(StateSource):
         except (SQLAlchemyError, sqlite3.Error) as error:
             raise StateUnavailable(f"state database {self._label} does not answer ({type(error).__name__})") from None
         return [_decoded(row, spec) for row in found]
+
+    def _identifier_columns(self, kind: str) -> set[str]:
+        """Every column but the personal ones: ids sit in columns the mapping need not name."""
+        spec = self.mapping.kind(kind)
+        personal = {path for path in spec.pii if "." not in path}
+        return {column.name for column in self._tables[spec.table].c} - personal if spec.table else set()
 
     def _all_rows(self, kind: str, columns: set[str]) -> Iterator[dict[str, Any]]:
         spec = self.mapping.kind(kind)

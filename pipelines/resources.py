@@ -108,11 +108,21 @@ class StateDatabase(ConfigurableResource):
     def people_rows(self) -> Iterator[tuple[str, dict[str, Any]]]:
         """(kind, row) for every row with a person's name field: the names stand-ins must avoid."""
 
+    @abstractmethod
+    def identifiers(self) -> frozenset[str]:
+        """Ids the state holds (item, product, order ids of any shape): the scrubber leaves them alone."""
+
 
 @lru_cache(maxsize=8)
 def _cached_state(location: str, mapping_path: str):
     mapping = StateMapping.from_yaml(Path(mapping_path))
     return mapping, open_state(location, mapping)
+
+
+@lru_cache(maxsize=8)
+def _cached_identifiers(location: str, mapping_path: str) -> frozenset[str]:
+    """Per process: a worker running several days reads the state's ids once."""
+    return _cached_state(location, mapping_path)[1].identifiers()
 
 
 class MappedStateDatabase(StateDatabase):
@@ -133,6 +143,10 @@ class MappedStateDatabase(StateDatabase):
 
     def people_rows(self) -> Iterator[tuple[str, dict[str, Any]]]:
         return self._open()[1].rows_with_pii({"PERSON"})
+
+    def identifiers(self) -> frozenset[str]:
+        config = self.settings.load()
+        return _cached_identifiers(config.state_location(), str(config.path(config.state.mapping)))
 
 
 class RunScope(ConfigurableResource):

@@ -323,14 +323,15 @@ class ScrubDayResult:
 
 
 @lru_cache(maxsize=2)
-def _scrubber(config_json: str, secret: bytes) -> "Scrubber":
+def _scrubber(config_json: str, secret: bytes, identifiers: frozenset[str]) -> "Scrubber":
     from scrubbers import ScrubConfig, Scrubber  # imported here: Presidio and spaCy load only where they work
 
-    return Scrubber(ScrubConfig.model_validate_json(config_json), secret)
+    return Scrubber(ScrubConfig.model_validate_json(config_json), secret, identifiers)
 
 
-def scrubber_for(config: AppConfig) -> "Scrubber":
-    return _scrubber(config.scrub.model_dump_json(), config.read_secret())
+def scrubber_for(config: AppConfig, identifiers: frozenset[str] = frozenset()) -> "Scrubber":
+    """`identifiers`: the state database's ids (`StateDatabase.identifiers()`), left alone."""
+    return _scrubber(config.scrub.model_dump_json(), config.read_secret(), identifiers)
 
 
 _REAL_PEOPLE: dict[tuple[str, ...], frozenset[str]] = {}
@@ -354,7 +355,7 @@ def scrub_day(
         return result
     sessions = _raw_sessions(store, day, sample.selected)
     items = [(s, state.snapshot(s.entity_ids, s.incident_at)) for s in sessions]
-    scrubber, pii_fields = scrubber_for(config), state.pii_fields()
+    scrubber, pii_fields = scrubber_for(config, state.identifiers()), state.pii_fields()
     scrubbed = scrubber.scrub_sessions(items, pii_fields, _real_people(config, scrubber, state, pii_fields))
     entities: Counter = Counter()
     rows, failures = [], []

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import copy
 import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import regex
 import spacy
 from presidio_analyzer import AnalyzerEngine, EntityRecognizer, RecognizerRegistry
 from presidio_analyzer.nlp_engine import NerModelConfiguration, NlpArtifacts, SpacyNlpEngine
@@ -18,6 +20,7 @@ from presidio_analyzer.predefined_recognizers import (
     UsSsnRecognizer,
 )
 from spacy.tokens import Doc
+from wordfreq import zipf_frequency
 
 from scrubbers.config import ScrubConfig
 from scrubbers.recognizers import (
@@ -31,9 +34,20 @@ from scrubbers.recognizers import (
     UsernameRecognizer,
     ValidPhoneRecognizer,
 )
+from scrubbers.recognizers.address import AddressUnitRecognizer, InternationalStreetRecognizer, PostcodeRecognizer
 from scrubbers.recognizers.card import MastercardTwoSeriesRecognizer
+from scrubbers.recognizers.iban import LowerCaseIbanRecognizer
+from scrubbers.recognizers.phone import PhoneLayoutRecognizer
 from scrubbers.pseudonyms import PARTICLES
-from scrubbers.recognizers.person import NOT_NAMES
+from scrubbers.recognizers.person import (
+    COMMON_WORD_ZIPF,
+    NOT_NAMES,
+    WORLD_FIRST_NAMES,
+    WORLD_LAST_NAMES,
+    PersonAddressedRecognizer,
+    PersonGazetteerRecognizer,
+    name_like,
+)
 from scrubbers.residual import ResidualScanner
 
 NER_COMPONENTS = ("ner",)
@@ -107,12 +121,19 @@ def _recognizer_factories(config: ScrubConfig) -> dict[str, Callable[[], list[En
             PersonContextRecognizer(lang),
             PersonClosingRecognizer(lang),
             PersonNameListRecognizer(lang),
+            PersonGazetteerRecognizer(lang),
+            PersonAddressedRecognizer(lang),
         ],
         "EMAIL_ADDRESS": lambda: [OfflineEmailRecognizer(lang)],
-        "PHONE_NUMBER": lambda: [ValidPhoneRecognizer(config.phone_regions, lang)],
-        "STREET_ADDRESS": lambda: [StreetAddressRecognizer(lang)],
+        "PHONE_NUMBER": lambda: [ValidPhoneRecognizer(config.phone_regions, lang), PhoneLayoutRecognizer(lang)],
+        "STREET_ADDRESS": lambda: [
+            StreetAddressRecognizer(lang),
+            InternationalStreetRecognizer(lang),
+            AddressUnitRecognizer(lang),
+            PostcodeRecognizer(lang),
+        ],
         "CREDIT_CARD": lambda: [CreditCardRecognizer(supported_language=lang), MastercardTwoSeriesRecognizer(lang)],
-        "IBAN_CODE": lambda: [IbanRecognizer(supported_language=lang)],
+        "IBAN_CODE": lambda: [IbanRecognizer(supported_language=lang), LowerCaseIbanRecognizer(lang)],
         "US_SSN": lambda: [UsSsnRecognizer(supported_language=lang)],
         "IP_ADDRESS": lambda: [IpRecognizer(supported_language=lang)],
         "DATE_OF_BIRTH": lambda: [DateOfBirthRecognizer(lang)],
@@ -198,13 +219,15 @@ def tidy_people(text: str, findings: Sequence[Finding]) -> list[Finding]:
     """Trim cue words NER includes ('Dear Jane' -> 'Jane') and join adjacent name pieces on a line."""
     trimmed = []
     for f in findings:
-        start = f.start
+        start, end = f.start, f.end
         if f.entity_type == "PERSON":
             while (match := re.match(r"([^\W\d_]+)[.,:]?\s+", text[start : f.end])) and match.group(1).lower() in NOT_NAMES:
                 start += match.end()
             if text[start : f.end].strip(",: ").lower() in NOT_NAMES:
                 continue
-        trimmed.append(Finding(start, f.end, f.entity_type, f.score))
+            if (unit := _UNIT_AFTER_NAME.search(text, start, end)) and unit.start() > start:
+                end = unit.start()  # 'Katie Giles Apt' -> 'Katie Giles': the unit word starts an address
+        trimmed.append(Finding(start, end, f.entity_type, f.score))
     merged: list[Finding] = []
     for f in resolve_overlaps(trimmed):
         previous = merged[-1] if merged else None
@@ -212,7 +235,73 @@ def tidy_people(text: str, findings: Sequence[Finding]) -> list[Finding]:
             merged[-1] = Finding(previous.start, f.end, "PERSON", max(previous.score, f.score))
         else:
             merged.append(f)
-    return [_with_suffix(text, _with_particles(text, f)) if f.entity_type == "PERSON" else f for f in merged]
+    people = [
+        _with_title(text, _with_surname(text, _with_suffix(text, _with_particles(text, f)))) if f.entity_type == "PERSON" else f
+        for f in merged
+    ]
+    return _with_listed(text, people)
+
+
+_UNIT_AFTER_NAME = regex.compile(r"[^\S\n]+(?i:apt|apartment|suite|ste|unit|flat|room)\.?$")
+_LIST_GAP = r"(?:[^\S\n]*,[^\S\n]*(?:and[^\S\n]+|&[^\S\n]*)?|[^\S\n]+(?:and|&)[^\S\n]+)"
+_NEXT_IN_LIST = regex.compile(rf"{_LIST_GAP}(\p{{L}}+(?:[-'’]\p{{L}}+)*)(?![\w@-])")
+_PREVIOUS_IN_LIST = regex.compile(rf"(?<![\w@-])(\p{{L}}+(?:[-'’]\p{{L}}+)*){_LIST_GAP}$")
+_NEXT_WORD = regex.compile(r"[^\S\n]+(\p{Ll}+(?:[-'’]\p{Ll}+)*)(?![\w@-])")
+
+
+def _same_case(word: str, like: str) -> bool:
+    return word.islower() if like.islower() else word[:1].isupper()
+
+
+def _with_listed(text: str, findings: list[Finding]) -> list[Finding]:
+    """A list of people is all people: 'our founders: Leehy, Perkins and Copeland' when one of them was
+    found, each neighbour written the same way (capitalised or lower case) that could be a name."""
+    people = [f for f in findings if f.entity_type == "PERSON"]
+    added: list[Finding] = []
+    taken = {(f.start, f.end) for f in findings}
+    queue = list(people)
+    while queue:
+        person = queue.pop()
+        name = text[person.start : person.end]
+        candidates = []
+        if match := _NEXT_IN_LIST.match(text, person.end):
+            candidates.append((match.start(1), match.end(1)))
+        if match := _PREVIOUS_IN_LIST.search(text[max(0, person.start - 60) : person.start]):
+            offset = max(0, person.start - 60)
+            candidates.append((offset + match.start(1), offset + match.end(1)))
+        for start, end in candidates:
+            word = text[start:end]
+            overlaps = any(start < f.end and f.start < end for f in [*findings, *added])
+            if overlaps or (start, end) in taken or not _same_case(word, name) or not name_like(word):
+                continue
+            if word.islower() and word not in WORLD_FIRST_NAMES and word not in WORLD_LAST_NAMES:
+                continue  # lower case: only a word the name lists know ('smit, zhang and edwards'; not 'thx, adelmo')
+            found = Finding(start, end, "PERSON", LISTED_SCORE)
+            added.append(found)
+            queue.append(found)
+    return sorted([*findings, *added]) if added else findings
+
+
+LISTED_SCORE = 0.5
+_TITLE_BEFORE = regex.compile(r"(?<![\w.])(?i:mr|mrs|ms|miss|mx|dr|prof)\.?[^\S\n]+$")
+
+
+def _with_title(text: str, finding: Finding) -> Finding:
+    """'Mr. Ryan Ziherl': the title belongs to the name's span (its stand-in keeps the title as written)."""
+    match = _TITLE_BEFORE.search(text, max(0, finding.start - 8), finding.start)
+    return Finding(match.start(), finding.end, finding.entity_type, finding.score) if match else finding
+
+
+def _with_surname(text: str, finding: Finding) -> Finding:
+    """'tina roelink' when only 'tina' was found: a lower-case first name runs on to the next word
+    when that word could be a name."""
+    name = text[finding.start : finding.end]
+    if not name.islower() or " " in name or name not in WORLD_FIRST_NAMES:
+        return finding
+    match = _NEXT_WORD.match(text, finding.end)
+    if match and name_like(match.group(1)) and zipf_frequency(match.group(1), "en") < COMMON_WORD_ZIPF:
+        return Finding(finding.start, match.end(1), finding.entity_type, finding.score)
+    return finding
 
 
 _PARTICLES = "|".join(sorted(PARTICLES))
@@ -237,13 +326,17 @@ def _with_particles(text: str, finding: Finding) -> Finding:
     return Finding(start, end, finding.entity_type, finding.score) if (start, end) != (finding.start, finding.end) else finding
 
 
-_SUFFIX = re.compile(r"(?:,?[^\S\n]+(?:II|III|IV|Jr\.?|Sr\.?))(?!\w)")
+_SUFFIX = re.compile(r"(?:,?[^\S\n]+(?:II|III|IV|Jr\.?|Sr\.?|(?i:md|phd|dds|dvm|esq\.?)))(?!\w)")
 
 
 def _with_suffix(text: str, finding: Finding) -> Finding:
     """'Nikolaj Koch II', 'Sam Reed Jr.': the generational suffix belongs to the name."""
     match = _SUFFIX.match(text, finding.end)
     return Finding(finding.start, match.end(), finding.entity_type, finding.score) if match else finding
+
+
+_ID_TOKEN = re.compile(r"#?\w+(?:[-.]\w+)*")
+"""A token an identifier may be: '#W2611340', '1008292230', 'INV-2024-001'."""
 
 
 class Detector:
@@ -262,6 +355,7 @@ class Detector:
             supported_languages=[config.language],
         )
         self.residual = ResidualScanner(config.leak_entities, config.phone_regions)
+        self.identifiers: frozenset[str] = frozenset()
         self._protected = [re.compile(p) for p in config.protected_patterns]
         self._protected_spans = functools.lru_cache(maxsize=1 << 14)(self._find_protected)
         """Asked of a text on detection and again by the leak gate (most texts come out unchanged)."""
@@ -282,8 +376,22 @@ class Detector:
     def protected_spans(self, text: str) -> tuple[tuple[int, int], ...]:
         return self._protected_spans(text)
 
+    def with_identifiers(self, identifiers: frozenset[str]) -> Detector:
+        """This detector (same model and recognizers) also protecting `identifiers`: ids known from the
+        state database (`StateSource.identifiers`), left alone wherever they appear as a whole token."""
+        if identifiers == self.identifiers:
+            return self
+        twin = copy.copy(self)
+        twin.identifiers = identifiers
+        twin._protected_spans = functools.lru_cache(maxsize=1 << 14)(twin._find_protected)
+        twin._residual_findings = functools.lru_cache(maxsize=1 << 14)(twin._find_residual)
+        return twin
+
     def _find_protected(self, text: str) -> tuple[tuple[int, int], ...]:
-        return tuple(sorted(m.span() for pattern in self._protected for m in pattern.finditer(text) if m.end() > m.start()))
+        spans = [m.span() for pattern in self._protected for m in pattern.finditer(text) if m.end() > m.start()]
+        if self.identifiers and any(c.isdigit() for c in text):  # every identifier holds a digit
+            spans += [m.span() for m in _ID_TOKEN.finditer(text) if m.group() in self.identifiers]
+        return tuple(sorted(spans))
 
     def unprotected(self, text: str, findings: Sequence[Finding]) -> list[Finding]:
         """Drop every finding that overlaps a protected identifier (order id, amount, status, ...)."""

@@ -194,22 +194,32 @@ def _make_birth_date(fake: Faker, rng: random.Random, value: str) -> str:
     return fake.date_between_dates(*BIRTH_RANGE).strftime(fmt) if fmt else scramble_alnum(value, rng)
 
 
-_UNIT = re.compile(r"(?i)\b(?:apt|apartment|suite|ste|unit|fl|floor|room|rm|flat|studio)\b|#")
 _POSTCODE = re.compile(r"\b\d{4,6}(?:-\d{4})?\b|\b[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}\b")
+
+
+_UNIT_ONLY = re.compile(r"(?i)(apt\.?|apartment|suite|ste\.?|unit|flat|room|rm\.?)([^\S\n]*\#?[^\S\n]*)(\d{1,5}[A-Za-z]?)")
+_UNIT_IN = re.compile(r"(?i)\b(apt\.?|apartment|suite|ste\.?|unit|flat|room|rm\.?)([^\S\n]*\#?[^\S\n]*)(\d{1,5}[A-Za-z]?)\b")
 
 
 def _make_address(fake: Faker, rng: random.Random, value: str) -> str:
     """A US postal address in the original's layout: one line or several, unit and postcode if it had them.
 
-    The first line (or comma part) is the street; every further part becomes the city, and a
-    postcode anywhere after the street becomes 'ST 12345' after the city.
+    The first line (or comma part) is the street; a unit keeps its own word ('Apt. 595' stays 'Apt.'
+    with another number); every further part becomes the city, and a postcode anywhere after the
+    street becomes 'ST 12345' after the city. A lone postcode or unit keeps its shape.
     """
-    separator = "\n" if "\n" in value.strip() else ", "
-    parts = [p for p in re.split(r"\s*\n\s*" if separator == "\n" else r"\s*,\s*", value.strip()) if p]
+    stripped = value.strip()
+    if not re.search(r"[^\W\d_]{2}", stripped) or _POSTCODE.fullmatch(stripped):
+        return scramble_alnum(value, rng)
+    if unit := _UNIT_ONLY.fullmatch(stripped):
+        return f"{unit.group(1)}{unit.group(2)}{scramble_alnum(unit.group(3), rng)}"
+    separator = "\n" if "\n" in stripped else ", "
+    parts = [p for p in re.split(r"\s*\n\s*" if separator == "\n" else r"\s*,\s*", stripped) if p]
     street = f"{fake.building_number()} {fake.street_name()}"
-    if _UNIT.search(value):
-        unit_apart = any(_UNIT.search(p) and not re.search(r"[A-Za-z]{3,}\s+[A-Za-z]", _UNIT.sub("", p)) for p in parts[1:])
-        street = f"{street}{separator if unit_apart else ' '}{fake.secondary_address()}"
+    if unit := _UNIT_IN.search(value):
+        unit_apart = any(_UNIT_ONLY.fullmatch(p) for p in parts[1:])
+        street = f"{street}{separator if unit_apart else ' '}{unit.group(1)}{unit.group(2)}{scramble_alnum(unit.group(3), rng)}"
+        parts = [p for p in parts if not _UNIT_ONLY.fullmatch(p)]
     if len(parts) == 1:
         return street
     locality = fake.city()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from scrubbers.consistency import ConsistencyMap
 from scrubbers.engine import Finding, get_detector, tidy_people
 from scrubbers.leakgate import check_leaks
 from scrubbers.nonpersonal import NonPersonalValues, mentions
+from scrubbers.recognizers.person import name_like
 from scrubbers.pseudonyms import DIGIT_TYPES, PARTICLES, TITLES, Pseudonymizer
 from scrubbers.shapes import digits_only
 from scrubbers.structured import Policy, iter_fields, rule_policy, transform
@@ -111,18 +113,22 @@ class KnownValues:
     """Values known for one item, found as whole words in any text.
 
     Case-insensitive, except values that are English stop words ('Will', 'May'): those only
-    match as written. Numbers match by digits whatever the separators.
+    match as written. Numbers match by digits whatever the separators. A handle built from a name
+    ('fatima_taylor') also matches with a number after it, as user ids are made ('fatima_taylor_3452').
     """
 
     def __init__(self, known: list[tuple[str, str]]) -> None:
         self._numbers: dict[str, str] = {}
         self._words: dict[str, str] = {}
         self._exact: dict[str, str] = {}
+        self._handles: list[re.Pattern[str]] = []
         for entity, value in known:
             if entity in DIGIT_TYPES:
                 self._numbers.setdefault(digits_only(value)[-10:], entity)
             else:
                 (self._exact if value.lower() in STOP_WORDS else self._words).setdefault(value, entity)
+            if entity == "USERNAME" and _HANDLE_JOINT.search(value):
+                self._handles.append(re.compile(rf"(?i)(?<![\w.-]){re.escape(value)}[_.-]?\d+(?!\w)"))
 
     def find(self, text: str) -> list[Finding]:
         """Every mention; overlapping ones too ('Jane Gonzalez' and 'Jane'): the longest wins later."""
@@ -135,7 +141,12 @@ class KnownValues:
         for values, ignore_case in ((self._words, True), (self._exact, False)):
             for start, end, value in mentions(values, text, ignore_case=ignore_case):
                 found.append(Finding(start, end, values[value], 1.0))
+        if self._handles and any(c.isdigit() for c in text):
+            found += [Finding(*m.span(), "USERNAME", 1.0) for pattern in self._handles for m in pattern.finditer(text)]
         return found
+
+
+_HANDLE_JOINT = re.compile(r"[._]")
 
 
 def _non_personal_values(item: _Item) -> NonPersonalValues:
@@ -160,9 +171,11 @@ def _name_handles(parts: list[str]) -> list[str]:
 class Scrubber:
     """Replace every person in sessions, state rows, texts and JSON by consistent, realistic stand-ins."""
 
-    def __init__(self, config: ScrubConfig, secret: bytes) -> None:
+    def __init__(self, config: ScrubConfig, secret: bytes, identifiers: frozenset[str] = frozenset()) -> None:
+        """`identifiers`: ids known from the state database (`StateSource.identifiers()`), never replaced
+        and never taken for personal data by the detector or the leak gate."""
         self.config = config
-        self.detector = get_detector(config)
+        self.detector = get_detector(config).with_identifiers(identifiers)
         self._pseudonymizer = Pseudonymizer(secret)
         self._config_rules = tuple(config.field_rules)
 
@@ -265,15 +278,25 @@ class Scrubber:
     def _known_values(self, item: _Item, findings: dict[str, list[Finding]]) -> list[tuple[str, str]]:
         """Values known from field rules and detected names, with their parts; searched in every free text."""
         known: set[tuple[str, str]] = set()
+        detected_names: set[str] = set()
         for rule, text in item.fields:
             if rule not in (None, IDS):
                 known.add((rule, text.strip()))
             else:
                 detected = item.non_personal.keep(text, findings.get(text, []))
-                known.update(("PERSON", text[f.start : f.end]) for f in detected if f.entity_type == "PERSON")
+                names = (text[f.start : f.end] for f in detected if f.entity_type == "PERSON")
+                # a detected name is searched for elsewhere only when each of its words could be a name:
+                # a common word taken for one ('and', 'Apt') is replaced where it was found, nowhere else
+                detected_names.update(name for name in names if all(map(name_like, name.split())))
+        known.update(("PERSON", name) for name in detected_names)
+        # a first and a last name in fields next to each other (first_name, last_name) build handles together
+        fielded = [text.strip() for rule, text in item.fields if rule == "PERSON"]
+        for first, last in zip(fielded, fielded[1:]):
+            if len(first.split()) == len(last.split()) == 1:
+                known.update(("USERNAME", handle) for handle in _name_handles([first, last]))
         for entity, value in list(known):
             if entity == "PERSON":
-                parts = _name_parts(value)
+                parts = _name_parts(value) if value not in detected_names else [p for p in _name_parts(value) if name_like(p)]
                 known.update(("PERSON", part) for part in parts)
                 known.update(("USERNAME", handle) for handle in _name_handles(parts))
             elif entity == "EMAIL_ADDRESS":

@@ -43,3 +43,127 @@ class StreetAddressRecognizer(PatternRecognizer):
             supported_language=supported_language,
             global_regex_flags=regex.MULTILINE,
         )
+
+
+_LETTER_WORD = r"\p{L}[\p{L}'’.-]*"
+_STREET_TYPES_BEFORE = (
+    r"(?i:via|viale|vicolo|piazza|corso|largo|rua|travessa|avenida|av\.|avda\.|calle|c/|camino|cami[ñn]o|carrer|paseo"
+    r"|plaza|pra[çc]a|rue|boulevard|bd\.?|chemin|all[ée]e|impasse|quai|ul\.|ulica|aleja|al\.|strada|bulevar|trg|ulitsa)"
+)
+_STREET_TYPES_AFTER = (
+    r"\p{L}+\.?(?<=(?i:stra(?:ss|ß)e|str\.|gasse|weg|vej|vejen|veien|vegen|gata|gatan|gade|gränd|laan|straat|plein|gracht|kade"
+    r"|tie|katu|kuja|polku|väg|vägen|allee|ring|platz|damm|ufer|steig|markt|u\.|út|utca|tér|köz|sokak|sokağı|caddesi|cad\."
+    r"|street|road|lane|avenue|drive|way|court|place|square|terrace|close|crescent|gardens|grove|hill|park|row|walk))"
+)
+"""A word ending in a street type ('Puruntie', 'Floridusgasse', 'tér'): the whole word, then one look back at its end."""
+_UNIT_WORD = r"(?i:apt\.?|apartment|suite|ste\.?|unit|flat|room|rm\.?)"
+_PO_BOX = r"(?i:p\.?[^\S\n]?o\.?[^\S\n]?box)[^\S\n]+\d{1,6}"
+_NAME_WORD = r"(?:\p{Lu}[\p{L}'’.-]*|(?:de|la|le|del|della|di|da|das|do|dos|des|du|van|von|der|den|al|el|y|i)\b|C/)"
+"""A word of a street's name: capitalised, or a particle ('Rue de la Sarthe')."""
+_UNIT_TAIL = (
+    rf"(?:,?[^\S\n]+{_UNIT_WORD}[^\S\n]*\#?\d{{1,5}}[A-Za-z]?\b"
+    r"(?:(?:[^\S\n]+\p{Lu}[\p{L}'’.-]*){1,5}(?=[^\S\n]*(?:$|[,.?!])))?)?"
+)
+"""A unit after the street on the same line, then the town and country if they run to the line's end."""
+
+
+class InternationalStreetRecognizer(PatternRecognizer):
+    """Street lines as most of the world writes them: the house number after the street ('Puruntie 82',
+    'Via Capo le Case 143', 'Erzsébet tér 19.'), often after a building number too ('55 Školní 645'),
+    P.O. boxes; a unit on the same line ('Apt. 591'), and the town and country after it up to the line's end."""
+
+    PATTERNS = [
+        Pattern(
+            "Building number, street, house number",
+            rf"(?<![\w.,/-])\d{{1,5}}[A-Za-z]?[^\S\n]+(?:{_NAME_WORD}[^\S\n]+){{1,5}}\d{{1,5}}[A-Za-z]?\b\.?{_UNIT_TAIL}",
+            0.55,
+        ),
+        Pattern(
+            "Street type, then name and house number",
+            rf"(?<![\w-])(?:\d{{1,5}}[^\S\n]+)?{_STREET_TYPES_BEFORE}[^\S\n]+(?:{_LETTER_WORD}[^\S\n]+){{1,4}}\d{{1,5}}[A-Za-z]?\b\.?{_UNIT_TAIL}",
+            0.6,
+        ),
+        Pattern(
+            "Number, street type, then name",
+            rf"(?<![\w.,/-])(?:\d{{1,5}}[^\S\n]+){{1,2}}{_STREET_TYPES_BEFORE}(?:[^\S\n]+{_NAME_WORD}){{1,5}}\b{_UNIT_TAIL}",
+            0.6,
+        ),
+        Pattern(
+            "Street name with its type, then house number",
+            rf"(?<![\w-])(?:\d{{1,5}}[^\S\n]+)?(?:\p{{Lu}}[\p{{L}}'’.-]*[^\S\n]+){{0,3}}{_STREET_TYPES_AFTER}[^\S\n]+\d{{1,5}}[A-Za-z]?\b\.?{_UNIT_TAIL}",
+            0.6,
+        ),
+        Pattern(
+            "Numbers, then street name ending in its type",
+            rf"(?<![\w.,/-])(?:(?:\d{{1,5}}|\p{{Lu}}[\p{{L}}'’.-]*)[^\S\n]+){{0,4}}\d{{1,5}}[A-Za-z]?(?:[^\S\n]+{_LETTER_WORD}){{0,4}}"
+            rf"[^\S\n]+{_STREET_TYPES_AFTER}\b\.?{_UNIT_TAIL}",
+            0.6,
+        ),
+        Pattern("P.O. box", rf"(?<![\w-])(?:\d{{1,5}}[^\S\n]+)?{_PO_BOX}\b", 0.6),
+        Pattern("Military address", r"\b(?:PSC|Unit|USNS|USS|USNV|USCGC)[^\n]{1,30}?\n?[^\S\n]*(?:APO|FPO|DPO)[^\S\n]+(?:AA|AE|AP)[^\S\n]+\d{5}\b", 0.6),
+    ]
+    CONTEXT = ["address", "ship", "shipping", "deliver", "street", "billing", "live", "lives", "moved", "send"]
+
+    def __init__(self, supported_language: str = "en") -> None:
+        super().__init__(
+            supported_entity="STREET_ADDRESS",
+            name="InternationalStreetRecognizer",
+            patterns=self.PATTERNS,
+            context=self.CONTEXT,
+            supported_language=supported_language,
+            global_regex_flags=regex.MULTILINE,
+        )
+
+    def validate_result(self, pattern_text: str) -> bool | None:
+        words = regex.findall(r"\p{L}+", pattern_text)
+        return None if words and not all(w.lower() in _NOT_STREET_WORDS for w in words) else False
+
+
+_NOT_STREET_WORDS = frozenset(
+    "and or of the for to in on at by with from items item pairs times days weeks months years hours minutes x".split()
+)
+
+
+class AddressUnitRecognizer(PatternRecognizer):
+    """A unit line of an address ('Apt. 566', 'suite 790'): the unit word and its number."""
+
+    PATTERNS = [Pattern("Unit", rf"(?<![\w-]){_UNIT_WORD}[^\S\n]*\#?[^\S\n]*\d{{1,5}}[A-Za-z]?\b", 0.55)]
+    CONTEXT = ["address", "ship", "deliver", "street", "apartment", "suite"]
+
+    def __init__(self, supported_language: str = "en") -> None:
+        super().__init__(
+            supported_entity="STREET_ADDRESS",
+            name="AddressUnitRecognizer",
+            patterns=self.PATTERNS,
+            context=self.CONTEXT,
+            supported_language=supported_language,
+            global_regex_flags=regex.MULTILINE,
+        )
+
+
+_COUNTRIES = "|".join(regex.escape(c) for c in sorted(UsAddress.countries, key=lambda c: (-len(c), c)))
+
+
+class PostcodeRecognizer(PatternRecognizer):
+    """A postcode where an address puts it: after a country or a state/region code at the end of an
+    address block ('Uruguay 93613', 'Dallas TX 48486'), or named ('my zip code is 35649')."""
+
+    PATTERNS = [
+        Pattern("After a country", rf"(?<=\b(?i:{_COUNTRIES})[^\S\n]+)\d{{3,6}}(?:-\d{{3,4}})?\b", 0.55),
+        Pattern("After a region code", r"(?<=\p{L}[^\S\n]+\p{Lu}{1,3}[^\S\n]+)\d{5}(?:-\d{4})?(?=[^\S\n]*(?:$|,))", 0.55),
+        Pattern("Named", r"(?<=(?i:\bzip(?:[^\S\n]?code)?|\bpost(?:al)?[^\S\n]?code)[^\S\n]*(?:is|:|=)?[^\S\n]*)[A-Z0-9]{3,7}(?:-\d{4})?\b", 0.6),
+    ]
+    CONTEXT = ["zip", "postcode", "postal", "address"]
+
+    def __init__(self, supported_language: str = "en") -> None:
+        super().__init__(
+            supported_entity="STREET_ADDRESS",
+            name="PostcodeRecognizer",
+            patterns=self.PATTERNS,
+            context=self.CONTEXT,
+            supported_language=supported_language,
+            global_regex_flags=regex.MULTILINE,
+        )
+
+    def validate_result(self, pattern_text: str) -> bool | None:
+        return None if any(c.isdigit() for c in pattern_text) else False

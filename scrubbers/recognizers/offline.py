@@ -73,6 +73,7 @@ class ValidPhoneRecognizer(PhoneRecognizer):
     SCORE = 0.6
     CANDIDATE = re.compile(r"(?<![\w+])[+(]?\d[\d \t().\-]{4,22}\d(?!\w)")
     """Digit runs that could be a phone number; each is parsed whole, once per region."""
+    EXTENSION = re.compile(r"[^\S\n]*(?:x|ext\.?|extension)[^\S\n]*\d{1,6}(?!\w)", re.IGNORECASE)
     NOT_PHONES = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}|\d{3}-\d{2}-\d{4}|\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}/\d{4}")
     """IPv4 addresses, US SSN layouts and dates, which some regions' numbering plans would accept."""
 
@@ -82,9 +83,12 @@ class ValidPhoneRecognizer(PhoneRecognizer):
             number = candidate.group().rstrip(" \t.-")
             if not 7 <= sum(c.isdigit() for c in number) <= 15 or self.NOT_PHONES.fullmatch(number):
                 continue
-            region = self._valid_region(number)
+            region = self._valid_region(number.replace("(0)", "") if number.startswith("+") else number)
             if region is not None:
-                match = _Span(candidate.start(), candidate.start() + len(number))
+                end = candidate.start() + len(number)
+                if extension := self.EXTENSION.match(text, end):  # '+1 415 555 0132 ext. 12' is all one number
+                    end = extension.end()
+                match = _Span(candidate.start(), end)
                 results.append(self._get_recognizer_result(match, text, region, nlp_artifacts))
         return results
 

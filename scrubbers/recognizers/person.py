@@ -3,6 +3,8 @@ and capitalised 'First Last' pairs found in Faker's US name lists."""
 
 from __future__ import annotations
 
+import functools
+
 import regex
 from faker.providers.person.de_DE import Provider as DePerson
 from faker.providers.person.en_GB import Provider as GbPerson
@@ -10,8 +12,9 @@ from faker.providers.person.en_IN import Provider as InPerson
 from faker.providers.person.en_US import Provider as UsPerson
 from faker.providers.person.es_ES import Provider as EsPerson
 from faker.providers.person.fr_FR import Provider as FrPerson
-from presidio_analyzer import Pattern, PatternRecognizer
+from presidio_analyzer import LocalRecognizer, Pattern, PatternRecognizer, RecognizerResult
 from spacy.lang.en.stop_words import STOP_WORDS
+from wordfreq import zipf_frequency
 
 _PROVIDERS = (UsPerson, GbPerson, InPerson, EsPerson, FrPerson, DePerson)
 FIRST_NAMES = frozenset(n.lower() for p in _PROVIDERS for n in (*p.first_names_female, *p.first_names_male))
@@ -30,6 +33,20 @@ NOT_NAMES = frozenset(
      "friday", "saturday", "sunday"}
 )
 TITLES = ("Mr", "Mrs", "Ms", "Miss", "Mx", "Dr", "Prof")
+COMMON_WORD_ZIPF = 4.0
+"""wordfreq's Zipf frequency from which an English word is common ('vacuum' 4.1, 'price' 5.2): such a
+word is a name only where found as one, unless a name list knows it ('Hill', 'Rose')."""
+ADDRESS_WORDS = frozenset({"apt", "apartment", "suite", "ste", "unit", "flat", "room", "floor", "street", "road", "box"})
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def name_like(word: str) -> bool:
+    """Whether `word` could be a name wherever it appears: not a stop word, cue or address word, and
+    either in the name lists or uncommon in English."""
+    word = word.strip(".,;:!?\"'()[]{}<>").lower()
+    if len(word) < 2 or word in STOP_WORDS or word in NOT_NAMES or word in ADDRESS_WORDS or not any(c.isalpha() for c in word):
+        return False
+    return word in FIRST_NAMES or word in LAST_NAMES or zipf_frequency(word, "en") < COMMON_WORD_ZIPF
 
 _CAP = r"\p{Lu}\p{Ll}+(?:[-'’]\p{Lu}?\p{Ll}+)*"
 _FUNCTION_WORDS = "and|or|but|i|im|my|me|from|with|at|in|on|of|to|for|here|there|again|about|calling|writing|speaking|please|thanks|the|a|an|is|was|am"
@@ -77,7 +94,7 @@ class PersonContextRecognizer(PatternRecognizer):
         first = pattern_text.split()[0]
         if first.lower() in NOT_NAMES:
             return False
-        if first.islower() and first not in FIRST_NAMES:
+        if first.islower() and first not in FIRST_NAMES and first not in WORLD_FIRST_NAMES:
             return False
         return None
 
@@ -128,3 +145,106 @@ class PersonNameListRecognizer(PatternRecognizer):
     def validate_result(self, pattern_text: str) -> bool | None:
         first, *_, last = pattern_text.lower().split()
         return None if first in FIRST_NAMES or last in LAST_NAMES else False
+
+
+GAZETTEER_LOCALES = (
+    "en_US", "en_GB", "en_IE", "en_IN", "es_ES", "es_MX", "fr_FR", "de_DE", "de_AT", "it_IT", "pt_BR", "pt_PT",
+    "nl_NL", "pl_PL", "sv_SE", "cs_CZ", "fi_FI", "no_NO", "da_DK", "hu_HU", "tr_TR", "hr_HR", "sl_SI", "sk_SK",
+    "et_EE", "lv_LV", "lt_LT", "ro_RO", "is_IS", "ga_IE", "el_GR", "ru_RU", "uk_UA",
+)
+"""Faker's per-locale name lists the gazetteer reads (an installed package: nothing is downloaded)."""
+
+
+def _locale_names(locales: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]]:
+    import importlib
+
+    first: set[str] = set()
+    last: set[str] = set()
+    for locale in locales:
+        provider = importlib.import_module(f"faker.providers.person.{locale}").Provider
+        for attribute, names in (("first_names", first), ("first_names_female", first), ("first_names_male", first), ("last_names", last)):
+            values = getattr(provider, attribute, ())
+            names.update(n.lower() for n in (values.keys() if hasattr(values, "keys") else values) if n.isalpha())
+    not_names = STOP_WORDS | NOT_NAMES  # 'My' is a Swedish first name, 'May' an English one
+    return frozenset(first - not_names), frozenset(last - not_names)
+
+
+WORLD_FIRST_NAMES, WORLD_LAST_NAMES = _locale_names(GAZETTEER_LOCALES)
+_AFTER_PARTICLE = regex.compile(r"(?<!\w)(?:de|la|del|della|di|da|van|von|der|den|le|du|dos)[^\S\n]+$")
+RARE_WORD_ZIPF = 3.2
+"""Below this wordfreq Zipf frequency a capitalised word of the last-name lists is taken alone as a name."""
+
+
+class PersonGazetteerRecognizer(LocalRecognizer):
+    """A capitalised word that Faker's name lists of 33 locales know, and that is not a common English
+    word ('Alena', 'Perić'; not 'Rose', 'Bill', 'Will'): a name even without a cue or NER."""
+
+    SCORE = 0.55
+    WORD = regex.compile(r"(?<![\w@.#/-])\p{Lu}\p{Ll}+(?:[-'’]\p{Lu}?\p{Ll}+)*(?![\w@-]|\.\w)")
+
+    def __init__(
+        self,
+        supported_language: str = "en",
+        first_names: frozenset[str] = WORLD_FIRST_NAMES,
+        last_names: frozenset[str] = WORLD_LAST_NAMES,
+    ) -> None:
+        self.first_names = first_names
+        self.last_names = last_names
+        self.is_name = functools.lru_cache(maxsize=1 << 16)(self.is_name)  # capitalised words recur in every session
+        super().__init__(supported_entities=["PERSON"], name="PersonGazetteerRecognizer", supported_language=supported_language)
+
+    def load(self) -> None:
+        pass
+
+    def is_name(self, word: str) -> bool:
+        lower = word.lower()
+        if lower in STOP_WORDS or lower in NOT_NAMES or lower in ADDRESS_WORDS:
+            return False
+        frequency = zipf_frequency(lower, "en")
+        return (lower in self.first_names and frequency < COMMON_WORD_ZIPF) or (lower in self.last_names and frequency < RARE_WORD_ZIPF)
+
+    def analyze(self, text: str, entities: list[str], nlp_artifacts=None) -> list[RecognizerResult]:
+        results = []
+        for match in self.WORD.finditer(text):
+            if _AFTER_PARTICLE.search(text, max(0, match.start() - 8), match.start()):
+                continue  # 'Casa de la Luz': a name after a particle is left to NER and the cues
+            word = match.group()
+            if word[-2:] in ("'s", "’s"):  # a possessive: "Zlata's address"
+                word = word[:-2]
+            if self.is_name(word):
+                results.append(RecognizerResult("PERSON", match.start(), match.start() + len(word), self.SCORE))
+        return results
+
+
+_ONE_NAME = r"\p{L}[\p{Ll}'’-]*\p{Ll}"
+_VOCATIVE_NEXT = r"(?i:can|could|would|will|please|do|did|are|is|have|has|thank|thanks|i|we|you|let|it|this|that|how|what|when|where|why)"
+_CALLED = r"(?i:\b(?:call|calls|called)[^\S\n]+me|\bsays|\bsaid|\bnamed(?:[^\S\n]+(?:him|her|them))?|\bi[’']m|\bi[^\S\n]+am)[^\S\n]+"
+
+
+class PersonAddressedRecognizer(PatternRecognizer):
+    """One word that could only be a name where a person is addressed or quoted: a vocative opening a
+    line ('Raimond, can I …'), a speaker's label ('Emma: "Who are you?"'), after 'call me' / 'says' /
+    'named' / "I'm" ("I'm lindsay's daughter")."""
+
+    PATTERNS = [
+        Pattern("Vocative", rf"(?<=(?:^|\n)[^\S\n]*){_ONE_NAME}(?=,[^\S\n]+{_VOCATIVE_NEXT}\b)", 0.55),
+        Pattern("Speaker", rf"(?<=(?:^|\n)[^\S\n]*){_ONE_NAME}(?=:[^\S\n]*\\?[\"“'])", 0.55),
+        Pattern("Called", rf"(?<={_CALLED}){_ONE_NAME}(?=[’']s\b|[^\S\n]*(?:[.,!?;]|$))", 0.55),
+    ]
+    CONTEXT = ["name", "called", "says"]
+    CUES = regex.compile(rf"(?:^|\n)[^\S\n]*{_ONE_NAME}[,:]|{_CALLED}", regex.MULTILINE)
+
+    def __init__(self, supported_language: str = "en") -> None:
+        super().__init__(
+            supported_entity="PERSON",
+            name="PersonAddressedRecognizer",
+            patterns=self.PATTERNS,
+            context=self.CONTEXT,
+            supported_language=supported_language,
+            global_regex_flags=regex.MULTILINE,
+        )
+
+    def validate_result(self, pattern_text: str) -> bool | None:
+        word = pattern_text.lower()
+        known = word in WORLD_FIRST_NAMES or word in WORLD_LAST_NAMES or word in FIRST_NAMES or word in LAST_NAMES
+        return None if name_like(word) and (known or zipf_frequency(word, "en") < RARE_WORD_ZIPF) else False

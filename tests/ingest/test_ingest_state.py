@@ -141,3 +141,24 @@ def test_a_role_column_missing_from_its_table_is_named_when_the_state_opens(demo
         open_state(f"sqlite:///{demo_db}", StateMapping.from_document(document))
     document["roles"]["order"]["columns"]["delivered_at"] = "delivered_at"
     assert open_state(f"sqlite:///{demo_db}", StateMapping.from_document(document)).get("order", "#W7000001")
+
+@pytest.mark.skipif(not TAU.is_dir(), reason="tau-bench retail data not present in ../shared/data/tau-bench-retail")
+def test_tau_bench_identifiers_are_its_ids_of_every_shape_and_never_a_name():
+    """Ten-digit item ids (nested in orders and products), order ids and product ids; never a user id
+    built from a name, never a personal field."""
+    source = open_state(str(TAU), StateMapping.from_yaml(EXAMPLES / "tau-bench-retail.mapping.yaml"))
+    identifiers = source.identifiers()
+    orders = json.loads((TAU / "orders.json").read_text())
+    products = json.loads((TAU / "products.json").read_text())
+    order_id, order = next(iter(sorted(orders.items())))
+    item_ids = {item["item_id"] for item in order["items"]}
+    assert order_id in identifiers and item_ids <= identifiers and all(len(i) == 10 for i in item_ids)
+    assert set(products) <= identifiers
+    assert order["user_id"] not in identifiers
+    assert not any(user_id in identifiers for user_id in json.loads((TAU / "users.json").read_text()))
+    assert not {order["address"]["zip"], order["address"]["address1"]} & identifiers
+
+
+def test_sql_identifiers_are_keys_and_id_columns_but_never_personal_columns(demo_db):
+    source = open_state(f"sqlite:///{demo_db}", StateMapping.from_yaml(EXAMPLES / "demo-state.mapping.yaml"))
+    assert source.identifiers() == {"#W2611340", "#W7000001", "#W9000009"}  # no card number, no 'cus_1'

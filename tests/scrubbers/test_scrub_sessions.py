@@ -306,3 +306,58 @@ def test_stand_ins_avoid_real_people_of_the_state_database_outside_the_batch(scr
     assert stand_in != taken and len(stand_in.split()) == 2 and "Simon" not in dump(result)
     (again,) = scrubber.scrub_sessions([_requester("sess_simon", "Simon Allen")], real_people=real_people)
     assert again.session.people[0].name == stand_in  # still deterministic
+
+
+def test_a_common_word_taken_for_a_name_is_replaced_only_where_it_was_found(scrubber) -> None:
+    """'Who Cares' taken for a name after 'Dear' is not searched for in the other texts ('Who', 'Cares');
+    a name that could only be a name ('Kovalev') is."""
+    texts = ["Customer Kovalev wrote in", "Who cares? Ask Kovalev.", "Dear Who Cares, thanks"]
+    first, second, third = scrubber.find_spans(texts)
+    assert [texts[2][f.start : f.end] for f in third] == ["Who Cares"]
+    assert [texts[1][f.start : f.end] for f in second] == ["Kovalev"]
+
+
+def _tau_session(text: str, result: dict) -> Session:
+    return Session(
+        session_id="tau-7", trace_ids=["trace-tau7"], started_at=AT,
+        turns=[Turn(role="user", source="traces", at=AT, text=text)],
+        tool_calls=[ToolCall(name="get_order_details", call_id="call_1", arguments={"order_id": "#W2611340"}, result=json.dumps(result))],
+        entity_ids={"order": ["#W2611340"], "customer": ["fatima_taylor_3452"]},
+    )
+
+
+TAU_ORDER = {"order_id": "#W2611340", "user_id": "fatima_taylor_3452", "status": "delivered",
+             "items": [{"item_id": "6777246137", "name": "Water Bottle"}, {"item_id": "4947717507", "name": "Grill"}]}
+TAU_STATE = {
+    "customer": {"fatima_taylor_3452": {"name": {"first_name": "Fatima", "last_name": "Taylor"}, "email": "fatima.taylor@example.com"}},
+    "order": {"#W2611340": TAU_ORDER},
+}
+TAU_PII = {"customer": {"name.first_name": "PERSON", "name.last_name": "PERSON", "email": "EMAIL_ADDRESS"}}
+
+
+def test_state_identifiers_are_never_taken_for_phone_numbers(config, secret) -> None:
+    """tau-bench's ten-digit item ids are valid phone numbers to `phonenumbers`: without the state's
+    identifiers the leak gate holds the session back; with them, the ids stay and the gate passes."""
+    text = "I want to return item 6777246137 and 4947717507 of order #W2611340."
+    session = _tau_session(text, TAU_ORDER)
+    (blind,) = Scrubber(config, secret).scrub_sessions([(session, TAU_STATE)], TAU_PII)
+    assert not blind.report.leak_passed and blind.report.leak_types == ["PHONE_NUMBER"]
+    (aware,) = Scrubber(config, secret, frozenset({"6777246137", "4947717507", "#W2611340"})).scrub_sessions(
+        [(session, TAU_STATE)], TAU_PII
+    )
+    assert aware.report.leak_passed and aware.session.turns[0].text == text
+    assert json.loads(aware.session.tool_calls[0].result)["items"] == TAU_ORDER["items"]
+
+
+def test_a_user_id_built_from_a_name_gets_a_stand_in_of_the_same_shape_everywhere(config, secret) -> None:
+    session = _tau_session("you are fatima_taylor_3452, and Fatima moved", TAU_ORDER)
+    scrubber = Scrubber(config, secret, frozenset({"6777246137", "4947717507", "#W2611340"}))
+    (scrubbed,) = scrubber.scrub_sessions([(session, TAU_STATE)], TAU_PII)
+    (user_id,) = scrubbed.state["customer"]
+    first, last = (scrubbed.state["customer"][user_id]["name"][k] for k in ("first_name", "last_name"))
+    assert user_id == f"{first.lower()}_{last.lower()}_3452" != "fatima_taylor_3452"
+    assert scrubbed.session.entity_ids["customer"] == [user_id]
+    assert scrubbed.session.turns[0].text == f"you are {user_id}, and {first} moved"
+    assert json.loads(scrubbed.session.tool_calls[0].result)["user_id"] == user_id
+    assert scrubbed.state["order"]["#W2611340"]["user_id"] == user_id
+    assert scrubbed.report.leak_passed

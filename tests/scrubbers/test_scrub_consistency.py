@@ -1,0 +1,112 @@
+"""The consistency map alone: one stand-in per original, a person's other forms following their full name."""
+
+import re
+from urllib.parse import quote
+
+import pytest
+
+from scrubbers.consistency import ConsistencyMap
+from scrubbers.pseudonyms import RESERVED_EMAIL_DOMAINS, Pseudonymizer
+
+
+@pytest.fixture
+def pseudo() -> Pseudonymizer:
+    return Pseudonymizer(b"consistency-tests-secret")
+
+
+@pytest.fixture
+def cmap(pseudo: Pseudonymizer) -> ConsistencyMap:
+    people = ConsistencyMap(pseudo)
+    people.register_people(["Jane", "Jane   Gonzalez"])  # the lone first name comes first on purpose
+    return people
+
+
+def _full(cmap: ConsistencyMap) -> list[str]:
+    return cmap.replace("PERSON", "Jane Gonzalez").split()
+
+
+def test_a_name_s_parts_follow_its_full_name_whatever_the_order_given(cmap: ConsistencyMap) -> None:
+    first, last = _full(cmap)
+    assert (first, last) != ("Jane", "Gonzalez")
+    assert cmap.replace("PERSON", "Jane") == first
+    assert cmap.replace("PERSON", "Gonzalez") == last
+    assert cmap.replace("PERSON", "GONZALEZ") == last.upper()  # the case of the mention
+    assert cmap.replace("PERSON", "Ms. Gonzalez") == f"Ms. {last}"
+
+
+def test_a_title_stays_as_written_and_the_name_after_it_changes(cmap: ConsistencyMap) -> None:
+    first, last = _full(cmap)
+    assert cmap.replace("PERSON", "Dr. Jane Gonzalez") == f"Dr. {first} {last}"
+    assert cmap.replace("PERSON", "dr Jane Gonzalez") == f"dr {first} {last}"
+    assert cmap.replace("PERSON", "MR. Gonzalez") == f"MR. {last}"
+    assert cmap.replace("PERSON", "Dr") != "Dr"  # a title alone is not a title of anyone
+
+
+def test_an_unknown_lone_name_gets_one_word(pseudo: Pseudonymizer) -> None:
+    alone = ConsistencyMap(pseudo).replace("PERSON", "Zorro")
+    assert re.fullmatch(r"[A-Z][a-z'-]+", alone) and alone != "Zorro"
+    titled = ConsistencyMap(pseudo).replace("PERSON", "Dr. Zorro")
+    assert re.fullmatch(r"Dr\. [A-Z][a-z'-]+", titled) and titled != "Dr. Zorro"
+
+
+def test_handles_are_rebuilt_from_the_person_s_stand_in(cmap: ConsistencyMap) -> None:
+    first, last = (part.lower() for part in _full(cmap))
+    assert cmap.replace("USERNAME", "jgonzalez") == f"{first[0]}{last}"
+    assert cmap.replace("USERNAME", "@jane_gonzalez88") == f"@{first}_{last}88"
+    assert cmap.replace("USERNAME", "Jane.Gonzalez") == f"{first.capitalize()}.{last.capitalize()}"
+    assert cmap.replace("USERNAME", "jane_x") == f"{first}_x"  # one letter is no name
+
+
+def test_a_handle_with_no_known_name_gets_the_pseudonymizer_s_stand_in(cmap: ConsistencyMap, pseudo: Pseudonymizer) -> None:
+    assert cmap.replace("USERNAME", "zorro_rides") == pseudo.stand_in("USERNAME", "zorro_rides")
+    assert cmap.replace("USERNAME", "@zorro_rides") == "@" + pseudo.stand_in("USERNAME", "zorro_rides")
+    assert cmap.replace("USERNAME", "@42") == "@" + pseudo.stand_in("USERNAME", "42")
+
+
+def test_an_email_built_from_a_name_is_rebuilt_at_a_reserved_domain(cmap: ConsistencyMap, pseudo: Pseudonymizer) -> None:
+    first, last = (part.lower() for part in _full(cmap))
+    domain = RESERVED_EMAIL_DOMAINS[int(pseudo.digest("EMAIL_DOMAIN", "gmail.com"), 16) % 3]
+    assert cmap.replace("EMAIL_ADDRESS", "Jane.Gonzalez@gmail.com") == f"{first.capitalize()}.{last.capitalize()}@{domain}"
+    assert cmap.replace("EMAIL_ADDRESS", "jane.gonzalez@yahoo.com").startswith(f"{first}.{last}@")
+    assert cmap.replace("EMAIL_ADDRESS", "a@b@gonzalez.io").endswith(tuple(RESERVED_EMAIL_DOMAINS))
+    assert cmap.replace("EMAIL_ADDRESS", "zorro@mask.org") == pseudo.stand_in("EMAIL_ADDRESS", "zorro@mask.org")
+
+
+def test_domains_spread_over_the_reserved_ones(cmap: ConsistencyMap) -> None:
+    domains = {cmap.replace("EMAIL_ADDRESS", f"jane.gonzalez@mail{i}.com").rpartition("@")[2] for i in range(12)}
+    assert domains == set(RESERVED_EMAIL_DOMAINS)
+
+
+def test_other_types_take_the_pseudonymizer_s_stand_in(cmap: ConsistencyMap, pseudo: Pseudonymizer) -> None:
+    for entity, value in (("IBAN_CODE", "DE89370400440532013000"), ("STREET_ADDRESS", "Puruntie 82"), ("IP_ADDRESS", "81.2.69.142")):
+        assert cmap.replace(entity, value) == pseudo.stand_in(entity, value)
+
+
+def test_every_layout_of_a_number_is_one_of_our_stand_ins(cmap: ConsistencyMap) -> None:
+    one, two = cmap.replace("PHONE_NUMBER", "(415) 555-0132"), cmap.replace("PHONE_NUMBER", "415.555.0132")
+    assert one != two and {one, two} <= cmap.stand_ins
+    assert re.fullmatch(r"\(\d{3}\) \d{3}-\d{4}", one) and re.fullmatch(r"\d{3}\.\d{3}\.\d{4}", two)
+
+
+def test_stand_ins_are_what_was_handed_out(cmap: ConsistencyMap) -> None:
+    assert " ".join(_full(cmap)) in cmap.stand_ins and "Jane Gonzalez" not in cmap.stand_ins
+
+
+def test_a_profile_url_keeps_its_site_and_loses_the_person(cmap: ConsistencyMap) -> None:
+    first, last = (part.lower() for part in _full(cmap))
+    url = cmap.replace("URL", "https://www.linkedin.com/in/jane-gonzalez")
+    assert url == f"https://www.linkedin.com/in/{first}-{last}"
+    mailed = cmap.replace("URL", f"https://shop.example/unsubscribe?email={quote('jane.gonzalez@gmail.com', safe='')}")
+    assert "gonzalez" not in mailed and mailed.startswith("https://shop.example/unsubscribe?email=")
+    assert quote(cmap.replace("EMAIL_ADDRESS", "jane.gonzalez@gmail.com"), safe="") in mailed
+    stranger = cmap.replace("URL", "https://x.com/@zorro_rides")
+    assert stranger.startswith("https://x.com/@") and "zorro" not in stranger
+
+
+def test_a_full_name_stand_in_is_never_a_real_person_s_name(pseudo: Pseudonymizer) -> None:
+    taken = pseudo.stand_in("PERSON", "Jane Gonzalez")
+    avoided = ConsistencyMap(pseudo, avoid=frozenset({pseudo.digest("PERSON", taken)})).replace("PERSON", "Jane Gonzalez")
+    assert avoided != taken and len(avoided.split()) == 2
+    registered = ConsistencyMap(pseudo)
+    registered.register_people([taken, "Jane Gonzalez"])
+    assert registered.replace("PERSON", "Jane Gonzalez") != taken

@@ -1,0 +1,108 @@
+"""The leak gate alone: every way an original can survive, and every way it must not be called a leak."""
+
+import pytest
+
+from scrubbers import check_leaks
+from scrubbers.leakgate import MIN_DIGITS
+
+
+def _verdict(detector, originals, texts, stand_ins=()):
+    return check_leaks(originals, texts, frozenset(stand_ins), detector)
+
+
+def test_a_surviving_name_is_a_person_leak(detector) -> None:
+    """No pattern of the residual pass sees a name: only the originals check can fail this."""
+    verdict = _verdict(detector, [("PERSON", "Jane Gonzalez")], ["Thanks, jane gonzalez, all done"])
+    assert not verdict.passed and verdict.types == ["PERSON"]
+
+
+def test_a_surviving_street_line_is_an_address_leak(detector) -> None:
+    verdict = _verdict(detector, [("STREET_ADDRESS", "12 Puruntie 82")], ["ship to 12 Puruntie 82 please"])
+    assert not verdict.passed and verdict.types == ["STREET_ADDRESS"]
+
+
+def test_the_types_of_every_leak_are_listed_sorted_and_once(detector) -> None:
+    originals = [("STREET_ADDRESS", "Kromwater 38"), ("PERSON", "Perić"), ("PERSON", "Alena"), ("USERNAME", "alena_peric")]
+    verdict = _verdict(detector, originals, ["Perić at Kromwater 38", "Alena", "alena_peric"])
+    assert verdict.types == ["PERSON", "STREET_ADDRESS", "USERNAME"]
+
+
+def test_a_scrubbed_text_passes(detector) -> None:
+    verdict = _verdict(detector, [("PERSON", "Jane Gonzalez"), ("STREET_ADDRESS", "12 Puruntie 82")], ["Thanks, Maria Lopez"])
+    assert verdict.passed and verdict.types == []
+
+
+def test_only_whole_words_survive(detector) -> None:
+    assert _verdict(detector, [("PERSON", "Jane")], ["Janet wrote", "no: majane", "jane_doe"]).passed
+    assert not _verdict(detector, [("PERSON", "Jane")], ["(Jane) wrote"]).passed
+    assert not _verdict(detector, [("PERSON", "Jane")], ["wrote Jane"]).passed
+
+
+def test_a_stop_word_name_survives_only_as_written(detector) -> None:
+    """'Will' the person is not 'will' the verb; any other name survives in any case."""
+    assert _verdict(detector, [("PERSON", "Will")], ["we will call back"]).passed
+    assert not _verdict(detector, [("PERSON", "Will")], ["Will called back"]).passed
+    assert not _verdict(detector, [("PERSON", "Kovalev")], ["KOVALEV called back"]).passed
+
+
+def test_an_original_equal_to_a_stand_in_is_not_a_leak(detector) -> None:
+    """A real 'Maria Lopez' next to our stand-in 'Maria Lopez' cannot be told apart, and is ours."""
+    assert _verdict(detector, [("PERSON", "Maria Lopez")], ["Thanks, Maria Lopez"], {"maria lopez"}).passed
+    assert not _verdict(detector, [("PERSON", "Maria Lopez")], ["Thanks, Maria Lopez"], {"Maria Lopezz"}).passed
+
+
+def test_one_letter_originals_are_not_searched(detector) -> None:
+    assert _verdict(detector, [("PERSON", "J"), ("PERSON", " K ")], ["J. K. wrote"]).passed
+    assert not _verdict(detector, [("PERSON", "Jo")], ["Jo wrote"]).passed
+
+
+def test_a_number_survives_in_any_layout(detector) -> None:
+    originals = [("PHONE_NUMBER", "(415) 555-0132")]
+    assert not _verdict(detector, originals, ["call 415.555.0132"]).passed
+    assert not _verdict(detector, originals, ["digits 4155550132 only"]).passed
+    assert _verdict(detector, originals, ["call 415 555 later, ref 0133"]).passed
+
+
+def test_a_short_number_is_searched_as_text(detector) -> None:
+    short = "55-01" + "3" * (MIN_DIGITS - 5)
+    assert len([c for c in short if c.isdigit()]) == MIN_DIGITS - 1
+    assert _verdict(detector, [("PHONE_NUMBER", short)], [short.replace("-", "")]).passed
+    assert not _verdict(detector, [("PHONE_NUMBER", short)], [f"ext {short}"]).passed
+
+
+def test_a_card_number_is_checked_by_digits(detector) -> None:
+    originals = [("CREDIT_CARD", "4111 1111 1111 1111")]
+    assert not _verdict(detector, originals, ["card 4111-1111-1111-1111"]).passed
+
+
+def test_a_name_is_not_checked_by_its_digits(detector) -> None:
+    assert _verdict(detector, [("USERNAME", "jdoe_1234567")], ["order 1234567"]).passed
+
+
+def test_a_residual_finding_outside_our_stand_ins_is_a_leak(detector) -> None:
+    verdict = _verdict(detector, [], ["write to jane.gonzalez@gmail.com"])
+    assert not verdict.passed and verdict.types == ["EMAIL_ADDRESS"]
+    assert _verdict(detector, [], ["write to jane.gonzalez@gmail.com"], {"Jane.Gonzalez@gmail.com"}).passed
+    assert _verdict(detector, [], ["write to jane.gonzalez@gmail.com"], {"x", "Jane.Gonzalez@gmail.com via"}).passed
+
+
+@pytest.mark.parametrize("texts", [[], [""]])
+def test_nothing_to_check_passes(detector, texts) -> None:
+    assert _verdict(detector, [("PERSON", "Jane")], texts).passed
+
+
+def test_a_number_of_exactly_the_minimum_digits_is_checked_by_digits(detector) -> None:
+    number = "555-0" + "1" * (MIN_DIGITS - 4)
+    assert sum(c.isdigit() for c in number) == MIN_DIGITS
+    assert not _verdict(detector, [("PHONE_NUMBER", number)], ["ref " + number.replace("-", " ")]).passed
+
+
+def test_a_skipped_original_does_not_stop_the_others_being_checked(detector) -> None:
+    verdict = _verdict(detector, [("PERSON", "J"), ("PERSON", "Jo"), ("PERSON", "Kovalev")], ["Kovalev wrote"], {"jo"})
+    assert verdict.types == ["PERSON"]
+
+
+def test_a_number_the_residual_pass_cannot_see_is_still_found_by_its_digits(detector) -> None:
+    """Digits split by letters are no phone number to the residual pass; the originals check still sees them."""
+    assert detector.residual_findings("ref a415b555c0132") == ()
+    assert not _verdict(detector, [("PHONE_NUMBER", "(415) 555-0132")], ["ref a415b555c0132"]).passed
