@@ -367,7 +367,7 @@ def validate(
     table = Table(title=f"{len(report.checks)} tasks (task-set version {report.version})")
     for column in ("task", "set", "polarity", "issues", "reference", "refund-all", "do-nothing", "verdict"):
         table.add_column(column)
-    flagged = [c for c in report.checks if c.issues or not c.health.reference_passed]
+    flagged = [c for c in report.checks if c.issues or c.health.flags]
     shown = flagged if len(report.checks) > 40 else report.checks  # a long set: only what needs a look
     for check in shown:
         h = check.health
@@ -379,7 +379,7 @@ def validate(
         )
     console.print(table)
     for check in flagged:  # whole ids, one a line, for scripts and narrow terminals
-        reasons = [i.code for i in check.issues] + ([] if check.health.reference_passed else ["reference_fails"])
+        reasons = [i.code for i in check.issues] + check.health.flags
         console.print(f"flagged {check.task.task_id}: {', '.join(reasons)}", highlight=False)
     console.print(health_markdown(report.summary))
     if report.failed:

@@ -14,7 +14,7 @@ from rich.table import Table
 
 from taskgen import review
 from taskgen.domains import get_domain
-from taskgen.health import health_check
+from taskgen.health import check_set
 from taskgen.output import load_seed, load_tasks
 from taskgen.task import DraftTask
 from taskgen.validate import validate_task
@@ -50,11 +50,12 @@ def list_tasks(out: OutOption = DEFAULT_OUT, status: Annotated[str | None, typer
     _console().print(table)
 
 
-def _task_panel(task: DraftTask, out: Path) -> Panel:
+def _task_panel(task: DraftTask, pair: list[DraftTask], out: Path) -> Panel:
     seed = load_seed(out, task.seed_id)
     domain = get_domain(task.domain)
     issues = validate_task(task, seed, domain)
-    health = health_check(task, seed, domain)
+    seeds = {member.seed_id: load_seed(out, member.seed_id) for member in pair}
+    health = dict(zip([member.task_id for member in pair], check_set(pair, seeds, domain)))[task.task_id]
     lines = [
         f"[bold]{task.polarity}[/bold] {task.task_id} ({task.status}, {task.set}/{task.split})",
         f"[bold]Prompt:[/bold] {task.prompt}",
@@ -65,7 +66,8 @@ def _task_panel(task: DraftTask, out: Path) -> Panel:
         f"[bold]Boundary:[/bold] {task.boundary or '-'}",
         "[bold]Validation:[/bold] " + (", ".join(issue.code for issue in issues) or "ok"),
         f"[bold]Health:[/bold] {health.verdict} (reference {health.reference_passed}, refund-all {health.refund_all_passed}, "
-        f"do-nothing {health.do_nothing_passed})",
+        f"do-nothing {health.do_nothing_passed}, other task's reference {health.partner_reference_passed})"
+        + (f"; flags: {', '.join(health.flags)}" if health.flags else ""),
         "[bold]Review questions:[/bold]", *[f"  ? {question}" for question in task.review_questions],
     ]
     return Panel("\n".join(lines), expand=True)
@@ -80,7 +82,7 @@ def show(task_id: str, out: OutOption = DEFAULT_OUT) -> None:
         _fail(error)
     pair = [other for other in load_tasks(out / "tasks") if other.pair_id == task.pair_id]
     _console().print(f"Task-set version {review.current_version(out)}")
-    _console().print(Columns([_task_panel(member, out) for member in sorted(pair, key=lambda member: member.polarity != "positive")], equal=True))
+    _console().print(Columns([_task_panel(member, pair, out) for member in sorted(pair, key=lambda member: member.polarity != "positive")], equal=True))
 
 
 def _set(task_id: str, status: str, out: Path, reason: str | None, reviewer: str | None) -> None:

@@ -25,7 +25,7 @@ from ingest.models import QuarantinedRecord, RawRecord, Session, canonical_json,
 from taskgen.classify import Classification, classify
 from taskgen.config import TaskgenConfig
 from taskgen.draft import draft_pair
-from taskgen.health import health_check, summarize
+from taskgen.health import check_set, summarize
 from taskgen.output import load_task, refresh_manifest, write_seed, write_task
 from taskgen.review import current_version
 from taskgen.sample import StratifiedSample, stratified_sample
@@ -478,10 +478,9 @@ def validate_day(store: Store, config: AppConfig, day: str, *, scope: str, run_i
     seeds = {row.seed_id: Seed.model_validate_json(row.body) for row in store.rows(SeedRow, SeedRow.seed_id.in_(seed_ids))}
     results, updates, report = [], [], ValidationReport(tasks=len(tasks))
     set_issues = validate_set(tasks)
-    for task in tasks:
+    for task, health in zip(tasks, check_set(tasks, seeds, domain)):
         seed = seeds[task.seed_id]
         issues = validate_task(task, seed, domain) + [i for i in set_issues if i.subject in (task.task_id, task.pair_id)]
-        health = health_check(task, seed, domain)
         results.append(health)
         report.with_issues += bool(issues)
         report.reference_failures += not health.reference_passed
@@ -511,17 +510,30 @@ def _finish_run(store: Store, run_id: str, report: "ValidationReport") -> None:
 
 
 def health_markdown(summary) -> str:
+    """Per set: the verdicts of the tasks that are not stubs, then the pairs (stubs apart)."""
     lines = [
         f"task-set version: {summary.version}",
         "",
-        "| set | tasks | works | broken | no power | reference pass | refund-all pass | do-nothing pass |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| set | tasks | works | broken | no power | pair not discriminating | incident passes | reference pass | refund-all pass | do-nothing pass |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for name in ("capability", "regression"):
         s = getattr(summary, name)
         lines.append(
-            f"| {name} | {s.tasks} | {s.works} | {s.broken} | {s.no_discriminating_power} | "
+            f"| {name} | {s.tasks} | {s.works} | {s.broken} | {s.no_discriminating_power} | {s.pair_not_discriminating} | {s.incident_passes} | "
             f"{s.reference_pass_rate:.0%} | {s.refund_all_pass_rate:.0%} | {s.do_nothing_pass_rate:.0%} |"
+        )
+    lines += [
+        "",
+        "| set | pairs | stubs | pairs that discriminate | failed incidents whose replay fails the positive |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    for name in ("capability", "regression"):
+        s = getattr(summary, name)
+        lines.append(
+            f"| {name} | {s.pairs} | {s.stub_pairs} ({s.stub_share:.0%}) | "
+            f"{s.discriminating_pairs} ({s.discriminating_share:.0%} of non-stub pairs) | "
+            f"{s.incident_replay_fails} of {s.incident_replayed} ({s.incident_fail_share:.0%}) |"
         )
     return "\n".join(lines)
 

@@ -14,7 +14,7 @@ from taskgen.classify import Classification
 from taskgen.config import BudgetConfig, TaskgenConfig
 from taskgen.domains import Domain
 from taskgen.seeds import Seed, freeze_seed, parse_timestamp
-from taskgen.task import Budget, DraftTask, TaskProvenance
+from taskgen.task import Budget, DraftTask, IncidentBehaviour, IncidentCall, TaskProvenance
 
 
 class DraftPair(BaseModel):
@@ -69,6 +69,15 @@ def budget_for(session: Session, config: BudgetConfig) -> Budget:
         turns=max(config.min_turns, math.ceil(usage.agent_turns * config.turns_headroom)),
         tokens=max(config.min_tokens, math.ceil((usage.input_tokens + usage.output_tokens) * config.tokens_headroom)),
         latency_ms=max(config.min_latency_ms, math.ceil(usage.latency_ms * config.latency_headroom)),
+    )
+
+
+def incident_behaviour(session: Session) -> IncidentBehaviour:
+    """The incident agent's tool calls (results left out) and its last reply, for the incident replay."""
+    replies = [turn.text for turn in session.turns if turn.role == "agent" and turn.text.strip()]
+    return IncidentBehaviour(
+        calls=[IncidentCall(name=call.name, arguments=call.arguments, status=call.status) for call in session.tool_calls],
+        reply=replies[-1] if replies else None,
     )
 
 
@@ -128,6 +137,7 @@ def draft_pair(
         required_tools=positive_plan.required_tools,
         forbidden_tools=positive_plan.forbidden_tools,
         review_questions=positive_plan.review_questions,
+        incident=incident_behaviour(session),
         **common,
     )
     negative = DraftTask(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -40,6 +40,22 @@ class TaskProvenance(_Model):
     trace_ids: list[str] = Field(default_factory=list)
 
 
+class IncidentCall(_Model):
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    status: Literal["ok", "error"] = "ok"
+
+
+class IncidentBehaviour(_Model):
+    """What the agent did in the (scrubbed) incident session: its tool calls in order and its last reply.
+
+    The health check replays it on the positive's seed: a failed, errored or rolled-back incident must fail.
+    """
+
+    calls: list[IncidentCall] = Field(default_factory=list)
+    reply: str | None = None
+
+
 class ReviewRecord(_Model):
     status: TaskStatus
     reason: str | None = None
@@ -69,6 +85,7 @@ class DraftTask(_Model):
     budget: Budget
     provenance: TaskProvenance
     review_questions: list[str] = Field(default_factory=list)
+    incident: IncidentBehaviour | None = Field(default=None, description="positives: the incident's own behaviour, replayed by the health check")
     synthetic: bool = False
     boundary: str | None = Field(default=None, description="negatives: the policy boundary the seed crosses")
     boundary_question: str | None = None

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from ingest.models import Session, StateRows, ToolCall
-from taskgen.task import AgentView, DraftTask, Expectation, ValidationIssue, Verdict
+from taskgen.task import AgentView, DraftTask, Expectation, IncidentBehaviour, ValidationIssue, Verdict
 
 if TYPE_CHECKING:
     from taskgen.classify import Classification
@@ -83,6 +83,10 @@ class Domain(Protocol):
 
     def agents(self) -> dict[str, Agent]:
         """'reference', the greedy 'refund_everything'-style agent, and 'do_nothing'."""
+        ...
+
+    def incident_replay(self, behaviour: IncidentBehaviour) -> Agent:
+        """A fake agent that does what the incident's agent did (its calls and last reply)."""
         ...
 
     def check_task(self, task: DraftTask, seed: Seed) -> list[ValidationIssue]: ...

@@ -1,6 +1,6 @@
 import pytest
 
-from taskgen.health import health_check, summarize
+from taskgen.health import check_set, health_check, summarize
 from taskgen.task import Expectation
 from taskgen.validate import validate_set, validate_task
 
@@ -49,11 +49,70 @@ def test_validate_set_catches_label_problems(drafted):
     assert {"pair_set_differs", "set_label"} <= {issue.code for issue in validate_set(mixed)}
 
 
+def _checked(drafted):
+    pairs = list(_tasks_with_seeds(drafted))
+    tasks = [task for task, _ in pairs]
+    seeds = {seed.seed_id: seed for _, seed in pairs}
+    return tasks, seeds
+
+
 def test_reference_passes_every_task(drafted, domain):
     for task, seed in _tasks_with_seeds(drafted):
         result = health_check(task, seed, domain)
         assert result.reference_passed, (task.task_id, result.reference_reasons)
-        assert result.verdict == "works"
+
+
+def test_cross_replay_flags_pairs_that_accept_the_same_behaviour(drafted, domain):
+    tasks, seeds = _checked(drafted)
+    results = {result.task_id: result for result in check_set(tasks, seeds, domain)}
+    by_session = {row[0].session_id: row[3] for row in drafted}
+    # the refund's negative moves delivery out of the window: a refund there fails it, and the decline fails the positive
+    refund = by_session["s-refund"]
+    assert results[refund.positive.task_id].partner_reference_passed is False
+    assert results[refund.negative.task_id].partner_reference_passed is False
+    assert results[refund.positive.task_id].verdict == results[refund.negative.task_id].verdict == "works"
+    # the rollback's positive declines (outside the window) and so does its negative (not delivered): the same behaviour
+    rollback = by_session["s-rollback"]
+    for task in (rollback.positive, rollback.negative):
+        assert results[task.task_id].verdict == "pair_not_discriminating"
+        assert results[task.task_id].flags == ["pair_not_discriminating"]
+
+
+def test_a_negative_that_accepts_the_positives_behaviour_flags_the_pair(drafted, domain):
+    pair = next(row[3] for row in drafted if row[0].session_id == "s-cancel")
+    lenient = pair.negative.model_copy(update={"expectations": [Expectation(check="reply_sent")], "forbidden_tools": []})
+    seeds = {pair.positive.seed_id: drafted[0][2], pair.negative_seed.seed_id: pair.negative_seed}
+    honest = check_set([pair.positive, pair.negative], seeds, domain)
+    assert [(result.verdict, result.pair_discriminates) for result in honest] == [("works", True), ("works", True)]
+    flagged = check_set([pair.positive, lenient], seeds, domain)
+    assert [result.partner_reference_passed for result in flagged] == [False, True]
+    assert [result.verdict for result in flagged] == ["pair_not_discriminating", "pair_not_discriminating"]
+    assert all(result.flags == ["pair_not_discriminating"] and result.pair_discriminates is False for result in flagged)
+
+
+def test_stubs_are_kept_out_of_the_figures(drafted, domain):
+    tasks, seeds = _checked(drafted)
+    results = check_set(tasks, seeds, domain)
+    stubs = [task.task_id for task in tasks if task.boundary == "none"]
+    assert sorted(stubs) == sorted(row[3].negative.task_id for row in drafted if row[0].session_id in ("s-access", "s-other"))
+    assert {result.verdict for result in results if result.task_id in stubs} == {"stub"}
+    summary = summarize(results, tasks, version="v-test")
+    capability, regression = summary.capability, summary.regression
+    assert (capability.tasks, capability.works, capability.broken, capability.pair_not_discriminating) == (12, 10, 0, 2)
+    assert (capability.pairs, capability.stub_pairs, capability.discriminating_pairs) == (7, 2, 4)
+    assert capability.discriminating_share == 0.8 and capability.stub_share == round(2 / 7, 4)
+    assert (regression.tasks, regression.works, regression.pair_not_discriminating, regression.discriminating_pairs) == (2, 0, 2, 0)
+
+
+def test_summary_counts_each_verdict_in_its_own_column(drafted, domain):
+    tasks, seeds = _checked(drafted)
+    task, seed = _refund_task(drafted)
+    impossible = task.model_copy(update={"task_id": "broken-pos", "pair_id": "pair-broken",
+                                         "expectations": [Expectation(check="refund_exists", args={"order_id": "#W1000001", "amount_cents": 1})]})
+    results = check_set([*tasks, impossible], seeds, domain)
+    summary = summarize(results, [*tasks, impossible]).capability
+    assert (summary.tasks, summary.works, summary.broken) == (13, 10, 1)
+    assert summary.pairs == 8 and summary.discriminating_pairs == 4 and summary.discriminating_share == 0.6667
 
 
 def test_refund_everything_fails_every_negative_and_do_nothing_fails_action_positives(drafted, domain):
@@ -82,4 +141,39 @@ def test_deleting_negatives_raises_refund_everything_pass_rate(drafted, domain):
     without = summarize([r for r in results if r.task_id in {t.task_id for t in positives}], positives, version="v-test")
     assert with_negatives.version == "v-test"
     assert without.capability.refund_all_pass_rate > with_negatives.capability.refund_all_pass_rate
-    assert with_negatives.regression.tasks == 2 and with_negatives.capability.tasks == 14
+    assert with_negatives.regression.tasks == 2 and with_negatives.capability.tasks == 12
+
+
+def test_positives_carry_the_incidents_own_behaviour(drafted):
+    pair = next(row[3] for row in drafted if row[0].session_id == "s-cancel")
+    behaviour = pair.positive.incident
+    assert [(call.name, call.status) for call in behaviour.calls] == [("cancel_order", "error")]
+    assert behaviour.reply == "Let me look into that for you." and pair.negative.incident is None
+
+
+@pytest.mark.parametrize("session_id", ["s-cancel", "s-rollback"])
+def test_the_incident_replay_fails_the_positive_of_a_failed_incident(drafted, domain, session_id):
+    pair = next(row[3] for row in drafted if row[0].session_id == session_id)
+    result = health_check(pair.positive, drafted[0][2], domain)
+    assert result.incident_replay_passed is False and "incident_behaviour_passes" not in result.flags
+
+
+def test_a_positive_the_incidents_own_behaviour_passes_is_flagged(drafted, domain):
+    """An errored cancellation whose call had in fact gone through: the positive no longer captures the bug."""
+    pair = next(row[3] for row in drafted if row[0].session_id == "s-cancel")
+    succeeded = pair.positive.incident.model_copy(update={"calls": [call.model_copy(update={"status": "ok"}) for call in pair.positive.incident.calls]})
+    task = pair.positive.model_copy(update={"incident": succeeded})
+    result = health_check(task, drafted[0][2], domain)
+    assert result.incident_replay_passed is True
+    assert result.flags == ["incident_behaviour_passes"] and result.verdict == "incident_passes"
+    resolved = health_check(task.model_copy(update={"outcome": "resolved"}), drafted[0][2], domain)
+    assert resolved.incident_replay_passed is True and resolved.verdict == "works"
+
+
+def test_summary_counts_the_failed_incidents_the_replay_fails(drafted, domain):
+    tasks, seeds = _checked(drafted)
+    summary = summarize(check_set(tasks, seeds, domain), tasks)
+    # capability: the errored cancellation (fails) and the failed status lookup (its reply-only behaviour passes)
+    assert (summary.capability.incident_replayed, summary.capability.incident_replay_fails) == (2, 1)
+    assert summary.capability.incident_fail_share == 0.5
+    assert (summary.regression.incident_replayed, summary.regression.incident_replay_fails) == (1, 1)

@@ -16,7 +16,7 @@ from taskgen.domains.retail.environment import TOOLS, RetailEnvironment
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.rules import order_ids_in, refunded_cents
 from taskgen.seeds import Seed
-from taskgen.task import DraftTask, ValidationIssue, Verdict
+from taskgen.task import DraftTask, IncidentBehaviour, ValidationIssue, Verdict
 
 STATE_KINDS: tuple[str, ...] = ("customer", "order", "order_item", "payment", "refund", "return_label")
 
@@ -61,6 +61,9 @@ class RetailDomain:
             "refund_everything": agents.refund_everything,
             "do_nothing": agents.do_nothing,
         }
+
+    def incident_replay(self, behaviour: IncidentBehaviour) -> Agent:
+        return agents.incident_replay(behaviour)
 
     def check_task(self, task: DraftTask, seed: Seed) -> list[ValidationIssue]:
         orders = seed.state.get("order", {})

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from ingest.models import ToolCall
 from taskgen.domains import Agent, Environment
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.rules import customer_orders, decide, order_ids_in, refunded_cents
 from taskgen.seeds import parse_timestamp
-from taskgen.task import AgentView
+from taskgen.task import AgentView, IncidentBehaviour
 
 _ACTION_CALLS = {
     "refund": lambda decision: ("refund_order", {"order_id": decision.order_id, "amount_cents": decision.amount_cents, "reason": "within policy"}),
@@ -46,3 +47,18 @@ def refund_everything(view: AgentView, env: Environment) -> None:
 
 def do_nothing(view: AgentView, env: Environment) -> None:
     """Makes no call at all."""
+
+
+def incident_replay(behaviour: IncidentBehaviour) -> Agent:
+    """Does what the incident's agent did: its calls (a call that failed then is recorded, not run), its last reply."""
+
+    def run(view: AgentView, env: Environment) -> None:
+        for call in behaviour.calls:
+            if call.status == "ok":
+                env.call(call.name, **call.arguments)
+            else:
+                env.calls.append(ToolCall(name=call.name, arguments=call.arguments, status="error", error="failed in the incident"))
+        if behaviour.reply is not None:
+            env.call("send_reply", text=behaviour.reply)
+
+    return run
