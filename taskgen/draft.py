@@ -78,6 +78,11 @@ def incident_behaviour(session: Session) -> IncidentBehaviour:
     return IncidentBehaviour(
         calls=[IncidentCall(name=call.name, arguments=call.arguments, status=call.status) for call in session.tool_calls],
         reply=replies[-1] if replies else None,
+        usage=Budget(
+            turns=session.usage.agent_turns,
+            tokens=session.usage.input_tokens + session.usage.output_tokens,
+            latency_ms=math.ceil(session.usage.latency_ms),
+        ),
     )
 
 
@@ -136,6 +141,7 @@ def draft_pair(
         expectations=positive_plan.expectations,
         required_tools=positive_plan.required_tools,
         forbidden_tools=positive_plan.forbidden_tools,
+        rubric=positive_plan.rubric,
         review_questions=positive_plan.review_questions,
         incident=incident_behaviour(session),
         **common,
@@ -147,6 +153,7 @@ def draft_pair(
         expectations=negative_plan.expectations,
         required_tools=negative_plan.required_tools,
         forbidden_tools=negative_plan.forbidden_tools,
+        rubric=negative_plan.rubric,
         review_questions=[*negative_plan.review_questions, negative_plan.boundary_question],
         synthetic=True,
         boundary=negative_plan.boundary,

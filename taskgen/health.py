@@ -112,7 +112,7 @@ def reference_calls(task: DraftTask, seed: Seed, domain: Domain) -> list[ToolCal
 
 def _passes_replay(calls: Sequence[ToolCall], task: DraftTask, seed: Seed, domain: Domain) -> bool:
     env = replay(calls, seed, domain)
-    return domain.grade(task, env.state, env.calls).passed
+    return domain.grade(task, env.state, env.calls, seed.state).passed
 
 
 def health_check(
@@ -125,7 +125,7 @@ def health_check(
     for name, agent in domain.agents().items():
         env = domain.environment(seed)
         agent(view, env)
-        verdict = domain.grade(task, env.state, env.calls)
+        verdict = domain.grade(task, env.state, env.calls, seed.state)
         passed[name] = verdict.passed
         if name == "reference":
             reference_reasons = verdict.reasons
@@ -139,7 +139,7 @@ def health_check(
     if task.polarity == "positive" and task.incident is not None:
         env = domain.environment(seed)
         domain.incident_replay(task.incident)(view, env)
-        incident_passed = domain.grade(task, env.state, env.calls).passed
+        incident_passed = domain.grade(task, env.state, env.calls, seed.state, task.incident.usage).passed
     flags = []
     if incident_passed and task.outcome in FAILURE_OUTCOMES:
         flags.append("incident_behaviour_passes")
@@ -165,10 +165,10 @@ def health_check(
 
 
 def _verdict(stub: bool, flags: list[str]) -> Verdict:
-    if "reference_fails" in flags:
-        return "broken"
     if stub:
         return "stub"
+    if "reference_fails" in flags:
+        return "broken"
     if "every_agent_passes" in flags:
         return "no_discriminating_power"
     if "pair_not_discriminating" in flags:

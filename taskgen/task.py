@@ -54,6 +54,7 @@ class IncidentBehaviour(_Model):
 
     calls: list[IncidentCall] = Field(default_factory=list)
     reply: str | None = None
+    usage: Budget | None = Field(default=None, description="the incident agent's own turns, tokens and model and tool time")
 
 
 class ReviewRecord(_Model):
@@ -82,6 +83,9 @@ class DraftTask(_Model):
     expectations_status: Literal["draft", "confirmed"] = "draft"
     required_tools: list[str] = Field(default_factory=list)
     forbidden_tools: list[str] = Field(default_factory=list)
+    rubric: list[str] = Field(
+        default_factory=list, description="what code cannot judge about the reply: items for a judge (a model or a person), never graded in code"
+    )
     budget: Budget
     provenance: TaskProvenance
     review_questions: list[str] = Field(default_factory=list)
@@ -105,6 +109,7 @@ class Verdict(_Model):
 
     passed: bool
     reasons: list[str] = Field(default_factory=list)
+    failed_checks: list[str] = Field(default_factory=list, description="end_state, tools, nothing_else_changed, budget")
 
 
 class AgentView(_Model):

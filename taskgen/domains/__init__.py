@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from ingest.models import Session, StateRows, ToolCall
-from taskgen.task import AgentView, DraftTask, Expectation, IncidentBehaviour, ValidationIssue, Verdict
+from taskgen.task import AgentView, Budget, DraftTask, Expectation, IncidentBehaviour, ValidationIssue, Verdict
 
 if TYPE_CHECKING:
     from taskgen.classify import Classification
@@ -52,6 +52,7 @@ class Plan(BaseModel):
     expectations: list[Expectation]
     required_tools: list[str] = Field(default_factory=list)
     forbidden_tools: list[str] = Field(default_factory=list)
+    rubric: list[str] = Field(default_factory=list, description="items for a judge: what code cannot check about the reply")
     review_questions: list[str] = Field(default_factory=list)
 
 
@@ -79,7 +80,12 @@ class Domain(Protocol):
 
     def environment(self, seed: Seed) -> Environment: ...
 
-    def grade(self, task: DraftTask, final_state: StateRows, calls: list[ToolCall]) -> Verdict: ...
+    def grade(
+        self, task: DraftTask, final_state: StateRows, calls: list[ToolCall],
+        seed_state: StateRows | None = None, usage: Budget | None = None,
+    ) -> Verdict:
+        """End state, tools; with the seed's state, nothing else changed; with the trial's usage, the budget."""
+        ...
 
     def agents(self) -> dict[str, Agent]:
         """'reference', the greedy 'refund_everything'-style agent, and 'do_nothing'."""

@@ -56,8 +56,10 @@ def _checked(drafted):
     return tasks, seeds
 
 
-def test_reference_passes_every_task(drafted, domain):
+def test_reference_passes_every_task_but_the_stubs(drafted, domain):
     for task, seed in _tasks_with_seeds(drafted):
+        if task.boundary == "none":
+            continue
         result = health_check(task, seed, domain)
         assert result.reference_passed, (task.task_id, result.reference_reasons)
 
@@ -80,7 +82,9 @@ def test_cross_replay_flags_pairs_that_accept_the_same_behaviour(drafted, domain
 
 def test_a_negative_that_accepts_the_positives_behaviour_flags_the_pair(drafted, domain):
     pair = next(row[3] for row in drafted if row[0].session_id == "s-cancel")
-    lenient = pair.negative.model_copy(update={"expectations": [Expectation(check="reply_sent")], "forbidden_tools": []})
+    either = Expectation(check="any_of", any_of=[Expectation(check="reply_sent"),
+                                                 Expectation(check="order_status", args={"order_id": "#W1000002", "status": "cancelled"})])
+    lenient = pair.negative.model_copy(update={"expectations": [either], "forbidden_tools": []})
     seeds = {pair.positive.seed_id: drafted[0][2], pair.negative_seed.seed_id: pair.negative_seed}
     honest = check_set([pair.positive, pair.negative], seeds, domain)
     assert [(result.verdict, result.pair_discriminates) for result in honest] == [("works", True), ("works", True)]
@@ -98,9 +102,9 @@ def test_stubs_are_kept_out_of_the_figures(drafted, domain):
     assert {result.verdict for result in results if result.task_id in stubs} == {"stub"}
     summary = summarize(results, tasks, version="v-test")
     capability, regression = summary.capability, summary.regression
-    assert (capability.tasks, capability.works, capability.broken, capability.pair_not_discriminating) == (12, 10, 0, 2)
-    assert (capability.pairs, capability.stub_pairs, capability.discriminating_pairs) == (7, 2, 4)
-    assert capability.discriminating_share == 0.8 and capability.stub_share == round(2 / 7, 4)
+    assert (capability.tasks, capability.works, capability.broken, capability.pair_not_discriminating) == (12, 12, 0, 0)
+    assert (capability.pairs, capability.stub_pairs, capability.discriminating_pairs) == (7, 2, 5)
+    assert capability.discriminating_share == 1.0 and capability.stub_share == round(2 / 7, 4)
     assert (regression.tasks, regression.works, regression.pair_not_discriminating, regression.discriminating_pairs) == (2, 0, 2, 0)
 
 
@@ -111,8 +115,8 @@ def test_summary_counts_each_verdict_in_its_own_column(drafted, domain):
                                          "expectations": [Expectation(check="refund_exists", args={"order_id": "#W1000001", "amount_cents": 1})]})
     results = check_set([*tasks, impossible], seeds, domain)
     summary = summarize(results, [*tasks, impossible]).capability
-    assert (summary.tasks, summary.works, summary.broken) == (13, 10, 1)
-    assert summary.pairs == 8 and summary.discriminating_pairs == 4 and summary.discriminating_share == 0.6667
+    assert (summary.tasks, summary.works, summary.broken) == (13, 12, 1)
+    assert summary.pairs == 8 and summary.discriminating_pairs == 5 and summary.discriminating_share == round(5 / 6, 4)
 
 
 def test_refund_everything_fails_every_negative_and_do_nothing_fails_action_positives(drafted, domain):
@@ -128,7 +132,9 @@ def test_broken_and_powerless_tasks_are_caught(drafted, domain):
     task, seed = _refund_task(drafted)
     impossible = task.model_copy(update={"expectations": [Expectation(check="refund_exists", args={"order_id": "#W1000001", "amount_cents": 1})]})
     assert health_check(impossible, seed, domain).verdict == "broken"
-    toothless = task.model_copy(update={"expectations": [Expectation(check="no_refund", args={"order_id": "#W1000004"})], "required_tools": []})
+    other = next(row[3].positive for row in drafted if row[0].session_id == "s-other")
+    toothless = other.model_copy(update={"expectations": [Expectation(check="no_refund", args={"order_id": "#W1000004"})],
+                                         "actor": {"customer_id": "cus_without_orders"}})
     assert health_check(toothless, seed, domain).verdict == "no_discriminating_power"
 
 
@@ -173,7 +179,7 @@ def test_a_positive_the_incidents_own_behaviour_passes_is_flagged(drafted, domai
 def test_summary_counts_the_failed_incidents_the_replay_fails(drafted, domain):
     tasks, seeds = _checked(drafted)
     summary = summarize(check_set(tasks, seeds, domain), tasks)
-    # capability: the errored cancellation (fails) and the failed status lookup (its reply-only behaviour passes)
-    assert (summary.capability.incident_replayed, summary.capability.incident_replay_fails) == (2, 1)
-    assert summary.capability.incident_fail_share == 0.5
+    # capability: the errored cancellation and the failed status lookup (its reply states no status)
+    assert (summary.capability.incident_replayed, summary.capability.incident_replay_fails) == (2, 2)
+    assert summary.capability.incident_fail_share == 1.0
     assert (summary.regression.incident_replayed, summary.regression.incident_replay_fails) == (1, 1)

@@ -11,12 +11,12 @@ from pathlib import Path
 from ingest.models import Session, StateRows, ToolCall
 from taskgen.classify import Classification
 from taskgen.domains import Agent, NegativePlan, Plan
-from taskgen.domains.retail import agents, grader, plans
+from taskgen.domains.retail import agents, grader, plans, reference
 from taskgen.domains.retail.environment import TOOLS, RetailEnvironment
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.rules import order_ids_in, refunded_cents
 from taskgen.seeds import Seed
-from taskgen.task import DraftTask, IncidentBehaviour, ValidationIssue, Verdict
+from taskgen.task import Budget, DraftTask, IncidentBehaviour, ValidationIssue, Verdict
 
 STATE_KINDS: tuple[str, ...] = ("customer", "order", "order_item", "payment", "refund", "return_label")
 
@@ -52,12 +52,15 @@ class RetailDomain:
     def environment(self, seed: Seed) -> RetailEnvironment:
         return RetailEnvironment(seed)
 
-    def grade(self, task: DraftTask, final_state: StateRows, calls: list[ToolCall]) -> Verdict:
-        return grader.grade(task, final_state, calls)
+    def grade(
+        self, task: DraftTask, final_state: StateRows, calls: list[ToolCall],
+        seed_state: StateRows | None = None, usage: Budget | None = None,
+    ) -> Verdict:
+        return grader.grade(task, final_state, calls, seed_state, usage)
 
     def agents(self) -> dict[str, Agent]:
         return {
-            "reference": agents.reference_agent(self.policy),
+            "reference": reference.reference_agent(self.policy),
             "refund_everything": agents.refund_everything,
             "do_nothing": agents.do_nothing,
         }

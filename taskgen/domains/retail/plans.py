@@ -11,7 +11,7 @@ from taskgen.classify import Classification
 from taskgen.domains import NegativePlan, Plan
 from taskgen.domains.retail.environment import WRITE_TOOLS
 from taskgen.domains.retail.policy import RetailPolicy
-from taskgen.domains.retail.rules import Decision, customer_orders, decide, target_order_id
+from taskgen.domains.retail.rules import Decision, customer_orders, decide, refunded_cents, target_order_id
 from taskgen.seeds import Seed, format_timestamp
 from taskgen.task import Expectation
 
@@ -70,13 +70,50 @@ def incident_action(session: Session, classification: Classification) -> tuple[s
     return None, f"{classification.outcome}:agent_path_untrusted"
 
 
-def plan_for(decision: Decision, state: StateRows) -> Plan:
+_RUBRIC = {
+    "refund": "Judge: does the reply confirm the refund and its amount accurately, and say when the money arrives?",
+    "return_label": "Judge: does the reply give the return label and say how to send the parcel back?",
+    "cancel": "Judge: does the reply confirm the cancellation and what happens to the payment?",
+    "update_address": "Judge: does the reply confirm the new address as the customer wrote it?",
+    "escalate": "Judge: does the reply tell the customer a person will follow up, without promising the outcome?",
+    "decline": "Judge: does the reply give the reason for the refusal (rule {rule}) in plain words and say what the customer can do instead?",
+    "inform": "Judge: does the reply answer the question in plain words, without inventing policy, dates or offers?",
+}
+
+
+def _reply_checks(decision: Decision, state: StateRows, requester: str | None) -> list[Expectation]:
+    """What code can judge about the reply: the order's status stated, a refusal, no refund promised,
+    nothing of another customer's order."""
+    order = state.get("order", {}).get(decision.order_id or "")
+    checks = []
+    if decision.action == "inform" and order is not None:
+        checks.append(_check("reply_states_status", order_id=decision.order_id, status=order["status"]))
+    if decision.action in ("decline", "escalate"):
+        checks.append(_check("reply_promises_no_refund"))
+    if decision.rule == "not_order_owner":
+        checks.append(_check("reply_withholds", order_id=decision.order_id, **({"requester": requester} if requester else {})))
+    return checks
+
+
+def plan_for(decision: Decision, state: StateRows, requester: str | None = None) -> Plan:
     """Expectations, required and forbidden tools that make `decision` the one passing answer."""
+    plan = _plan_for(decision, state)
+    return plan.model_copy(
+        update={
+            "expectations": [*plan.expectations, *_reply_checks(decision, state, requester)],
+            "rubric": [_RUBRIC[decision.action].format(rule=decision.rule)],
+        }
+    )
+
+
+def _plan_for(decision: Decision, state: StateRows) -> Plan:
     order_id, customer_id = decision.order_id, decision.customer_id
     order = state.get("order", {}).get(order_id or "")
     untouched: list[Expectation] = []
     if order is not None:
-        untouched = [_check("no_refund", order_id=order_id), _check("order_status", order_id=order_id, status=order["status"])]
+        earlier = refunded_cents(state, order_id or "")
+        no_new_refund = _check("refunded_total", order_id=order_id, amount_cents=earlier) if earlier else _check("no_refund", order_id=order_id)
+        untouched = [no_new_refund, _check("order_status", order_id=order_id, status=order["status"])]
     if customer_id in state.get("customer", {}):
         untouched.append(_check("address_equals", customer_id=customer_id, address=state["customer"][customer_id].get("address", "")))
     if decision.action == "refund":
@@ -106,7 +143,7 @@ def plan_for(decision: Decision, state: StateRows) -> Plan:
     if decision.action == "escalate":
         return Plan(expectations=[_check("escalated"), *untouched], required_tools=["escalate_to_human"], forbidden_tools=list(WRITE_TOOLS))
     if decision.action == "decline":
-        either = Expectation(check="any_of", any_of=[_check("reply_sent"), _check("escalated")])
+        either = Expectation(check="any_of", any_of=[_check("reply_refuses"), _check("escalated")])
         return Plan(expectations=[either, *untouched], forbidden_tools=list(WRITE_TOOLS))
     return Plan(expectations=[_check("reply_sent"), *untouched], forbidden_tools=list(WRITE_TOOLS))
 
@@ -116,7 +153,7 @@ def plan_positive(
 ) -> Plan:
     prompt = session.first_user_text()
     decision = decide(classification.intent, prompt, seed.state, actor, seed.clock_datetime, policy)
-    plan = plan_for(decision, seed.state)
+    plan = plan_for(decision, seed.state, actor.get("customer_id"))
     questions = list(plan.review_questions)
     evidence_action, source = incident_action(session, classification)
     if evidence_action is None:
@@ -202,11 +239,11 @@ def plan_negative(
             continue
         decision = decide(intent, prompt, moved, actor, clock, policy)
         if decision.action in ("decline", "escalate") and decision.rule != positive_decision.rule:
-            plan = plan_for(decision, moved)
+            plan = plan_for(decision, moved, actor.get("customer_id"))
             return NegativePlan(
                 **plan.model_dump(), state=moved, boundary=boundary, boundary_question=boundary_question(boundary, policy)
             )
-    plan = plan_for(Decision(action="decline", rule="no_boundary", order_id=order_id), seed.state)
+    plan = plan_for(Decision(action="decline", rule="no_boundary", order_id=order_id), seed.state, actor.get("customer_id"))
     return NegativePlan(
         **plan.model_dump(exclude={"review_questions"}),
         review_questions=[f"No policy boundary of intent '{intent}' could be crossed on this seed; write the negative by hand."],
