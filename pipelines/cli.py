@@ -147,6 +147,12 @@ def _print_summary(summary) -> None:
     console.print(f"health check verdicts: {health}")
     for name, verdicts in summary.by_set.items():
         console.print(f"  {name}: " + ", ".join(f"{k} {v}" for k, v in verdicts.items()))
+    if summary.health_figures:
+        from taskgen.health import HealthSummary
+
+        from .stages import health_markdown
+
+        console.print(health_markdown(HealthSummary.model_validate(summary.health_figures)), highlight=False)
     console.print(f"output: [bold]{summary.output}[/bold] (tasks/<set>/<task_id>.json, seeds/, manifest.json)")
 
 
@@ -379,7 +385,7 @@ def validate(
         )
     console.print(table)
     for check in flagged:  # whole ids, one a line, for scripts and narrow terminals
-        reasons = [i.code for i in check.issues] + check.health.flags
+        reasons = check.health.flags
         console.print(f"flagged {check.task.task_id}: {', '.join(reasons)}", highlight=False)
     console.print(health_markdown(report.summary))
     if report.failed:

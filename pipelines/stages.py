@@ -24,13 +24,13 @@ from ingest.assemble import assemble_sessions
 from ingest.models import QuarantinedRecord, RawRecord, Session, canonical_json, sha256_hex
 from taskgen.classify import Classification, classify
 from taskgen.config import TaskgenConfig
-from taskgen.draft import draft_pair
-from taskgen.health import check_set, summarize
+from taskgen.draft import draft_pair, starting_seed
+from taskgen.health import check_set, summarize, with_issues
 from taskgen.output import load_task, refresh_manifest, write_seed, write_task
 from taskgen.review import current_version
 from taskgen.sample import StratifiedSample, stratified_sample
 from taskgen.sample import coverage_markdown as _coverage_markdown
-from taskgen.seeds import Seed, freeze_seed
+from taskgen.seeds import Seed
 from taskgen.task import DraftTask
 from taskgen.validate import validate_set, validate_task
 
@@ -367,11 +367,12 @@ def _clock(session: Session, day: str) -> datetime:
 
 def freeze_day(store: Store, config: AppConfig, day: str, *, scope: str) -> FreezeResult:
     out = config.path(config.output)
+    domain = _domain(config.taskgen.model_dump_json())
     seed_ids = set()
     items = _scrubbed(store, day, scope)
     for row in items:
         session, state = Session.model_validate_json(row.session), json.loads(row.state)
-        seed = freeze_seed(state, _clock(session, day), domain=config.taskgen.domain)
+        seed = starting_seed(state, _clock(session, day), domain)
         seed_ids.add(seed.seed_id)
         store.upsert(SeedRow, [dict(seed_id=seed.seed_id, body=seed.model_dump_json())])
         write_seed(out, seed)
@@ -397,7 +398,7 @@ def draft_day(store: Store, config: AppConfig, day: str, *, scope: str) -> Draft
         # Freezing again is a hash of a small document: cheaper and safer than sharing the seed id
         # through a row that a concurrent run of the same session may be rewriting.
         session = Session.model_validate_json(row.session)
-        seed = freeze_seed(json.loads(row.state), _clock(session, day), domain=config.taskgen.domain)
+        seed = starting_seed(json.loads(row.state), _clock(session, day), domain)
         members = (sample.members.get(session.session_id) if sample else None) or [session.session_id]
         pair = draft_pair(
             session, classified[session.session_id], seed, domain, members=members, config=config.taskgen
@@ -481,6 +482,7 @@ def validate_day(store: Store, config: AppConfig, day: str, *, scope: str, run_i
     for task, health in zip(tasks, check_set(tasks, seeds, domain)):
         seed = seeds[task.seed_id]
         issues = validate_task(task, seed, domain) + [i for i in set_issues if i.subject in (task.task_id, task.pair_id)]
+        health = with_issues(health, [issue.code for issue in issues])
         results.append(health)
         report.with_issues += bool(issues)
         report.reference_failures += not health.reference_passed
@@ -514,13 +516,13 @@ def health_markdown(summary) -> str:
     lines = [
         f"task-set version: {summary.version}",
         "",
-        "| set | tasks | works | broken | no power | pair not discriminating | incident passes | reference pass | refund-all pass | do-nothing pass |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| set | tasks | works | broken | no power | pair not discriminating | incident passes | invalid | reference pass | refund-all pass | do-nothing pass |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for name in ("capability", "regression"):
         s = getattr(summary, name)
         lines.append(
-            f"| {name} | {s.tasks} | {s.works} | {s.broken} | {s.no_discriminating_power} | {s.pair_not_discriminating} | {s.incident_passes} | "
+            f"| {name} | {s.tasks} | {s.works} | {s.broken} | {s.no_discriminating_power} | {s.pair_not_discriminating} | {s.incident_passes} | {s.invalid} | "
             f"{s.reference_pass_rate:.0%} | {s.refund_all_pass_rate:.0%} | {s.do_nothing_pass_rate:.0%} |"
         )
     lines += [

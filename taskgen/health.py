@@ -24,7 +24,7 @@ from taskgen.domains import Domain, Environment
 from taskgen.seeds import Seed
 from taskgen.task import AgentView, DraftTask
 
-Verdict = Literal["works", "broken", "no_discriminating_power", "pair_not_discriminating", "incident_passes", "stub"]
+Verdict = Literal["works", "broken", "no_discriminating_power", "pair_not_discriminating", "incident_passes", "invalid", "stub"]
 STUB_BOUNDARY = "none"
 FAILURE_OUTCOMES: tuple[str, ...] = ("failed", "errored", "rolled_back")
 """Outcomes whose own behaviour is the bug: replayed on the positive's seed, it must fail the positive."""
@@ -61,6 +61,7 @@ class SetSummary(BaseModel):
     no_discriminating_power: int
     pair_not_discriminating: int
     incident_passes: int
+    invalid: int = Field(description="tasks whose health checks hold but whose validation found issues")
     reference_pass_rate: float
     refund_all_pass_rate: float
     do_nothing_pass_rate: float
@@ -178,6 +179,15 @@ def _verdict(stub: bool, flags: list[str]) -> Verdict:
     return "works"
 
 
+def with_issues(result: HealthResult, issue_codes: Sequence[str]) -> HealthResult:
+    """A task with validation issues is never reported as working: each issue becomes a flag."""
+    if not issue_codes:
+        return result
+    flags = [*result.flags, *(f"validation:{code}" for code in sorted(set(issue_codes)))]
+    verdict = "invalid" if result.verdict == "works" else result.verdict
+    return result.model_copy(update={"flags": flags, "verdict": verdict})
+
+
 def check_set(tasks: Sequence[DraftTask], seeds: Mapping[str, Seed], domain: Domain) -> list[HealthResult]:
     """Every task checked with its pair's other task (one positive and one negative per pair)."""
     by_pair: dict[str, list[DraftTask]] = defaultdict(list)
@@ -218,6 +228,7 @@ def _summarize_set(results: Sequence[HealthResult], tasks: Sequence[DraftTask]) 
         no_discriminating_power=verdicts.count("no_discriminating_power"),
         pair_not_discriminating=verdicts.count("pair_not_discriminating"),
         incident_passes=verdicts.count("incident_passes"),
+        invalid=verdicts.count("invalid"),
         reference_pass_rate=_rate(sum(result.reference_passed for result in counted), total),
         refund_all_pass_rate=_rate(sum(result.refund_all_passed for result in counted), total),
         do_nothing_pass_rate=_rate(sum(result.do_nothing_passed for result in counted), total),

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from taskgen.domains import get_domain
-from taskgen.health import HealthResult, HealthSummary, check_set, summarize
+from taskgen.health import HealthResult, HealthSummary, check_set, summarize, with_issues
 from taskgen.output import load_seed, load_tasks
 from taskgen.review import current_version
 from taskgen.task import DraftTask, ValidationIssue
@@ -62,7 +62,7 @@ def check_folder(folder: Path) -> FolderReport:
         for task, health in zip(members, check_set(members, seeds, domain)):
             issues = validate_task(task, seeds[task.seed_id], domain)
             issues += [i for i in set_issues if i.subject in (task.task_id, task.pair_id)]
-            report.checks.append(TaskCheck(task=task, issues=issues, health=health))
+            report.checks.append(TaskCheck(task=task, issues=issues, health=with_issues(health, [i.code for i in issues])))
     report.checks.sort(key=lambda check: check.task.task_id)
     report.summary = summarize([c.health for c in report.checks], tasks, report.version)
     return report

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -77,6 +78,10 @@ class Domain(Protocol):
     def plan_negative(
         self, prompt: str, intent: str, seed: Seed, actor: dict[str, str], positive: Plan, policy: Any
     ) -> NegativePlan: ...
+
+    def add_canary(self, state: StateRows, clock: datetime) -> StateRows:
+        """The state with rows no correct trial touches (a canary order per customer), for every seed."""
+        ...
 
     def environment(self, seed: Seed) -> Environment: ...
 

@@ -3,6 +3,7 @@
 import pytest
 
 from taskgen.domains.retail.grader import grade, private_values
+from taskgen.seeds import parse_timestamp
 from taskgen.task import Budget, Expectation
 
 from retail_fixtures import make_state
@@ -136,3 +137,45 @@ def test_a_state_without_the_kinds_grades_without_crashing(drafted, domain):
     _, _, seed, pair = _pair(drafted, "s-refund")
     verdict = grade(pair.positive, {}, [], make_state())
     assert not verdict.passed and "end_state" in verdict.failed_checks and "tools" in verdict.failed_checks
+
+
+def test_every_seed_carries_a_canary_order_per_customer_that_no_correct_trial_touches(drafted, domain):
+    import re
+
+    from taskgen.domains.retail.canary import add_canaries, canary_id
+
+    from retail_fixtures import CLOCK
+
+    seed = drafted[0][2]
+    plain = make_state()
+    canaries = sorted(set(seed.state["order"]) - set(plain["order"]))
+    owners = sorted(seed.state["order"][order_id]["customer_id"] for order_id in canaries)
+    assert owners == ["cus_1001", "cus_1002", "cus_1003"] and all(re.fullmatch(r"#W\d{7}", order_id) for order_id in canaries)
+    for order_id in canaries:
+        order = seed.state["order"][order_id]
+        assert (CLOCK - parse_timestamp(order["delivered_at"])).days > domain.policy.return_window_days
+        assert [row["order_id"] for row in seed.state["payment"].values()].count(order_id) == 1
+    assert add_canaries(plain, CLOCK) == seed.state and canary_id("#W1000001", {"#W1000001"}) == canary_id("#W1000001", set())
+    # no drafted task is about a canary, and the reference agent leaves them as they were
+    for _, _, _, pair in drafted:
+        assert not any(order_id in item.describe() for item in pair.positive.expectations for order_id in canaries)
+    _, _, _, pair = _pair(drafted, "s-refund")
+    careless = _trial(domain, seed, ("refund_order", {"order_id": "#W1000001", "amount_cents": 8999, "reason": "r"}),
+                      ("refund_order", {"order_id": canaries[0], "amount_cents": 100, "reason": "r"}), ("send_reply", {"text": "Done."}))
+    verdict = grade(pair.positive, careless.state, careless.calls, seed.state)
+    assert verdict.failed_checks == ["nothing_else_changed"]
+
+
+@pytest.mark.parametrize(
+    ("stored", "expected", "holds"),
+    [("18 Linden Court, Dayton, OH 45402", "18 linden court dayton oh  45402", True), ("18 Linden Court,Dayton", "18 linden court dayton", True),
+     ("18 Linden Court, Dayton", "18 Linden Court, Dayton, OH", False), (None, "", False), ("", "", True)],
+)
+def test_address_equals_reads_case_commas_and_spaces_alike(stored, expected, holds):
+    from taskgen.domains.retail.grader import holds as check_holds
+
+    state = {"customer": {"c1": {"id": "c1"} if stored is None else {"id": "c1", "address": stored}}}
+    item = _check("address_equals", customer_id="c1", address=expected)
+    assert check_holds(item, state) is (holds if stored is not None else expected == "")
+    assert check_holds(_check("address_equals", customer_id="nobody", address=""), state) is True
+    assert check_holds(_check("address_equals", customer_id="c1", address="x"), {}) is False

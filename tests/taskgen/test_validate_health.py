@@ -183,3 +183,91 @@ def test_summary_counts_the_failed_incidents_the_replay_fails(drafted, domain):
     assert (summary.capability.incident_replayed, summary.capability.incident_replay_fails) == (2, 2)
     assert summary.capability.incident_fail_share == 1.0
     assert (summary.regression.incident_replayed, summary.regression.incident_replay_fails) == (1, 1)
+
+
+def test_a_task_with_validation_issues_is_never_reported_as_working(drafted, domain):
+    from taskgen.health import with_issues
+
+    tasks, seeds = _checked(drafted)
+    results = check_set(tasks, seeds, domain)
+    first = next(index for index, result in enumerate(results) if result.verdict == "works")
+    flagged = with_issues(results[first], ["vague_relative_date", "vague_relative_date"])
+    assert flagged.verdict == "invalid" and flagged.flags == ["validation:vague_relative_date"]
+    assert with_issues(results[first], []) == results[first]
+    broken = results[first].model_copy(update={"verdict": "broken", "flags": ["reference_fails"]})
+    assert with_issues(broken, ["tool_conflict"]).verdict == "broken"
+    before = summarize(results, tasks).capability
+    after = summarize([flagged if index == first else result for index, result in enumerate(results)], tasks).capability
+    assert (after.works, after.invalid) == (before.works - 1, before.invalid + 1) == (11, 1)
+
+
+def test_validate_set_names_each_issue_and_its_subject(drafted):
+    from taskgen.task import ValidationIssue
+
+    pair = next(row[3] for row in drafted if row[0].session_id == "s-rollback")
+    positive, negative = pair.positive, pair.negative
+    pid = positive.pair_id
+    twins = [positive, negative.model_copy(update={"polarity": "positive"})]
+    assert validate_set(twins) == [ValidationIssue(code="pair_polarity", message=f"{pid} has polarities ['positive', 'positive']", subject=pid)]
+    for label, value in (("intent", "refund_x"), ("split", "heldout" if positive.split == "dev" else "dev"), ("prompt", "other words")):
+        odd = [positive, negative.model_copy(update={label: value})]
+        issues = [issue for issue in validate_set(odd) if issue.code != "incident_split_differs"]
+        assert issues == [ValidationIssue(code=f"pair_{label}_differs", message=f"{pid} members differ in {label}", subject=pid)], label
+    capability = [positive.model_copy(update={"set": "capability"}), negative.model_copy(update={"set": "capability"})]
+    assert validate_set(capability) == [
+        ValidationIssue(code="set_label", message=f"{task.task_id} comes from a rollback but is not in the regression set", subject=task.task_id)
+        for task in capability
+    ]
+    torn = [positive, negative.model_copy(update={"split": "heldout" if positive.split == "dev" else "dev"})]
+    incident = [issue for issue in validate_set(torn) if issue.code == "incident_split_differs"]
+    assert incident == [ValidationIssue(code="incident_split_differs", message="tasks of incident INC-9 are in both splits", subject=task.task_id)
+                        for task in torn]
+    assert validate_set([positive, negative]) == []
+
+
+def test_validate_task_names_each_issue_exactly(drafted, domain):
+    from taskgen.task import ValidationIssue
+
+    task, seed = _refund_task(drafted)
+    assert validate_task(task.model_copy(update={"seed_id": "seed-x"}), seed, domain) == [
+        ValidationIssue(code="seed_mismatch", message=f"task names seed seed-x, got {seed.seed_id}")]
+    assert validate_task(task.model_copy(update={"clock": "2024-05-11T00:00:00Z"}), seed, domain) == [
+        ValidationIssue(code="clock_mismatch", message="task clock differs from its seed's frozen clock")]
+    assert validate_task(task.model_copy(update={"clock": ""}), seed, domain) == [  # no clock: nothing to compare, "five days ago" unpinned
+        ValidationIssue(code="relative_date_without_clock", message="1 relative date(s) but no frozen clock")]
+    assert validate_task(task.model_copy(update={"expectations": []}), seed, domain) == [
+        ValidationIssue(code="no_expectations", message="task has no end-state expectation")]
+    assert validate_task(task.model_copy(update={"forbidden_tools": ["refund_order"]}), seed, domain) == [
+        ValidationIssue(code="tool_conflict", message="a tool is both required and forbidden")]
+    unmarked = ValidationIssue(code="negative_unmarked", message="a negative must be synthetic and carry a boundary question")
+    negative = drafted[0][3].negative
+    negative_seed = drafted[0][3].negative_seed
+    assert validate_task(negative, negative_seed, domain) == []
+    assert validate_task(negative.model_copy(update={"synthetic": False}), negative_seed, domain) == [unmarked]
+    assert validate_task(negative.model_copy(update={"boundary_question": None}), negative_seed, domain) == [unmarked]
+    assert validate_task(task.model_copy(update={"prompt": "It broke a few days ago and recently, refund #W1000001"}), seed, domain) == [
+        ValidationIssue(code="vague_relative_date", message="2 relative date(s) cannot be pinned to a day")]
+    assert validate_task(task.model_copy(update={"prompt": "It broke a few days ago, yesterday, refund #W1000001", "clock": ""}), seed, domain) == [
+        ValidationIssue(code="relative_date_without_clock", message="2 relative date(s) but no frozen clock")]
+    no_clock_seed = seed.model_copy(update={"clock": ""})
+    assert [issue.code for issue in validate_task(task.model_copy(update={"prompt": "yesterday, refund #W1000001"}), no_clock_seed, domain)] == [
+        "relative_date_without_clock"]
+    assert validate_task(task.model_copy(update={"prompt": "It broke yesterday, refund #W1000001"}), seed, domain) == []
+    issues = validate_task(task.model_copy(update={"seed_id": "seed-x", "expectations": [], "forbidden_tools": ["refund_order"]}), seed, domain)
+    assert [issue.code for issue in issues] == ["no_expectations", "seed_mismatch", "tool_conflict"]  # sorted by code
+
+
+def test_each_verdict_has_its_own_count_and_an_empty_set_has_zero_rates(drafted, domain):
+    tasks, seeds = _checked(drafted)
+    results = check_set(tasks, seeds, domain)
+    capability = [index for index, task in enumerate(tasks) if task.set == "capability" and results[index].verdict == "works"]
+    for index, verdict in zip(capability, ("no_discriminating_power", "incident_passes", "pair_not_discriminating", "broken")):
+        results[index] = results[index].model_copy(update={"verdict": verdict, "reference_passed": verdict != "broken"})
+    summary = summarize(results, tasks)
+    assert summary.version == "unreleased"
+    counts = summary.capability
+    assert (counts.works, counts.no_discriminating_power, counts.incident_passes, counts.pair_not_discriminating, counts.broken) == (8, 1, 1, 1, 1)
+    assert (counts.reference_pass_rate, counts.refund_all_pass_rate, counts.do_nothing_pass_rate) == (round(11 / 12, 4), round(1 / 12, 4), 0.0)
+    empty = summarize([], [])
+    assert empty.capability.reference_pass_rate == empty.capability.discriminating_share == empty.regression.stub_share == 0.0
+    assert empty.capability.tasks == 0

@@ -6,12 +6,13 @@ reply, written by the simulated environment). Boundaries come from `policy.yaml`
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 
 from ingest.models import Session, StateRows, ToolCall
 from taskgen.classify import Classification
 from taskgen.domains import Agent, NegativePlan, Plan
-from taskgen.domains.retail import agents, grader, plans, reference
+from taskgen.domains.retail import agents, canary, grader, plans, reference
 from taskgen.domains.retail.environment import TOOLS, RetailEnvironment
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.rules import order_ids_in, refunded_cents
@@ -48,6 +49,9 @@ class RetailDomain:
         self, prompt: str, intent: str, seed: Seed, actor: dict[str, str], positive: Plan, policy: RetailPolicy
     ) -> NegativePlan:
         return plans.plan_negative(prompt, intent, seed, actor, positive, policy)
+
+    def add_canary(self, state: StateRows, clock: datetime) -> StateRows:
+        return canary.add_canaries(state, clock)
 
     def environment(self, seed: Seed) -> RetailEnvironment:
         return RetailEnvironment(seed)
