@@ -194,3 +194,19 @@ def test_a_name_in_two_spellings_gets_stand_ins_in_its_own_case_whatever_the_ord
 def test_particles_inside_a_name_stay_and_the_name_around_them_changes(pseudo: Pseudonymizer) -> None:
     stand_in = pseudo.stand_in("PERSON", "Yara van den Velden").split()
     assert stand_in[1:3] == ["van", "den"] and "Yara" not in stand_in and "Velden" not in stand_in
+
+
+def test_a_url_keeps_its_shape_and_loses_its_personal_parts():
+    from urllib.parse import quote
+
+    from scrubbers.consistency import ConsistencyMap
+    from scrubbers.pseudonyms import Pseudonymizer
+
+    cmap = ConsistencyMap(Pseudonymizer(b"url-secret"))
+    cmap.register_people(["Jane Doe"])
+    profile = cmap.replace("URL", "https://www.linkedin.com/in/jane-doe-123")
+    assert profile.startswith("https://www.linkedin.com/in/") and "jane-doe-123" not in profile
+    assert profile == cmap.replace("URL", "https://www.linkedin.com/in/jane-doe-123")
+    encoded = cmap.replace("URL", "https://shop.example/track?email=" + quote("jane.doe@gmail.com", safe=""))
+    assert "jane.doe" not in encoded and quote(cmap.replace("EMAIL_ADDRESS", "jane.doe@gmail.com"), safe="") in encoded
+    assert cmap.replace("URL", "https://help.acme.com/returns?lang=en") == "https://help.acme.com/returns?lang=en"

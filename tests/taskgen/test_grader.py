@@ -2,6 +2,7 @@
 
 import pytest
 
+from ingest.models import ToolCall
 from taskgen.domains.retail.grader import grade, private_values
 from taskgen.seeds import parse_timestamp
 from taskgen.task import Budget, Expectation
@@ -179,3 +180,69 @@ def test_address_equals_reads_case_commas_and_spaces_alike(stored, expected, hol
     assert check_holds(item, state) is (holds if stored is not None else expected == "")
     assert check_holds(_check("address_equals", customer_id="nobody", address=""), state) is True
     assert check_holds(_check("address_equals", customer_id="c1", address="x"), {}) is False
+
+
+def test_each_end_state_check_on_a_small_state():
+    from taskgen.domains.retail.grader import holds as check_holds
+
+    state = {
+        "order": {"o1": {"id": "o1", "status": "cancelled"}},
+        "refund": {"r1": {"id": "r1", "order_id": "o1", "amount_cents": 500}, "r2": {"id": "r2", "order_id": "o1", "amount_cents": 250}},
+        "return_label": {"l1": {"id": "l1", "order_id": "o1"}},
+        "escalation": {"e1": {"id": "e1", "reason": "Refund above the automatic limit"}},
+    }
+    verdicts = {
+        ("refund_exists", "o1", 500): True, ("refund_exists", "o1", 750): False, ("refund_exists", "o2", 500): False,
+        ("refunded_total", "o1", 750): True, ("refunded_total", "o1", 500): False, ("refunded_total", "o2", 0): True,
+    }
+    for (name, order_id, amount), expected in verdicts.items():
+        assert check_holds(_check(name, order_id=order_id, amount_cents=amount), state) is expected, (name, order_id, amount)
+    assert check_holds(_check("no_refund", order_id="o2"), state) and not check_holds(_check("no_refund", order_id="o1"), state)
+    assert check_holds(_check("return_label_exists", order_id="o1"), state) and not check_holds(_check("return_label_exists", order_id="o2"), state)
+    assert check_holds(_check("order_status", order_id="o1", status="cancelled"), state)
+    assert not check_holds(_check("order_status", order_id="o1", status="pending"), state)
+    assert not check_holds(_check("order_status", order_id="o9", status="cancelled"), state)
+    assert check_holds(_check("escalated"), state) and check_holds(_check("escalated", reason_contains="automatic LIMIT"), state)
+    assert not check_holds(_check("escalated", reason_contains="fraud"), state) and not check_holds(_check("escalated"), {})
+    assert not check_holds(_check("reply_sent"), state) and not check_holds(_check("teleported"), state)
+    assert not check_holds(_check("refund_exists", order_id="o1"), state)  # a missing argument fails, never raises
+    either = Expectation(check="any_of", any_of=[_check("reply_sent"), _check("no_refund", order_id="o2")])
+    assert check_holds(either, state) and not check_holds(Expectation(check="any_of", any_of=[_check("reply_sent")]), state)
+
+
+def test_tools_required_must_succeed_and_forbidden_must_not_even_be_tried(drafted, domain):
+    _, _, seed, pair = _pair(drafted, "s-refund")
+    task = pair.positive.model_copy(update={"expectations": []})
+    failed_refund = [ToolCall(name="refund_order", status="error"), ToolCall(name="cancel_order", status="error")]
+    verdict = grade(task, seed.state, failed_refund)
+    assert verdict.reasons == ["required tool not called: refund_order", "forbidden tool called: cancel_order"]
+    assert verdict.failed_checks == ["tools"]
+    assert grade(task, seed.state, [ToolCall(name="refund_order")]).passed
+
+
+def test_allowed_changes_follow_the_expectations(drafted):
+    from taskgen.domains.retail.grader import allowed_changes
+
+    task = _pair(drafted, "s-refund")[3].positive.model_copy(update={"expectations": [
+        _check("refund_exists", order_id="o1", amount_cents=1), _check("return_label_exists", order_id="o2"),
+        Expectation(check="any_of", any_of=[_check("order_status", order_id="o3", status="cancelled"), _check("reply_sent")]),
+        _check("address_equals", customer_id="c1", address="x"), _check("no_refund", order_id="o4")]})
+    assert allowed_changes(task) == ({("refund", "o1"), ("return_label", "o2")}, {("order", "o3", "status"), ("customer", "c1", "address")})
+
+
+def test_a_new_kind_or_a_reply_is_judged_apart(drafted, domain):
+    from taskgen.domains.retail.grader import unexpected_changes
+
+    _, _, seed, pair = _pair(drafted, "s-status")
+    final = {**seed.state, "reply": {"r": {"text": "hi"}}, "escalation": {"e": {"reason": "x"}}, "note": {"n1": {"id": "n1"}}}
+    assert unexpected_changes(pair.positive, seed.state, final) == ["note n1 added"]
+
+
+def test_private_values_leave_out_short_values_the_id_and_the_requesters_own():
+    state = {
+        "customer": {"c1": {"id": "c1", "name": "Ann Lee", "city": "Dayton"}, "c2": {"id": "c2", "name": "Bo Li", "city": "Dayton",
+                                                                                     "tags": ["vip-gold"], "meta": {"email": "bo@x.org"}}},
+        "order": {"o9": {"id": "o9", "customer_id": "c2", "status": "shipped", "total_cents": 12345, "gift": True, "note": None}},
+    }
+    assert private_values(state, "o9", "c1") == {"shipped", "12345", "123.45", "Bo Li", "vip-gold", "bo@x.org"}
+    assert "Dayton" in private_values(state, "o9", None) and private_values(state, "o404", "c1") == set()

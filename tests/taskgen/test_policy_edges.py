@@ -124,3 +124,68 @@ def test_the_reference_acts_on_the_named_order_among_several(domain):
     reference.reference_agent(domain.policy)(view, env)
     assert [(call.name, call.arguments.get("order_id")) for call in env.calls if call.status == "ok"] == [
         ("get_order", "#W1000001"), ("refund_order", "#W1000001"), ("send_reply", None)]
+
+
+@pytest.mark.parametrize(
+    ("actor", "expected"),
+    [({"customer_id": "cus_1001"}, ["list_orders", "get_order:#W1000002", "send_reply"]),  # #W1000002 is the latest placed
+     ({"customer_id": "cus_9"}, ["send_reply"]), ({}, ["send_reply"])],  # an unknown customer: the listing fails
+)
+def test_the_reference_falls_back_to_the_latest_order_when_none_is_named(domain, actor, expected):
+    seed = freeze_seed(_state(), CLOCK)
+    env = domain.environment(seed)
+    view = AgentView(prompt="Where is my order? It has been days.", intent="order_status", actor=actor, clock=seed.clock)
+    reference.reference_agent(domain.policy)(view, env)
+    done = [call.name + (f":{call.arguments['order_id']}" if call.name == "get_order" else "") for call in env.calls if call.status == "ok"]
+    assert done == expected
+    reply = env.state["reply"]["reply-0001"]["text"]
+    assert reply == ("Your order #W1000002 is processing." if len(expected) == 3 else "I'm sorry, I cannot find that order.")
+
+
+REFERENCE_PATHS = [
+    ("refund", "refund #W1000001", {}, ["get_order", "refund_order", "send_reply"], "I have refunded 89.99 for order #W1000001.", None),
+    ("refund", "refund order W1000001 of 2 items", {}, ["get_order", "refund_order", "send_reply"],
+     "I have refunded 89.99 for order #W1000001.", None),  # written without its '#': the backend knows it with one
+    ("refund", "refund #W1000001", dict(total=LIMIT + 1), ["get_order", "escalate_to_human", "send_reply"], reference.HANDED_OVER,
+     "refund above the automatic limit"),
+    ("refund", "refund #W1000001", dict(refunded=(8999,)), ["get_order", "send_reply"],
+     "I'm sorry, I cannot refund order #W1000001 again: it is refunded in full.", None),
+    ("refund", "refund #W1000001", dict(status="shipped", delivered=None), ["get_order", "send_reply"], "I'm sorry, I cannot refund order #W1000001.", None),
+    ("refund", "refund #W1000003", {}, ["get_order", "send_reply"], "I'm sorry, I cannot help with an order that is not on your account.", None),
+    ("return_label", "label for #W1000001", {}, ["get_order", "create_return_label", "send_reply"], "Here is the return label for order #W1000001.", None),
+    ("return_label", "label for #W1000001", dict(delivered=timedelta(days=WINDOW + 1)), ["get_order", "send_reply"],
+     "I'm sorry, I cannot create a return label for order #W1000001.", None),
+    ("cancellation", "cancel #W1000002", {}, ["get_order", "cancel_order", "send_reply"], "Order #W1000002 is cancelled.", None),
+    ("cancellation", "cancel #W1000001", {}, ["get_order", "send_reply"], "I'm sorry, I cannot cancel order #W1000001.", None),
+    ("address_change", "move me to 1 Elm St, Dayton, OH 45402", {}, ["get_customer", "list_orders", "update_address", "send_reply"],
+     "Your address is updated.", None),
+    ("address_change", "move me to 1 Elm St, Dayton, OH 45402", dict(status="shipped", delivered=None),
+     ["get_customer", "list_orders", "escalate_to_human", "send_reply"], reference.HANDED_OVER, "address change while an order is on its way"),
+    ("address_change", "move me somewhere", {}, ["get_customer", "list_orders", "escalate_to_human", "send_reply"], reference.HANDED_OVER,
+     "address change without a readable address"),
+    ("account_access", "locked out", {}, ["escalate_to_human", "send_reply"], reference.HANDED_OVER, "account access"),
+    ("other", "gift cards?", {}, ["send_reply"], "Thank you for asking: here is what I can tell you.", None),
+    ("order_status", "where is #W1000002?", {}, ["get_order", "send_reply"], "Your order #W1000002 is processing.", None),
+]
+
+
+@pytest.mark.parametrize(("intent", "prompt", "changes", "calls", "reply", "reason"), REFERENCE_PATHS,
+                         ids=[f"{path[0]}-{index}" for index, path in enumerate(REFERENCE_PATHS)])
+def test_every_path_of_the_reference_agent(domain, intent, prompt, changes, calls, reply, reason):
+    seed = freeze_seed(_state(**changes), CLOCK)
+    env = domain.environment(seed)
+    reference.reference_agent(domain.policy)(AgentView(prompt=prompt, intent=intent, actor={"customer_id": "cus_1001"}, clock=seed.clock), env)
+    assert [call.name for call in env.calls if call.status == "ok"] == calls
+    assert [row["text"] for row in env.state.get("reply", {}).values()] == [reply]
+    assert [row["reason"] for row in env.state.get("escalation", {}).values()] == ([reason] if reason else [])
+    if "update_address" in calls:
+        assert env.state["customer"]["cus_1001"]["address"] == "1 Elm St, Dayton, OH 45402"
+
+
+def test_the_reference_hands_over_an_address_change_for_an_unknown_customer(domain):
+    seed = freeze_seed(_state(), CLOCK)
+    for actor in ({"customer_id": "cus_9"}, {}):
+        env = domain.environment(seed)
+        reference.reference_agent(domain.policy)(AgentView(prompt="to 1 Elm St, Dayton, OH 45402", intent="address_change", actor=actor,
+                                                           clock=seed.clock), env)
+        assert [row["reason"] for row in env.state["escalation"].values()] == ["address change for an unknown customer"]
