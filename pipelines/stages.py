@@ -485,7 +485,7 @@ def validate_day(store: Store, config: AppConfig, day: str, *, scope: str, run_i
         health = with_issues(health, [issue.code for issue in issues])
         results.append(health)
         report.with_issues += bool(issues)
-        report.reference_failures += not health.reference_passed
+        report.reference_failures += not (health.reference_passed or health.stub)
         updates.append(
             dict(task_rows[task.task_id].model_dump(), issues=canonical_json([i.model_dump() for i in issues]),
                  health=health.model_dump_json())

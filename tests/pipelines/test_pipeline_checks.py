@@ -78,3 +78,20 @@ def test_a_residue_fails_the_day_before_any_seed_or_task(world, monkeypatch):
 
 def _output_files(world) -> set[str]:
     return {str(p.relative_to(world.out)) for p in world.out.rglob("*.json")} if world.out.exists() else set()
+
+
+def test_the_reference_check_leaves_stubs_to_a_person_and_fails_on_any_other_task():
+    import json
+
+    from pipelines.checks import reference_passes_every_task
+    from pipelines.store import TaskRow
+
+    def row(task_id, **health):
+        return TaskRow(task_id=task_id, day="2026-11-16", session_id="s", task_set="capability", polarity="negative", pair_id="p",
+                       seed_id="seed", path=f"tasks/{task_id}.json", sha256="0", issues="[]", health=json.dumps(health))
+
+    stub = row("stub-neg", reference_passed=False, stub=True)
+    assert reference_passes_every_task([row("a-pos", reference_passed=True), stub]).passed
+    failed = reference_passes_every_task([row("a-pos", reference_passed=True), stub, row("b-neg", reference_passed=False)])
+    assert not failed.passed and failed.metadata["first_failures"].value == "b-neg"
+    assert not reference_passes_every_task([row("unchecked")]).passed

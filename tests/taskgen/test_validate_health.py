@@ -271,3 +271,20 @@ def test_each_verdict_has_its_own_count_and_an_empty_set_has_zero_rates(drafted,
     empty = summarize([], [])
     assert empty.capability.reference_pass_rate == empty.capability.discriminating_share == empty.regression.stub_share == 0.0
     assert empty.capability.tasks == 0
+
+
+def test_a_folder_fails_on_a_flagged_task_but_not_on_a_stub(drafted, tmp_path):
+    from taskgen.output import write_all
+    from taskgen.report import check_folder
+
+    rows = [row for row in drafted if row[0].session_id != "s-rollback"]  # its pair does not discriminate
+    tasks = [task for row in rows for task in (row[3].positive, row[3].negative)]
+    write_all(tmp_path / "ok", "0.1.0", tasks, [row[2] for row in rows] + [row[3].negative_seed for row in rows])
+    report = check_folder(tmp_path / "ok")
+    assert not report.failed and sum(check.health.stub for check in report.checks) == 2
+    assert report.summary.capability.works == 12
+    every = [task for row in drafted for task in (row[3].positive, row[3].negative)]
+    write_all(tmp_path / "all", "0.1.0", every, [row[2] for row in drafted] + [row[3].negative_seed for row in drafted])
+    flagged = check_folder(tmp_path / "all")
+    assert flagged.failed and {check.task.pair_id for check in flagged.checks if check.health.flags and not check.health.stub} == {
+        next(row[3].positive.pair_id for row in drafted if row[0].session_id == "s-rollback")}
