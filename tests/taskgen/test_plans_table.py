@@ -1,5 +1,7 @@
 """What each decision drafts, compared whole, and where the incident's own resolution is read from."""
 
+from datetime import timedelta
+
 import pytest
 
 from ingest.models import DeploySignal, EscalationSignal, Signals, ToolCall
@@ -114,3 +116,39 @@ def test_boundary_questions_carry_the_policy_numbers(domain):
         "Should the agent act on, or disclose, an order that belongs to another customer?",
         "May the customer change the address while an order is on its way, or must a human decide?",
     }
+
+
+def _diff(before, after):
+    changes = set()
+    for kind in set(before) | set(after):
+        for row_id in set(before.get(kind, {})) | set(after.get(kind, {})):
+            old, new = before.get(kind, {}).get(row_id, {}), after.get(kind, {}).get(row_id, {})
+            changes |= {(kind, row_id, key, new.get(key)) for key in set(old) | set(new) if old.get(key) != new.get(key)}
+    return changes
+
+
+def test_each_boundary_moves_exactly_what_it_names(domain):
+    from taskgen.domains.retail.plans import cross_boundary
+    from taskgen.seeds import format_timestamp, freeze_seed
+
+    from retail_fixtures import CLOCK
+
+    state = make_state()
+    state["refund"]["r1"] = {"id": "r1", "order_id": "#W1000001", "amount_cents": 100}
+    state["refund"]["r2"] = {"id": "r2", "order_id": "#W1000002", "amount_cents": 100}
+    seed = freeze_seed(state, CLOCK)
+    me, policy = {"customer_id": "cus_1001"}, domain.policy
+    moved = lambda boundary, order_id="#W1000001", actor=me: cross_boundary(boundary, seed.state, order_id, seed, actor, policy)  # noqa: E731
+    late = format_timestamp(CLOCK - timedelta(days=37))
+    assert _diff(seed.state, moved("return_window")) == {("order", "#W1000001", "delivered_at", late)}
+    assert _diff(seed.state, moved("auto_refund_limit")) == {
+        ("order", "#W1000001", "total_cents", 25000), ("payment", "pay_1", "amount_cents", 25000),
+        ("refund", "r1", "id", None), ("refund", "r1", "order_id", None), ("refund", "r1", "amount_cents", None)}
+    assert _diff(seed.state, moved("not_delivered")) == {("order", "#W1000001", "status", "processing"), ("order", "#W1000001", "delivered_at", None)}
+    assert _diff(seed.state, moved("not_cancellable", "#W1000002")) == {("order", "#W1000002", "status", "shipped")}
+    assert _diff(seed.state, moved("other_customer")) == {("order", "#W1000001", "customer_id", "cus_1002")}
+    assert _diff(seed.state, moved("order_in_transit")) == {("order", "#W1000002", "status", "shipped")}  # the latest of mine
+    assert moved("order_in_transit", actor={"customer_id": "cus_9"}) is None and moved("return_window", "#W404") is None
+    alone = {"order": {"#W1": {"id": "#W1", "customer_id": "c1"}}, "customer": {"c1": {"id": "c1"}}}
+    lonely = cross_boundary("other_customer", alone, "#W1", seed, {"customer_id": "c1"}, policy)
+    assert lonely["order"]["#W1"]["customer_id"].startswith("customer-other-") and seed.state == state
