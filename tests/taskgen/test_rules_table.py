@@ -70,3 +70,13 @@ def test_helpers():
     assert target_order_id("refund #W1000001", state, ME) == "#W1000001"
     assert target_order_id("refund my order", state, ME) == "#W1000002"  # the latest placed
     assert target_order_id("refund my order", state, {"customer_id": "cus_9"}) is None
+
+
+def test_refund_amount_edges_one_cent_and_no_total(domain):
+    assert decide("refund", "refund #W1000001", _state(total_cents=1), ME, CLOCK, domain.policy) == Decision(
+        action="refund", rule="refund_allowed", order_id="#W1000001", amount_cents=1)
+    no_total = make_state()
+    del no_total["order"]["#W1000001"]["total_cents"]
+    assert decide("refund", "refund #W1000001", no_total, ME, CLOCK, domain.policy).rule == "already_refunded"
+    assert refunded_cents({}, "#W1000001") == 0
+    assert refunded_cents({"refund": {"r": {"order_id": "#W1000001"}}}, "#W1000001") == 0

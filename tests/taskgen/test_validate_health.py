@@ -262,12 +262,13 @@ def test_each_verdict_has_its_own_count_and_an_empty_set_has_zero_rates(drafted,
     results = check_set(tasks, seeds, domain)
     capability = [index for index, task in enumerate(tasks) if task.set == "capability" and results[index].verdict == "works"]
     for index, verdict in zip(capability, ("no_discriminating_power", "incident_passes", "pair_not_discriminating", "broken")):
-        results[index] = results[index].model_copy(update={"verdict": verdict, "reference_passed": verdict != "broken"})
+        results[index] = results[index].model_copy(update={"verdict": verdict, "reference_passed": verdict != "broken",
+                                                            "do_nothing_passed": verdict == "no_discriminating_power"})
     summary = summarize(results, tasks)
     assert summary.version == "unreleased"
     counts = summary.capability
     assert (counts.works, counts.no_discriminating_power, counts.incident_passes, counts.pair_not_discriminating, counts.broken) == (8, 1, 1, 1, 1)
-    assert (counts.reference_pass_rate, counts.refund_all_pass_rate, counts.do_nothing_pass_rate) == (round(11 / 12, 4), round(1 / 12, 4), 0.0)
+    assert (counts.reference_pass_rate, counts.refund_all_pass_rate, counts.do_nothing_pass_rate) == (round(11 / 12, 4), round(1 / 12, 4), round(1 / 12, 4))
     empty = summarize([], [])
     assert empty.capability.reference_pass_rate == empty.capability.discriminating_share == empty.regression.stub_share == 0.0
     assert empty.capability.tasks == 0
@@ -288,3 +289,35 @@ def test_a_folder_fails_on_a_flagged_task_but_not_on_a_stub(drafted, tmp_path):
     flagged = check_folder(tmp_path / "all")
     assert flagged.failed and {check.task.pair_id for check in flagged.checks if check.health.flags and not check.health.stub} == {
         next(row[3].positive.pair_id for row in drafted if row[0].session_id == "s-rollback")}
+
+
+def test_health_details_the_reference_reasons_the_greedy_agent_and_the_incident_budget(drafted, domain):
+    from taskgen.health import replay
+    from ingest.models import ToolCall
+
+    seed = drafted[0][2]
+    other = next(row[3].positive for row in drafted if row[0].session_id == "s-other")
+    # it only asks for a reply: refunding the customer's orders (the canary too) fails it by changing rows
+    assert health_check(other, seed, domain).refund_all_passed is False
+    task, _ = _refund_task(drafted)
+    impossible = task.model_copy(update={"expectations": [Expectation(check="refund_exists", args={"order_id": "#W1000001", "amount_cents": 1})]})
+    assert health_check(impossible, seed, domain).reference_reasons == ["unmet: refund_exists(amount_cents=1, order_id=#W1000001)"]
+    assert health_check(task.model_copy(update={"incident": None}), seed, domain).incident_replay_passed is None
+    cancel = next(row[3].positive for row in drafted if row[0].session_id == "s-cancel")
+    ok_calls = [call.model_copy(update={"status": "ok"}) for call in cancel.incident.calls]
+    slow = cancel.incident.model_copy(update={"calls": ok_calls, "reply": "Your order is cancelled.",
+                                              "usage": cancel.budget.model_copy(update={"latency_ms": cancel.budget.latency_ms + 1})})
+    assert health_check(cancel.model_copy(update={"incident": slow}), seed, domain).incident_replay_passed is False
+    assert health_check(cancel.model_copy(update={"incident": slow.model_copy(update={"usage": cancel.budget})}), seed,
+                        domain).incident_replay_passed is True
+    failed = ToolCall(name="refund_order", arguments={"order_id": "#W1000001"}, status="error", error="x")
+    env = replay([failed, ToolCall(name="send_reply", arguments={"text": "hi"})], seed, domain)
+    assert env.calls[0] == failed and "refund" not in {kind for kind, rows in env.state.items() if rows and kind == "refund"}
+
+
+def test_a_relative_date_count_names_only_the_vague_ones(drafted, domain):
+    from taskgen.task import ValidationIssue
+
+    task, seed = _refund_task(drafted)
+    changed = task.model_copy(update={"prompt": "It came yesterday and broke a few days ago, refund #W1000001"})
+    assert validate_task(changed, seed, domain) == [ValidationIssue(code="vague_relative_date", message="1 relative date(s) cannot be pinned to a day")]
