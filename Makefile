@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 DAGSTER_HOME_DIR := $(CURDIR)/.dagster_home
 PYTEST_WORKERS ?= 2
 
-.PHONY: install demo test ui bench soundness eval-scrub conformance-samples clean
+.PHONY: install demo test ui bench soundness eval-scrub mutation conformance-samples clean
 
 install: $(STAMP)
 
@@ -34,6 +34,11 @@ bench: install
 soundness: install
 	$(BIN)/python -m bench.soundness
 
+# Mutation testing of the judging modules (not part of `make test`; long: run it in the background).
+mutation: install
+	$(BIN)/python -m pip install --quiet -e '.[mutation]'
+	$(BIN)/python tests/mutation/score.py
+
 eval-scrub: install
 	$(BIN)/python -m scrubbers.evaluation
 	$(BIN)/python -m scrubbers.gold
@@ -50,4 +55,4 @@ conformance-samples:
 	done
 
 clean:
-	rm -rf out demo .trace2task .dagster_home
+	rm -rf out demo .trace2task .dagster_home mutants

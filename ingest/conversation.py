@@ -303,7 +303,8 @@ _OUTPUT_TOKENS = ("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens"
 
 def _add_usage(spans: list[SpanView], result: Conversation) -> None:
     """Tokens from model-call spans (agent spans only when they are all there is, to avoid double counting);
-    latency as the sum of each trace's root spans."""
+    latency as the agent's own time: the time model calls and tool calls cover (not the customer's idle
+    time between turns); a trace with neither gives the sum of its root spans."""
     def tokens(selected: list[SpanView]) -> tuple[int, int]:
         inputs = sum(_int(_first(s.attrs, *_INPUT_TOKENS)) for s in selected)
         outputs = sum(_int(_first(s.attrs, *_OUTPUT_TOKENS)) for s in selected)
@@ -311,10 +312,26 @@ def _add_usage(spans: list[SpanView], result: Conversation) -> None:
 
     inner = tokens([s for s in spans if s.operation != "invoke_agent"])
     result.input_tokens, result.output_tokens = inner if any(inner) else tokens(spans)
+    own = [s for s in spans if s.operation in ("chat", "execute_tool") and s.end is not None]
+    if own:
+        result.latency_ms = _covered_ms([(s.start, s.end) for s in own])
+        return
     known = {(s.record.trace_id, s.span_id) for s in spans}
     result.latency_ms = sum(
         s.duration_ms or 0.0 for s in spans if s.parent_id is None or (s.record.trace_id, s.parent_id) not in known
     )
+
+
+def _covered_ms(intervals: list[tuple[datetime, datetime]]) -> float:
+    """Milliseconds covered by at least one interval: overlapping calls (tools run in parallel) count once."""
+    total, reach = 0.0, None
+    for start, end in sorted(intervals):
+        if reach is not None and start < reach:
+            start = reach
+        if end > start:
+            total += (end - start).total_seconds() * 1000
+            reach = end if reach is None else max(reach, end)
+    return total
 
 
 def _first(attrs: dict[str, Any], *keys: str) -> Any:

@@ -152,6 +152,12 @@ def _print_summary(summary) -> None:
     console.print(f"health check verdicts: {health}")
     for name, verdicts in summary.by_set.items():
         console.print(f"  {name}: " + ", ".join(f"{k} {v}" for k, v in verdicts.items()))
+    if summary.health_figures:
+        from taskgen.health import HealthSummary
+
+        from .stages import health_markdown
+
+        console.print(health_markdown(HealthSummary.model_validate(summary.health_figures)), highlight=False)
     console.print(f"output: [bold]{summary.output}[/bold] (tasks/<set>/<task_id>.json, seeds/, manifest.json)")
 
 
@@ -425,7 +431,7 @@ def validate(
     table = Table(title=f"{len(report.checks)} tasks (task-set version {report.version})")
     for column in ("task", "set", "polarity", "issues", "reference", "refund-all", "do-nothing", "verdict"):
         table.add_column(column)
-    flagged = [c for c in report.checks if c.issues or not c.health.reference_passed]
+    flagged = [c for c in report.checks if c.issues or c.health.flags]
     shown = flagged if len(report.checks) > 40 else report.checks  # a long set: only what needs a look
     for check in shown:
         h = check.health
@@ -437,7 +443,7 @@ def validate(
         )
     console.print(table)
     for check in flagged:  # whole ids, one a line, for scripts and narrow terminals
-        reasons = [i.code for i in check.issues] + ([] if check.health.reference_passed else ["reference_fails"])
+        reasons = check.health.flags
         console.print(f"flagged {check.task.task_id}: {', '.join(reasons)}", highlight=False)
     console.print(health_markdown(report.summary))
     if report.failed:

@@ -23,7 +23,7 @@ from rich.table import Table
 
 from taskgen import decisions, review
 from taskgen.domains import get_domain
-from taskgen.health import health_check
+from taskgen.health import check_set
 from taskgen.output import load_seed, load_tasks
 from taskgen.task import DraftTask, Expectation, ReviewEdit
 from taskgen.validate import validate_task
@@ -161,11 +161,12 @@ def list_tasks(
     _console(sum(widths) + 3 * len(columns) + 1).print(table)
 
 
-def _task_panel(task: DraftTask, out: Path) -> Panel:
+def _task_panel(task: DraftTask, pair: list[DraftTask], out: Path) -> Panel:
     seed = load_seed(out, task.seed_id)
     domain = get_domain(task.domain)
     issues = validate_task(task, seed, domain)
-    health = health_check(task, seed, domain)
+    seeds = {member.seed_id: load_seed(out, member.seed_id) for member in pair}
+    health = dict(zip([member.task_id for member in pair], check_set(pair, seeds, domain)))[task.task_id]
     answered = decisions.answers(task)
     lines = [
         f"[bold]{task.polarity}[/bold] {task.task_id} v{task.version} ({task.status}, {task.set}/{task.split})",
@@ -177,7 +178,8 @@ def _task_panel(task: DraftTask, out: Path) -> Panel:
         f"[bold]Boundary:[/bold] {task.boundary or '-'}",
         "[bold]Validation:[/bold] " + (", ".join(issue.code for issue in issues) or "ok"),
         f"[bold]Health:[/bold] {health.verdict} (reference {health.reference_passed}, refund-all {health.refund_all_passed}, "
-        f"do-nothing {health.do_nothing_passed})",
+        f"do-nothing {health.do_nothing_passed}, other task's reference {health.partner_reference_passed})"
+        + (f"; flags: {', '.join(health.flags)}" if health.flags else ""),
         "[bold]Review questions:[/bold]",
         *[
             escape(f"  {n}. {question}" + (f"\n     answer ({answered[question].reviewer}): {answered[question].value}" if question in answered else " (open)"))
@@ -206,7 +208,7 @@ def show(task_id: Annotated[str, typer.Argument(help="a task id or a pair id")],
     pair = _tasks(workspace, pair_id)
     console = _console()
     console.print(f"Task-set version {review.current_version(workspace.out)}; pair {pair_id}")
-    console.print(Columns([_task_panel(member, workspace.out) for member in pair], equal=True))
+    console.print(Columns([_task_panel(member, pair, workspace.out) for member in pair], equal=True))
     console.print(_provenance_panel(workspace, pair))
 
 

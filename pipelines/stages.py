@@ -24,14 +24,14 @@ from ingest.assemble import assemble_sessions
 from ingest.models import QuarantinedRecord, RawRecord, Session, canonical_json, sha256_hex
 from taskgen.classify import Classification, classify
 from taskgen.config import TaskgenConfig
-from taskgen.draft import draft_pair, pair_id_for
-from taskgen.health import health_check, summarize
+from taskgen.draft import draft_pair, pair_id_for, starting_seed
+from taskgen.health import check_set, summarize, with_issues
 from taskgen import decisions
 from taskgen.output import load_task, refresh_manifest, task_path, write_seed
 from taskgen.review import current_version
 from taskgen.sample import StratifiedSample, stratified_sample
 from taskgen.sample import coverage_markdown as _coverage_markdown
-from taskgen.seeds import Seed, freeze_seed, state_as_of_incident
+from taskgen.seeds import Seed, state_as_of_incident
 from taskgen.task import DraftTask
 from taskgen.validate import validate_set, validate_task
 
@@ -250,12 +250,12 @@ def _updated_by(mapping_path: str) -> str:
 
 
 def incident_seed(session: Session, state: dict, config: AppConfig, day: str) -> Seed:
-    """The session's snapshot turned back to how the session found it (taskgen.seeds.state_as_of_incident), frozen."""
+    """The session's snapshot turned back to how the session found it (taskgen.seeds.state_as_of_incident),
+    with the domain's canary rows (taskgen.draft.starting_seed), frozen."""
     clock = _clock(session, day)
     as_of = state_as_of_incident(session, state, clock, json.loads(_updated_by(str(config.path(config.state.mapping)))))
-    return freeze_seed(
-        as_of.state, clock, domain=config.taskgen.domain, domain_schema=domain_schema(config), uncertain=as_of.uncertain
-    )
+    domain = _domain(config.taskgen.model_dump_json())
+    return starting_seed(as_of.state, clock, domain, domain_schema(config), as_of.uncertain)
 
 
 def classify_day(store: Store, config: AppConfig, day: str, *, only: list[str]) -> Counter:
@@ -405,6 +405,7 @@ def _clock(session: Session, day: str) -> datetime:
 
 def freeze_day(store: Store, config: AppConfig, day: str, *, scope: str) -> FreezeResult:
     out = config.path(config.output)
+    domain = _domain(config.taskgen.model_dump_json())
     seed_ids = set()
     items = _scrubbed(store, day, scope)
     for row in items:
@@ -554,13 +555,13 @@ def validate_day(store: Store, config: AppConfig, day: str, *, scope: str, run_i
     seeds = {row.seed_id: Seed.model_validate_json(row.body) for row in store.rows(SeedRow, SeedRow.seed_id.in_(seed_ids))}
     results, updates, report = [], [], ValidationReport(tasks=len(tasks), task_ids=[task.task_id for task in tasks])
     set_issues = validate_set(tasks)
-    for task in tasks:
+    for task, health in zip(tasks, check_set(tasks, seeds, domain)):
         seed = seeds[task.seed_id]
         issues = validate_task(task, seed, domain) + [i for i in set_issues if i.subject in (task.task_id, task.pair_id)]
-        health = health_check(task, seed, domain)
+        health = with_issues(health, [issue.code for issue in issues])
         results.append(health)
         report.with_issues += bool(issues)
-        report.reference_failures += not health.reference_passed
+        report.reference_failures += not (health.reference_passed or health.stub)
         updates.append(
             dict(task_rows[task.task_id].model_dump(), issues=canonical_json([i.model_dump() for i in issues]),
                  health=health.model_dump_json())
@@ -587,17 +588,30 @@ def _finish_run(store: Store, run_id: str, report: "ValidationReport") -> None:
 
 
 def health_markdown(summary) -> str:
+    """Per set: the verdicts of the tasks that are not stubs, then the pairs (stubs apart)."""
     lines = [
         f"task-set version: {summary.version}",
         "",
-        "| set | tasks | works | broken | no power | reference pass | refund-all pass | do-nothing pass |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| set | tasks | works | broken | no power | pair not discriminating | incident passes | invalid | reference pass | refund-all pass | do-nothing pass |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for name in ("capability", "regression"):
         s = getattr(summary, name)
         lines.append(
-            f"| {name} | {s.tasks} | {s.works} | {s.broken} | {s.no_discriminating_power} | "
+            f"| {name} | {s.tasks} | {s.works} | {s.broken} | {s.no_discriminating_power} | {s.pair_not_discriminating} | {s.incident_passes} | {s.invalid} | "
             f"{s.reference_pass_rate:.0%} | {s.refund_all_pass_rate:.0%} | {s.do_nothing_pass_rate:.0%} |"
+        )
+    lines += [
+        "",
+        "| set | pairs | stubs | pairs that discriminate | failed incidents whose replay fails the positive |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    for name in ("capability", "regression"):
+        s = getattr(summary, name)
+        lines.append(
+            f"| {name} | {s.pairs} | {s.stub_pairs} ({s.stub_share:.0%}) | "
+            f"{s.discriminating_pairs} ({s.discriminating_share:.0%} of non-stub pairs) | "
+            f"{s.incident_replay_fails} of {s.incident_replayed} ({s.incident_fail_share:.0%}) |"
         )
     return "\n".join(lines)
 

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ingest.models import SOURCES
+from taskgen.health import HealthResult, summarize
+from taskgen.output import load_task
 
 from .store import (
     ClassificationRow,
@@ -34,6 +36,7 @@ class RunSummary:
     tasks_with_issues: int = 0
     health: dict[str, int] = field(default_factory=dict)
     by_set: dict[str, dict[str, int]] = field(default_factory=dict)
+    health_figures: dict = field(default_factory=dict)  # taskgen.health.HealthSummary: per set, pairs and incidents
     output: str = ""
     failed_checks: list[dict] = field(default_factory=list)
     run_ids: list[str] = field(default_factory=list)
@@ -70,6 +73,7 @@ def summarize_days(store: Store, days: list[str], output: Path, task_ids: list[s
         health[verdict] += 1
         by_set.setdefault(task.task_set, Counter())[verdict] += 1
     summary.health = dict(sorted(health.items()))
+    summary.health_figures = _health_figures(tasks, output)
     summary.by_set = {name: dict(sorted(c.items())) for name, c in sorted(by_set.items())}
     return summary
 
@@ -90,3 +94,9 @@ def last_failed_checks(store: Store, days: list[str]) -> dict[str, tuple[str, li
         if run.partition not in last or run.finished_at > last[run.partition].finished_at:
             last[run.partition] = run
     return {day: (run.run_id, json.loads(run.summary).get("failed_checks", [])) for day, run in last.items()}
+def _health_figures(rows: list[TaskRow], output: Path) -> dict:
+    """The health report per set (taskgen.health.summarize) of the checked tasks whose files are there."""
+    checked = [row for row in rows if json.loads(row.health or "{}").get("verdict") and (output / row.path).is_file()]
+    results = [HealthResult.model_validate_json(row.health) for row in checked]
+    tasks = [load_task(output / row.path) for row in checked]
+    return summarize(results, tasks).model_dump() if checked else {}

@@ -5,16 +5,17 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from ingest.models import Session, sha256_hex
+from ingest.models import Session, StateRows, sha256_hex
 from taskgen.classify import Classification
 from taskgen.config import BudgetConfig, TaskgenConfig
 from taskgen.domains import Domain
 from taskgen.seeds import Seed, freeze_seed, parse_timestamp
-from taskgen.task import Budget, DraftTask, TaskProvenance
+from taskgen.task import Budget, DraftTask, IncidentBehaviour, IncidentCall, TaskProvenance
 
 
 class DraftPair(BaseModel):
@@ -23,6 +24,14 @@ class DraftPair(BaseModel):
     positive: DraftTask
     negative: DraftTask
     negative_seed: Seed
+
+
+def starting_seed(
+    state: StateRows, clock: datetime, domain: Domain, domain_schema: dict[str, Any] | None = None,
+    uncertain: Sequence[str] = (),
+) -> Seed:
+    """The seed a session's tasks start from: its state with the domain's canary rows, frozen at the clock."""
+    return freeze_seed(domain.add_canary(state, clock), clock, domain.name, domain_schema, list(uncertain))
 
 
 def user_prompt(session: Session) -> str:
@@ -45,22 +54,35 @@ def task_set(session: Session, regression_tags: Sequence[str]) -> Literal["regre
     return "regression" if session.signals.deploys or confirmed else "capability"
 
 
-def split_for(pair_id: str, intent: str, heldout_share: float) -> Literal["dev", "heldout"]:
-    """Hash-based split: each intent's pairs fall into heldout at about `heldout_share`."""
-    fraction = int(sha256_hex(f"{intent}:{pair_id}")[:8], 16) / 0xFFFFFFFF
+def _unit(incident_id: str | None, pair_id: str) -> str:
+    return f"incident:{incident_id}" if incident_id else f"pair:{pair_id}"
+
+
+def split_unit(task: DraftTask) -> str:
+    """What a split is drawn for: the incident (every pair drafted from it together), else the pair."""
+    return _unit(task.provenance.incident_id, task.pair_id)
+
+
+def split_for(unit: str, heldout_share: float) -> Literal["dev", "heldout"]:
+    """Hash-based split of one unit (an incident or a pair): heldout at about `heldout_share`."""
+    fraction = int(sha256_hex(unit)[:8], 16) / 0xFFFFFFFF
     return "heldout" if fraction < heldout_share else "dev"
 
 
 def assign_splits(tasks: Sequence[DraftTask], heldout_share: float) -> list[DraftTask]:
-    """Exact per-intent stratification over a whole set: round(share * pairs) heldout pairs per intent."""
-    pairs_by_intent: dict[str, set[str]] = defaultdict(set)
+    """Exact stratification over a whole set: round(share * units) heldout units per intent, where a
+    unit is an incident (all its pairs land in one split) or a pair, counted under its first intent."""
+    intents_of: dict[str, set[str]] = defaultdict(set)
     for task in tasks:
-        pairs_by_intent[task.intent].add(task.pair_id)
+        intents_of[split_unit(task)].add(task.intent)
+    units_by_intent: dict[str, list[str]] = defaultdict(list)
+    for unit, intents in intents_of.items():
+        units_by_intent[min(intents)].append(unit)
     heldout: set[str] = set()
-    for intent, pair_ids in pairs_by_intent.items():
-        ranked = sorted(pair_ids, key=lambda pair_id: sha256_hex(f"{intent}:{pair_id}"))
+    for units in units_by_intent.values():
+        ranked = sorted(units, key=sha256_hex)
         heldout.update(ranked[: round(heldout_share * len(ranked))])
-    return [task.model_copy(update={"split": "heldout" if task.pair_id in heldout else "dev"}) for task in tasks]
+    return [task.model_copy(update={"split": "heldout" if split_unit(task) in heldout else "dev"}) for task in tasks]
 
 
 def budget_for(session: Session, config: BudgetConfig) -> Budget:
@@ -72,14 +94,29 @@ def budget_for(session: Session, config: BudgetConfig) -> Budget:
     )
 
 
+def incident_behaviour(session: Session) -> IncidentBehaviour:
+    """The incident agent's tool calls (results left out) and its last reply, for the incident replay."""
+    replies = [turn.text for turn in session.turns if turn.role == "agent" and turn.text.strip()]
+    return IncidentBehaviour(
+        calls=[IncidentCall(name=call.name, arguments=call.arguments, status=call.status) for call in session.tool_calls],
+        reply=replies[-1] if replies else None,
+        usage=Budget(
+            turns=session.usage.agent_turns,
+            tokens=session.usage.input_tokens + session.usage.output_tokens,
+            latency_ms=math.ceil(session.usage.latency_ms),
+        ),
+    )
+
+
 def _provenance(session: Session, members: list[str] | None) -> TaskProvenance:
     signals = session.signals
-    incident_ids = [deploy.incident_id for deploy in signals.deploys if deploy.incident_id]
-    incident_ids += [escalation.id for escalation in signals.escalations] + [ticket.id for ticket in signals.tickets]
+    # A deploy (rollback or hotfix) is what several sessions share: it names the incident first.
+    incident_ids = sorted(deploy.incident_id or deploy.id for deploy in signals.deploys)
+    incident_ids += sorted([escalation.id for escalation in signals.escalations] + [ticket.id for ticket in signals.tickets])
     return TaskProvenance(
         source_record_ids=sorted({record.external_id for record in session.provenance}),
         session_ids=sorted({session.session_id, *(members or [])}),
-        incident_id=sorted(incident_ids)[0] if incident_ids else None,
+        incident_id=incident_ids[0] if incident_ids else None,
         trace_ids=sorted(session.trace_ids),
     )
 
@@ -119,9 +156,10 @@ def draft_pair(
 
     pair_id = pair_id_for(session.session_id)
     pair_hash = pair_id.removeprefix("pair-")
+    provenance = _provenance(session, members)
     common: dict[str, Any] = {
         "set": task_set(session, config.regression_tags),
-        "split": split_for(pair_id, classification.intent, config.heldout_share),
+        "split": split_for(_unit(provenance.incident_id, pair_id), config.heldout_share),
         "pair_id": pair_id,
         "domain": domain.name,
         "intent": classification.intent,
@@ -131,7 +169,7 @@ def draft_pair(
         "seed_uncertain": list(seed.uncertain),
         "target": positive_plan.target,
         "budget": budget_for(session, config.budget),
-        "provenance": _provenance(session, members),
+        "provenance": provenance,
     }
     positive = DraftTask(
         task_id=f"{classification.intent}-{pair_hash}-pos",
@@ -141,7 +179,9 @@ def draft_pair(
         expectations=positive_plan.expectations,
         required_tools=positive_plan.required_tools,
         forbidden_tools=positive_plan.forbidden_tools,
+        rubric=positive_plan.rubric,
         review_questions=[*positive_plan.review_questions, *uncertain_questions],
+        incident=incident_behaviour(session),
         **common,
     )
     negative = DraftTask(
@@ -152,6 +192,7 @@ def draft_pair(
         expectations=negative_plan.expectations,
         required_tools=negative_plan.required_tools,
         forbidden_tools=negative_plan.forbidden_tools,
+        rubric=negative_plan.rubric,
         review_questions=[*negative_plan.review_questions, *uncertain_questions, negative_plan.boundary_question],
         synthetic=True,
         boundary=negative_plan.boundary,

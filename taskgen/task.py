@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -38,6 +38,23 @@ class TaskProvenance(_Model):
     session_ids: list[str] = Field(description="the drafted session and every near-duplicate it stands for")
     incident_id: str | None = None
     trace_ids: list[str] = Field(default_factory=list)
+
+
+class IncidentCall(_Model):
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    status: Literal["ok", "error"] = "ok"
+
+
+class IncidentBehaviour(_Model):
+    """What the agent did in the (scrubbed) incident session: its tool calls in order and its last reply.
+
+    The health check replays it on the positive's seed: a failed, errored or rolled-back incident must fail.
+    """
+
+    calls: list[IncidentCall] = Field(default_factory=list)
+    reply: str | None = None
+    usage: Budget | None = Field(default=None, description="the incident agent's own turns, tokens and model and tool time")
 
 
 class ReviewRecord(_Model):
@@ -103,9 +120,13 @@ class DraftTask(_Model):
     expectations_status: Literal["draft", "confirmed"] = "draft"
     required_tools: list[str] = Field(default_factory=list)
     forbidden_tools: list[str] = Field(default_factory=list)
+    rubric: list[str] = Field(
+        default_factory=list, description="what code cannot judge about the reply: items for a judge (a model or a person), never graded in code"
+    )
     budget: Budget
     provenance: TaskProvenance
     review_questions: list[str] = Field(default_factory=list)
+    incident: IncidentBehaviour | None = Field(default=None, description="positives: the incident's own behaviour, replayed by the health check")
     synthetic: bool = False
     boundary: str | None = Field(default=None, description="negatives: the policy boundary the seed crosses")
     boundary_question: str | None = None
@@ -141,6 +162,7 @@ class Verdict(_Model):
 
     passed: bool
     reasons: list[str] = Field(default_factory=list)
+    failed_checks: list[str] = Field(default_factory=list, description="end_state, tools, nothing_else_changed, budget")
 
 
 class AgentView(_Model):

@@ -41,7 +41,8 @@ def validate_task(task: DraftTask, seed: Seed, domain: Domain) -> list[Validatio
 
 
 def validate_set(tasks: Sequence[DraftTask]) -> list[ValidationIssue]:
-    """Every pair: one positive and one negative, same intent, set, split and prompt; rollbacks are regression."""
+    """Every pair: one positive and one negative, same intent, set, split and prompt; rollbacks are regression;
+    all tasks of one incident in one split."""
     by_pair: dict[str, list[DraftTask]] = defaultdict(list)
     for task in tasks:
         by_pair[task.pair_id].append(task)
@@ -53,6 +54,15 @@ def validate_set(tasks: Sequence[DraftTask]) -> list[ValidationIssue]:
         for label in ("intent", "set", "split", "prompt"):
             if len({getattr(task, label) for task in members}) > 1:
                 issues.append(ValidationIssue(code=f"pair_{label}_differs", message=f"{pair_id} members differ in {label}", subject=pair_id))
+    splits_of: dict[str, set[str]] = defaultdict(set)
+    for task in tasks:
+        if task.provenance.incident_id:
+            splits_of[task.provenance.incident_id].add(task.split)
+    issues += [
+        ValidationIssue(code="incident_split_differs", message=f"tasks of incident {task.provenance.incident_id} are in both splits", subject=task.task_id)
+        for task in tasks
+        if len(splits_of.get(task.provenance.incident_id or "", ())) > 1
+    ]
     issues += [
         ValidationIssue(
             code="set_label",

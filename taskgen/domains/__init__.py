@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -26,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ingest.config import EntityRule
 from ingest.models import Session, StateRows, ToolCall
 from ingest.state_mapping import StateMapping
-from taskgen.task import AgentView, DraftTask, Expectation, ValidationIssue, Verdict
+from taskgen.task import AgentView, Budget, DraftTask, Expectation, IncidentBehaviour, ValidationIssue, Verdict
 
 if TYPE_CHECKING:
     from taskgen.classify import Classification
@@ -54,6 +55,7 @@ class Plan(BaseModel):
     expectations: list[Expectation]
     required_tools: list[str] = Field(default_factory=list)
     forbidden_tools: list[str] = Field(default_factory=list)
+    rubric: list[str] = Field(default_factory=list, description="items for a judge: what code cannot check about the reply")
     review_questions: list[str] = Field(default_factory=list)
     target: dict[str, str] = Field(default_factory=dict, description="the entity the expectations are about, e.g. order_id")
 
@@ -89,12 +91,25 @@ class Domain(Protocol):
         StateMappingError naming the first role it cannot resolve."""
         ...
 
+    def add_canary(self, state: StateRows, clock: datetime) -> StateRows:
+        """The state with rows no correct trial touches (a canary order per customer), for every seed."""
+        ...
+
     def environment(self, seed: Seed) -> Environment: ...
 
-    def grade(self, task: DraftTask, final_state: StateRows, calls: list[ToolCall]) -> Verdict: ...
+    def grade(
+        self, task: DraftTask, final_state: StateRows, calls: list[ToolCall],
+        seed_state: StateRows | None = None, usage: Budget | None = None,
+    ) -> Verdict:
+        """End state, tools; with the seed's state, nothing else changed; with the trial's usage, the budget."""
+        ...
 
     def agents(self) -> dict[str, Agent]:
         """'reference', the greedy 'refund_everything'-style agent, and 'do_nothing'."""
+        ...
+
+    def incident_replay(self, behaviour: IncidentBehaviour) -> Agent:
+        """A fake agent that does what the incident's agent did (its calls and last reply)."""
         ...
 
     def check_task(self, task: DraftTask, seed: Seed) -> list[ValidationIssue]: ...

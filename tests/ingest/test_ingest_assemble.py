@@ -57,7 +57,7 @@ def test_session_carries_everything_from_every_source(tmp_path, config):
     assert session.entity_ids == {"customer": ["maria_lopez_4521"], "order": ["#W2611340"]}
     assert session.people[0].email == "maria.lopez@example.com" and session.people[0].external_id == "501"
     assert (session.usage.input_tokens, session.usage.output_tokens, session.usage.agent_turns) == (420, 27, 2)
-    assert session.usage.latency_ms == 20000.0
+    assert session.usage.latency_ms == 6000.0  # two model calls and two tool calls, not the 20 s agent span
     assert session.signals.span_errors == 1
     assert [t.id for t in session.signals.tickets] == ["101"]
     assert [e.id for e in session.signals.escalations] == ["esc-1"]
@@ -79,3 +79,15 @@ def test_assembly_is_deterministic_and_dedupes_reexports(tmp_path, config):
     twice = assemble_sessions(list(reversed(records)) + records, config)
     assert twice.duplicates == len(records)
     assert once.model_dump_json() == twice.model_dump_json().replace(f'"duplicates":{len(records)}', '"duplicates":0')
+
+
+def test_the_agents_own_time_counts_overlapping_calls_once():
+    from datetime import datetime, timedelta
+
+    from ingest.conversation import _covered_ms
+
+    at = datetime(2026, 11, 20, 10, 0)
+    second = lambda n: at + timedelta(seconds=n)  # noqa: E731
+    assert _covered_ms([(second(0), second(2)), (second(1), second(3)), (second(10), second(11))]) == 4000.0
+    assert _covered_ms([(second(0), second(10)), (second(2), second(3))]) == 10000.0
+    assert _covered_ms([]) == 0.0

@@ -98,3 +98,20 @@ def test_task_checks_judge_the_tasks_their_run_validated_not_another_runs_drafts
         store.delete(TaskRow, TaskRow.task_id == "other-run-pos")
     assert result.success
     assert _evaluations(result)[("task_validation", "reference_passes_every_task")] is True
+
+
+def test_the_reference_check_leaves_stubs_to_a_person_and_fails_on_any_other_task():
+    import json
+
+    from pipelines.checks import reference_passes_every_task
+    from pipelines.store import TaskRow
+
+    def row(task_id, **health):
+        return TaskRow(task_id=task_id, day="2026-11-16", session_id="s", task_set="capability", polarity="negative", pair_id="p",
+                       seed_id="seed", path=f"tasks/{task_id}.json", sha256="0", issues="[]", health=json.dumps(health))
+
+    stub = row("stub-neg", reference_passed=False, stub=True)
+    assert reference_passes_every_task([row("a-pos", reference_passed=True), stub]).passed
+    failed = reference_passes_every_task([row("a-pos", reference_passed=True), stub, row("b-neg", reference_passed=False)])
+    assert not failed.passed and failed.metadata["first_failures"].value == "b-neg"
+    assert not reference_passes_every_task([row("unchecked")]).passed

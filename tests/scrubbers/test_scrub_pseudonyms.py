@@ -203,3 +203,19 @@ def test_a_unit_keeps_its_word_and_a_postcode_its_shape(pseudo: Pseudonymizer) -
     assert re.fullmatch(r"\d{5}", pseudo.stand_in("STREET_ADDRESS", "33716")) and pseudo.stand_in("STREET_ADDRESS", "33716") != "33716"
     street = pseudo.stand_in("STREET_ADDRESS", "Puruntie 82, Apt. 595")
     assert re.fullmatch(r"\d+ [A-Za-z ]+, Apt\. \d{3}", street), street
+
+
+def test_a_url_keeps_its_shape_and_loses_its_personal_parts():
+    from urllib.parse import quote
+
+    from scrubbers.consistency import ConsistencyMap
+    from scrubbers.pseudonyms import Pseudonymizer
+
+    cmap = ConsistencyMap(Pseudonymizer(b"url-secret"))
+    cmap.register_people(["Jane Doe"])
+    profile = cmap.replace("URL", "https://www.linkedin.com/in/jane-doe-123")
+    assert profile.startswith("https://www.linkedin.com/in/") and "jane-doe-123" not in profile
+    assert profile == cmap.replace("URL", "https://www.linkedin.com/in/jane-doe-123")
+    encoded = cmap.replace("URL", "https://shop.example/track?email=" + quote("jane.doe@gmail.com", safe=""))
+    assert "jane.doe" not in encoded and quote(cmap.replace("EMAIL_ADDRESS", "jane.doe@gmail.com"), safe="") in encoded
+    assert cmap.replace("URL", "https://help.acme.com/returns?lang=en") == "https://help.acme.com/returns?lang=en"

@@ -7,8 +7,7 @@ import pytest
 from retail_fixtures import CLOCK, make_sessions, make_state
 from taskgen.classify import Taxonomy, classify
 from taskgen.domains import get_domain
-from taskgen.draft import draft_pair
-from taskgen.seeds import freeze_seed
+from taskgen.draft import draft_pair, starting_seed
 
 
 @pytest.fixture(scope="session")
@@ -33,8 +32,8 @@ def sessions():
 
 @pytest.fixture(scope="session")
 def drafted(domain, taxonomy):
-    """(session, classification, seed, pair) for every fixture session, all on one shared seed."""
-    seed = freeze_seed(make_state(), CLOCK)
+    """(session, classification, seed, pair) for every fixture session, all on one shared seed (with its canaries)."""
+    seed = starting_seed(make_state(), CLOCK, domain)
     rows = []
     for session in make_sessions():
         classification = classify(session, taxonomy)

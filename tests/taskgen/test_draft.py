@@ -1,7 +1,9 @@
 import pytest
 
 from taskgen.domains.retail.policy import RetailPolicy
+from ingest.models import DeploySignal
 from taskgen.draft import assign_splits, draft_pair
+from taskgen.validate import validate_set
 from taskgen.seeds import parse_timestamp
 from taskgen.task import Expectation
 
@@ -116,10 +118,44 @@ def test_over_limit_refund_boundary(drafted, domain):
 
 def test_assign_splits_is_stratified_by_intent(drafted):
     tasks = [task for row in drafted for task in (row[3].positive, row[3].negative)]
-    refunds = [task.model_copy(update={"pair_id": f"pair-{i}", "intent": "refund"}) for i in range(10) for task in tasks[:1]]
+    refunds = [task.model_copy(update={"pair_id": f"pair-{i}", "intent": "refund", "provenance": task.provenance.model_copy(update={"incident_id": None})})
+               for i in range(10) for task in tasks[:1]]
     split = assign_splits(refunds, 0.3)
     assert sum(task.split == "heldout" for task in split) == 3
     assert assign_splits(refunds, 0.3) == split
+
+
+def _hotfix_pairs(drafted, domain, count=12):
+    """One hotfix (INC-9) behind many sessions of different intents: every pair drafted from it."""
+    pairs = []
+    for number in range(count):
+        session, classification, seed, _ = drafted[number % len(drafted)]
+        deploy = DeploySignal(id="dep-77", kind="hotfix", reason="agent refunded outside the window", incident_id="INC-9")
+        moved = session.model_copy(update={"session_id": f"{session.session_id}-{number}",
+                                           "signals": session.signals.model_copy(update={"deploys": [deploy], "tickets": [], "escalations": []})})
+        pairs.append(draft_pair(moved, classification, seed, domain))
+    return pairs
+
+
+def test_every_pair_of_one_incident_lands_in_one_split(drafted, domain):
+    pairs = _hotfix_pairs(drafted, domain)
+    tasks = [task for pair in pairs for task in (pair.positive, pair.negative)]
+    assert {task.provenance.incident_id for task in tasks} == {"INC-9"} and len({task.intent for task in tasks}) > 3
+    assert len({task.split for task in tasks}) == 1
+    loose = [task.model_copy(update={"provenance": task.provenance.model_copy(update={"incident_id": None})}) for task in tasks]
+    assert len({task.split for task in assign_splits(loose, 0.5)}) == 2  # without the incident, pairs split apart
+    assert len({task.split for task in assign_splits(tasks, 0.5)}) == 1
+    assert validate_set(tasks) == []
+    torn = [tasks[0].model_copy(update={"split": "heldout" if tasks[0].split == "dev" else "dev"}), *tasks[1:]]
+    assert "incident_split_differs" in {issue.code for issue in validate_set(torn)}
+
+
+def test_a_deploy_names_the_incident_before_tickets_and_escalations(drafted, domain):
+    session, classification, seed, _ = next(row for row in drafted if row[0].session_id == "s-status")
+    deploy = DeploySignal(id="dep-77", kind="hotfix", reason="status lookups", incident_id=None)
+    with_deploy = session.model_copy(update={"signals": session.signals.model_copy(update={"deploys": [deploy]})})
+    assert draft_pair(with_deploy, classification, seed, domain).positive.provenance.incident_id == "dep-77"
+    assert draft_pair(session, classification, seed, domain).positive.provenance.incident_id == "T-5501"
 
 
 def test_expectation_describe_either_or():

@@ -7,6 +7,7 @@ reply, written by the simulated environment). Boundaries come from `policy.yaml`
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -16,13 +17,13 @@ from ingest.state_mapping import StateMapping
 from ingest.models import Session, StateRows, ToolCall
 from taskgen.classify import Classification
 from taskgen.domains import Agent, NegativePlan, Plan
-from taskgen.domains.retail import agents, grader, plans
+from taskgen.domains.retail import agents, canary, grader, plans, reference
 from taskgen.domains.retail.environment import TOOLS, RetailEnvironment
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.rules import order_ids_in, refunded_cents
 from taskgen.domains.retail.schema import RetailSchema
 from taskgen.seeds import Seed
-from taskgen.task import DraftTask, ValidationIssue, Verdict
+from taskgen.task import Budget, DraftTask, IncidentBehaviour, ValidationIssue, Verdict
 
 _BARE_ID = re.compile(r"[A-Za-z0-9][\w.-]{2,63}")
 STATE_KINDS: tuple[str, ...] = ("customer", "order", "order_item", "payment", "refund", "return_label")
@@ -74,18 +75,27 @@ class RetailDomain:
         patterns = list(rule.text_patterns) if rule is not None else []
         return RetailSchema.from_mapping(mapping, patterns).document()
 
+    def add_canary(self, state: StateRows, clock: datetime) -> StateRows:
+        return canary.add_canaries(state, clock)
+
     def environment(self, seed: Seed) -> RetailEnvironment:
         return RetailEnvironment(seed)
 
-    def grade(self, task: DraftTask, final_state: StateRows, calls: list[ToolCall]) -> Verdict:
-        return grader.grade(task, final_state, calls)
+    def grade(
+        self, task: DraftTask, final_state: StateRows, calls: list[ToolCall],
+        seed_state: StateRows | None = None, usage: Budget | None = None,
+    ) -> Verdict:
+        return grader.grade(task, final_state, calls, seed_state, usage)
 
     def agents(self) -> dict[str, Agent]:
         return {
-            "reference": agents.reference_agent(self.policy),
+            "reference": reference.reference_agent(self.policy),
             "refund_everything": agents.refund_everything,
             "do_nothing": agents.do_nothing,
         }
+
+    def incident_replay(self, behaviour: IncidentBehaviour) -> Agent:
+        return agents.incident_replay(behaviour)
 
     def check_task(self, task: DraftTask, seed: Seed) -> list[ValidationIssue]:
         schema = RetailSchema.from_document(seed.domain_schema)

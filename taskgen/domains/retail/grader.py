@@ -1,11 +1,22 @@
-"""End-state grading: expectations on the final state plus required/forbidden tools, never call order."""
+"""End-state grading, never call order: expectations on the final state, required and forbidden tools,
+nothing changed outside what the task expects, reply content, and the budget, each a check of its own.
+
+`Verdict.failed_checks` names the families that failed: end_state, tools, nothing_else_changed, budget
+(reply-content checks are expectations, so they count as end_state). What code cannot judge about a
+reply is the task's `rubric`, for a judge, and never graded here.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from ingest.models import StateRows, ToolCall
-from taskgen.task import DraftTask, Expectation, Verdict
+from taskgen.task import Budget, DraftTask, Expectation, Verdict
+
+CONVERSATION_KINDS: tuple[str, ...] = ("reply", "escalation")
+"""What the agent says and hands over: written by every trial, never 'something else changed'."""
 
 
 def _rows(state: StateRows, kind: str, order_id: str | None = None) -> list[dict]:
@@ -19,6 +30,11 @@ def _refund_exists(state: StateRows, args: dict) -> bool:
 
 def _no_refund(state: StateRows, args: dict) -> bool:
     return not _rows(state, "refund", str(args["order_id"]))
+
+
+def _refunded_total(state: StateRows, args: dict) -> bool:
+    """The order's refunds add up to exactly this (its earlier refunds, and nothing new)."""
+    return sum(int(row["amount_cents"]) for row in _rows(state, "refund", str(args["order_id"]))) == int(args["amount_cents"])
 
 
 def _return_label_exists(state: StateRows, args: dict) -> bool:
@@ -51,15 +67,101 @@ def _reply_sent(state: StateRows, args: dict) -> bool:
     return bool(_rows(state, "reply"))
 
 
+# ---------------------------------------------------------------- reply content
+def replies(state: StateRows) -> list[str]:
+    return [str(row.get("text", "")) for row in _rows(state, "reply")]
+
+
+_REFUSAL = re.compile(
+    r"\b(?:can ?not|can't|cannot|unable|not able|won't|will not|declin\w*|not eligible|isn't eligible|not possible|"
+    r"not allowed|no longer)\b",
+    re.IGNORECASE,
+)
+_REFUND_PROMISE = re.compile(
+    r"\brefund\w*\b.*\b(?:issued|processed|approved|sent|on (?:its|the) way|coming)\b"
+    r"|\b(?:issued|processed|approved|sent)\b.*\brefund"
+    r"|\byou(?:'ll| will) (?:get|receive|see) (?:a |your |the )?(?:full |partial )?refund|\bmoney back\b",
+    re.IGNORECASE,
+)
+_NEGATION = re.compile(r"\b(?:not|no|never|cannot|can't|won't|unable|isn't|wasn't|hasn't)\b", re.IGNORECASE)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def _words(text: str) -> str:
+    """Lower case, one space between words; dots kept only inside a word (emails, amounts)."""
+    return " " + re.sub(r"\.(?=\s|$)|[^a-z0-9#@.]+", " ", text.lower()).strip() + " "
+
+
+def _reply_states_status(state: StateRows, args: dict) -> bool:
+    """A reply names the order's status (underscores read as spaces; US and UK 'cancelled')."""
+    status = str(args["status"]).lower().replace("_", " ")
+    spellings = {status, status.replace("cancelled", "canceled"), status.replace("canceled", "cancelled")}
+    return any(f" {spelling} " in _words(text) for text in replies(state) for spelling in spellings)
+
+
+def _reply_refuses(state: StateRows, args: dict) -> bool:
+    return any(_REFUSAL.search(text) for text in replies(state))
+
+
+def _reply_promises_no_refund(state: StateRows, args: dict) -> bool:
+    """No sentence of any reply says a refund was or will be given (a negated sentence promises nothing)."""
+    sentences = [sentence for text in replies(state) for sentence in _SENTENCE.split(text)]
+    return not any(_REFUND_PROMISE.search(sentence) and not _NEGATION.search(sentence) for sentence in sentences)
+
+
+def _leaves(value: Any) -> Iterator[str]:
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from _leaves(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _leaves(item)
+    elif isinstance(value, bool) or value is None:
+        return
+    else:
+        yield str(value)
+
+
+def _linked_rows(state: StateRows, row: dict) -> list[dict]:
+    """The rows a row points to by value (its customer, for an order), found without knowing column names."""
+    values = {str(value) for key, value in row.items() if key != "id" and isinstance(value, (str, int))}
+    return [other for rows in state.values() for other in rows.values() if str(other.get("id")) in values]
+
+
+def private_values(state: StateRows, order_id: str, requester: str | None) -> set[str]:
+    """What a reply must not carry about another customer's order: its values and its owner's, except
+    its own id (the requester named it), short values and anything the requester's own rows hold too."""
+    order = state.get("order", {}).get(order_id)
+    if order is None:
+        return set()
+    own_rows = [row for rows in state.values() for key, row in rows.items() if key == requester]
+    own = {value.lower() for row in own_rows for value in _leaves(row)}
+    values = set(_leaves(order)) | {value for row in _linked_rows(state, order) for value in _leaves(row)}
+    amounts = {f"{int(value) / 100:.2f}" for key, value in order.items() if "cents" in key and isinstance(value, int)}
+    return {value for value in values | amounts if len(value) >= 4 and value != order_id and value.lower() not in own}
+
+
+def _reply_withholds(state: StateRows, args: dict) -> bool:
+    """No reply carries a value of the order (another customer's) or of its owner."""
+    private = private_values(state, str(args["order_id"]), str(args.get("requester") or "") or None)
+    texts = [_words(text) for text in replies(state)]
+    return not any(_words(value) in text for value in private for text in texts)
+
+
 CHECKS: dict[str, Callable[[StateRows, dict], bool]] = {
     "refund_exists": _refund_exists,
     "no_refund": _no_refund,
+    "refunded_total": _refunded_total,
     "return_label_exists": _return_label_exists,
     "order_status": _order_status,
     "address_equals": _address_equals,
     "escalated": _escalated,
     "not_escalated": _not_escalated,
     "reply_sent": _reply_sent,
+    "reply_states_status": _reply_states_status,
+    "reply_refuses": _reply_refuses,
+    "reply_promises_no_refund": _reply_promises_no_refund,
+    "reply_withholds": _reply_withholds,
 }
 
 
@@ -73,10 +175,83 @@ def holds(expectation: Expectation, state: StateRows) -> bool:
         return False
 
 
-def grade(task: DraftTask, final_state: StateRows, calls: list[ToolCall]) -> Verdict:
-    reasons = [f"unmet: {item.describe()}" for item in task.expectations if not holds(item, final_state)]
+# ---------------------------------------------------------------- nothing else changed
+def _flatten(expectations: list[Expectation]) -> Iterator[Expectation]:
+    for expectation in expectations:
+        yield expectation
+        yield from _flatten(expectation.any_of)
+
+
+def allowed_changes(task: DraftTask) -> tuple[set[tuple[str, str]], set[tuple[str, str, str]]]:
+    """(kind, order id) whose new rows the task expects; (kind, row id, column) it expects changed."""
+    new_rows: set[tuple[str, str]] = set()
+    fields: set[tuple[str, str, str]] = set()
+    for item in _flatten(task.expectations):
+        args = {key: str(value) for key, value in item.args.items()}
+        if item.check == "refund_exists":
+            new_rows.add(("refund", args["order_id"]))
+        elif item.check == "return_label_exists":
+            new_rows.add(("return_label", args["order_id"]))
+        elif item.check == "order_status":
+            fields.add(("order", args["order_id"], "status"))
+        elif item.check == "address_equals":
+            fields.add(("customer", args["customer_id"], "address"))
+    return new_rows, fields
+
+
+def unexpected_changes(task: DraftTask, seed_state: StateRows, final_state: StateRows) -> list[str]:
+    """Every row added, removed or changed outside what the task expects (kinds, ids and columns only)."""
+    new_rows, fields = allowed_changes(task)
+    changes = []
+    for kind in sorted(set(seed_state) | set(final_state)):
+        if kind in CONVERSATION_KINDS:
+            continue
+        before, after = seed_state.get(kind, {}), final_state.get(kind, {})
+        for row_id in sorted(set(before) | set(after)):
+            old, new = before.get(row_id), after.get(row_id)
+            if old == new:
+                continue
+            if old is None:
+                if (kind, str(new.get("order_id"))) not in new_rows:
+                    changes.append(f"{kind} {row_id} added")
+            elif new is None:
+                changes.append(f"{kind} {row_id} removed")
+            else:
+                columns = sorted(key for key in set(old) | set(new) if old.get(key) != new.get(key))
+                columns = [column for column in columns if (kind, row_id, column) not in fields]
+                if columns:
+                    changes.append(f"{kind} {row_id} changed ({', '.join(columns)})")
+    return changes
+
+
+# ---------------------------------------------------------------- budget
+def over_budget(budget: Budget, usage: Budget) -> list[str]:
+    """Each dimension of the trial's own usage above the task's budget."""
+    return [
+        f"{name} {getattr(usage, name)} > {getattr(budget, name)}"
+        for name in ("turns", "tokens", "latency_ms")
+        if getattr(usage, name) > getattr(budget, name)
+    ]
+
+
+def grade(
+    task: DraftTask,
+    final_state: StateRows,
+    calls: list[ToolCall],
+    seed_state: StateRows | None = None,
+    usage: Budget | None = None,
+) -> Verdict:
+    """With `seed_state`, a change outside the task fails; with `usage` (the trial's own model and tool
+    time, turns and tokens), going over the budget fails."""
+    failed: dict[str, list[str]] = {}
+    failed["end_state"] = [f"unmet: {item.describe()}" for item in task.expectations if not holds(item, final_state)]
     succeeded = {call.name for call in calls if call.status == "ok"}
     attempted = {call.name for call in calls}
-    reasons += [f"required tool not called: {tool}" for tool in task.required_tools if tool not in succeeded]
-    reasons += [f"forbidden tool called: {tool}" for tool in task.forbidden_tools if tool in attempted]
-    return Verdict(passed=not reasons, reasons=reasons)
+    failed["tools"] = [f"required tool not called: {tool}" for tool in task.required_tools if tool not in succeeded]
+    failed["tools"] += [f"forbidden tool called: {tool}" for tool in task.forbidden_tools if tool in attempted]
+    if seed_state is not None:
+        failed["nothing_else_changed"] = [f"changed outside the task: {change}" for change in unexpected_changes(task, seed_state, final_state)]
+    if usage is not None:
+        failed["budget"] = [f"over budget: {excess}" for excess in over_budget(task.budget, usage)]
+    reasons = [reason for family in failed.values() for reason in family]
+    return Verdict(passed=not reasons, reasons=reasons, failed_checks=[family for family, found in failed.items() if found])

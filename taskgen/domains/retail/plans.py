@@ -12,7 +12,7 @@ from taskgen.domains import NegativePlan, Plan
 from taskgen.domains.retail.environment import WRITE_TOOLS
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.grader import holds
-from taskgen.domains.retail.rules import Decision, customer_orders, decide, order_ids_in, requested_order_id
+from taskgen.domains.retail.rules import Decision, customer_orders, decide, order_ids_in, refunded_cents, requested_order_id
 from taskgen.domains.retail.schema import RetailSchema
 from taskgen.seeds import Seed, format_timestamp, parse_timestamp
 from taskgen.task import Expectation
@@ -67,13 +67,57 @@ def incident_action(session: Session, classification: Classification) -> tuple[s
     return None, f"{classification.outcome}:agent_path_untrusted"
 
 
-def plan_for(decision: Decision, state: StateRows) -> Plan:
-    """Expectations, required and forbidden tools that make `decision` the one passing answer."""
+_RUBRIC = {
+    "refund": "Judge: does the reply confirm the refund and its amount accurately, and say when the money arrives?",
+    "return_label": "Judge: does the reply give the return label and say how to send the parcel back?",
+    "cancel": "Judge: does the reply confirm the cancellation and what happens to the payment?",
+    "update_address": "Judge: does the reply confirm the new address as the customer wrote it?",
+    "escalate": "Judge: does the reply tell the customer a person will follow up, without promising the outcome?",
+    "decline": "Judge: does the reply give the reason for the refusal (rule {rule}) in plain words and say what the customer can do instead?",
+    "inform": "Judge: does the reply answer the question in plain words, without inventing policy, dates or offers?",
+}
+
+
+def _reply_checks(
+    decision: Decision, state: StateRows, requester: str | None, target_order_id: str | None = None
+) -> list[Expectation]:
+    """What code can judge about the reply: the order's status stated, a refusal, no refund promised,
+    nothing of another customer's order, nothing of the target order to an unverified requester."""
+    order = state.get("order", {}).get(decision.order_id or "")
+    checks = []
+    if decision.action == "inform" and order is not None:
+        checks.append(_check("reply_states_status", order_id=decision.order_id, status=order["status"]))
+    if decision.action in ("decline", "escalate"):
+        checks.append(_check("reply_promises_no_refund"))
+    if decision.rule == "not_order_owner":
+        checks.append(_check("reply_withholds", order_id=decision.order_id, **({"requester": requester} if requester else {})))
+    if decision.rule == "identity_not_verified" and target_order_id and target_order_id in state.get("order", {}):
+        checks.append(_check("reply_withholds", order_id=target_order_id))
+    return checks
+
+
+def plan_for(
+    decision: Decision, state: StateRows, requester: str | None = None, target_order_id: str | None = None
+) -> Plan:
+    """Expectations, required and forbidden tools that make `decision` the one passing answer
+    (`target_order_id`: the order the request is about when the decision names none)."""
+    plan = _plan_for(decision, state)
+    return plan.model_copy(
+        update={
+            "expectations": [*plan.expectations, *_reply_checks(decision, state, requester, target_order_id)],
+            "rubric": [_RUBRIC[decision.action].format(rule=decision.rule)],
+        }
+    )
+
+
+def _plan_for(decision: Decision, state: StateRows) -> Plan:
     order_id, customer_id = decision.order_id, decision.customer_id
     order = state.get("order", {}).get(order_id or "")
     untouched: list[Expectation] = []
     if order is not None:
-        untouched = [_check("no_refund", order_id=order_id), _check("order_status", order_id=order_id, status=order["status"])]
+        earlier = refunded_cents(state, order_id or "")
+        no_new_refund = _check("refunded_total", order_id=order_id, amount_cents=earlier) if earlier else _check("no_refund", order_id=order_id)
+        untouched = [no_new_refund, _check("order_status", order_id=order_id, status=order["status"])]
     if customer_id in state.get("customer", {}):
         untouched.append(_check("address_equals", customer_id=customer_id, address=state["customer"][customer_id].get("address", "")))
     if decision.action == "refund":
@@ -105,7 +149,7 @@ def plan_for(decision: Decision, state: StateRows) -> Plan:
     if decision.action == "decline":
         # A refusal is said to the customer, not handed on: an escalation is the other answer.
         return Plan(
-            expectations=[_check("reply_sent"), _check("not_escalated"), *untouched],
+            expectations=[_check("reply_refuses"), _check("not_escalated"), *untouched],
             forbidden_tools=[*WRITE_TOOLS, "escalate_to_human"],
         )
     return Plan(expectations=[_check("reply_sent"), *untouched], forbidden_tools=list(WRITE_TOOLS))
@@ -243,7 +287,7 @@ def plan_positive(
     prompt = session.first_user_text()
     order_id, questions = target_order(session, prompt, state, schema)
     decision = decide(classification.intent, prompt, state, actor, seed.clock_datetime, policy, order_id)
-    plan = plan_for(decision, state)
+    plan = plan_for(decision, state, actor.get("customer_id"))
     questions = [*plan.review_questions, *questions]
     evidence_action, source = incident_action(session, classification)
     if evidence_action is None:
@@ -438,13 +482,13 @@ def plan_negative(
         moved, requester = crossed
         view = schema.canonical(moved)
         decision = decide(intent, prompt, view, requester, clock, policy, order_id)
-        plan = plan_for(decision, view)
+        plan = plan_for(decision, view, requester.get("customer_id"), target_order_id=order_id)
         if decision.action != positive_decision.action and discriminates(positive, plan):
             return NegativePlan(
                 **plan.model_dump(exclude={"target"}), target=positive.target, state=moved, actor=requester,
                 boundary=boundary, boundary_question=boundary_question(boundary, policy),
             )
-    plan = plan_for(Decision(action="decline", rule="no_boundary", order_id=order_id), schema.canonical(seed.state))
+    plan = plan_for(Decision(action="decline", rule="no_boundary", order_id=order_id), schema.canonical(seed.state), actor.get("customer_id"))
     return NegativePlan(
         **plan.model_dump(exclude={"review_questions", "target"}),
         target=positive.target,

@@ -1,0 +1,63 @@
+"""A canary in every seed: one more order of each customer that no correct trial touches.
+
+It is a copy of the customer's first order (its items and payments too), placed and delivered
+long before the clock, so no request names it, no policy window reaches it and no "latest order"
+fallback picks it. The grader's "nothing else changed" check then fails a trial that refunds,
+cancels or edits it: a gamed or careless run shows.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from datetime import datetime, timedelta
+
+from ingest.models import StateRows, sha256_hex
+from taskgen.seeds import format_timestamp
+
+PLACED_DAYS_BEFORE = 400
+DELIVERED_DAYS_BEFORE = 395
+_TRAILING_DIGITS = re.compile(r"(\d+)(\D*)$")
+
+
+def canary_id(order_id: str, taken: set[str]) -> str:
+    """An id of the same shape as `order_id` (its trailing digits replaced), not among `taken`."""
+    for attempt in range(100):
+        digest = int(sha256_hex(f"canary:{attempt}:{order_id}")[:12], 16)
+        match = _TRAILING_DIGITS.search(order_id)
+        if match:
+            width = len(match.group(1))
+            candidate = order_id[: match.start(1)] + str(digest % 10**width).zfill(width) + match.group(2)
+        else:
+            candidate = f"{order_id}-{digest % 10**6:06d}"
+        if candidate not in taken:
+            return candidate
+    raise ValueError(f"no free canary id next to order {order_id}")
+
+
+def add_canaries(state: StateRows, clock: datetime) -> StateRows:
+    """The state with one canary order per customer who has an order (the state is not changed)."""
+    moved = copy.deepcopy(state)
+    orders = moved.get("order", {})
+    first_order: dict[str, str] = {}
+    for order_id in sorted(orders):
+        first_order.setdefault(str(orders[order_id].get("customer_id")), order_id)
+    for customer_id, order_id in sorted(first_order.items()):
+        if customer_id == "None":
+            continue
+        new_id = canary_id(order_id, set(orders))
+        orders[new_id] = dict(
+            copy.deepcopy(orders[order_id]),
+            id=new_id,
+            status="delivered",
+            created_at=format_timestamp(clock - timedelta(days=PLACED_DAYS_BEFORE)),
+            delivered_at=format_timestamp(clock - timedelta(days=DELIVERED_DAYS_BEFORE)),
+        )
+        for kind in ("order_item", "payment"):
+            rows = moved.get(kind, {})
+            for row_id in sorted(row_id for row_id, row in rows.items() if row.get("order_id") == order_id):
+                copied_id = canary_id(row_id, set(rows))
+                rows[copied_id] = dict(copy.deepcopy(rows[row_id]), id=copied_id, order_id=new_id)
+                if "created_at" in rows[copied_id]:
+                    rows[copied_id]["created_at"] = orders[new_id]["created_at"]
+    return moved

@@ -1,0 +1,142 @@
+"""The reference agent: the retail policy file followed through the tools, written apart from the drafter.
+
+It shares no decision code with `rules.py` (the drafter's): it finds the order by asking the backend
+about each id-like word of the request, reads the policy's statuses, window and limit itself, and says
+what it did in its reply. A drafting mistake then shows as a task the reference agent fails.
+Conventions the policy file does not state, kept the same as the drafter's: account access and an
+address change it cannot carry out go to a human; a question about no order gets an answer only.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta
+
+from taskgen.domains import Agent, Environment
+from taskgen.domains.retail.policy import RetailPolicy
+from taskgen.seeds import parse_timestamp
+from taskgen.task import AgentView
+
+ORDER_INTENTS = ("refund", "return_label", "cancellation", "order_status")
+_ID_LIKE = re.compile(r"#?[A-Za-z_-]*\d[\w-]*")
+_US_ADDRESS = re.compile(r"\d+[^,\n]*?(?:,[^,\n]+?)*?,\s*[A-Z]{2}\s+\d{5}")
+
+HANDED_OVER = "I have passed your request to a colleague, who will get back to you."
+
+
+def _named_order(view: AgentView, env: Environment) -> dict | None:
+    """The first id-like word of the request that the backend knows as an order."""
+    for word in _ID_LIKE.findall(view.prompt):
+        for candidate in dict.fromkeys((word, word.lstrip("#"), f"#{word.lstrip('#')}")):
+            order = env.call("get_order", order_id=candidate)
+            if order is not None:
+                return order
+    return None
+
+
+def _latest_order(view: AgentView, env: Environment) -> dict | None:
+    customer_id = view.actor.get("customer_id")
+    if not customer_id:
+        return None
+    orders = env.call("list_orders", customer_id=customer_id) or []
+    if not orders:
+        return None
+    latest = max(orders, key=lambda order: (str(order.get("created_at", "")), str(order.get("id", ""))))
+    return env.call("get_order", order_id=latest["id"])
+
+
+def _days_since_delivery(order: dict, clock: datetime) -> timedelta | None:
+    delivered = order.get("delivered_at")
+    return clock - parse_timestamp(str(delivered)) if delivered else None
+
+
+def _inside_return_window(order: dict, clock: datetime, policy: RetailPolicy) -> bool:
+    """policy.yaml: the window is the days after delivery during which a refund or return is allowed."""
+    age = _days_since_delivery(order, clock)
+    return age is not None and age <= timedelta(days=policy.return_window_days)
+
+
+def _already_refunded(env: Environment, order_id: str) -> int:
+    return sum(int(row.get("amount_cents", 0)) for row in env.state.get("refund", {}).values() if row.get("order_id") == order_id)
+
+
+def _refuse(env: Environment, what: str) -> None:
+    env.call("send_reply", text=f"I'm sorry, I cannot {what}.")
+
+
+def _hand_over(env: Environment, reason: str) -> None:
+    env.call("escalate_to_human", reason=reason)
+    env.call("send_reply", text=HANDED_OVER)
+
+
+def _refund(order: dict, env: Environment, clock: datetime, policy: RetailPolicy) -> None:
+    order_id = order["id"]
+    if order.get("status") not in policy.refundable_statuses or not _inside_return_window(order, clock, policy):
+        return _refuse(env, f"refund order {order_id}")
+    remaining = int(order.get("total_cents", 0)) - _already_refunded(env, order_id)
+    if remaining <= 0:
+        return _refuse(env, f"refund order {order_id} again: it is refunded in full")
+    if remaining > policy.auto_refund_limit_cents:
+        return _hand_over(env, "refund above the automatic limit")
+    env.call("refund_order", order_id=order_id, amount_cents=remaining, reason="within policy")
+    env.call("send_reply", text=f"I have refunded {remaining / 100:.2f} for order {order_id}.")
+
+
+def _return_label(order: dict, env: Environment, clock: datetime, policy: RetailPolicy) -> None:
+    if order.get("status") not in policy.returnable_statuses or not _inside_return_window(order, clock, policy):
+        return _refuse(env, f"create a return label for order {order['id']}")
+    env.call("create_return_label", order_id=order["id"])
+    env.call("send_reply", text=f"Here is the return label for order {order['id']}.")
+
+
+def _cancel(order: dict, env: Environment, policy: RetailPolicy) -> None:
+    if order.get("status") not in policy.cancellable_statuses:
+        return _refuse(env, f"cancel order {order['id']}")
+    env.call("cancel_order", order_id=order["id"])
+    env.call("send_reply", text=f"Order {order['id']} is cancelled.")
+
+
+def _change_address(view: AgentView, env: Environment, policy: RetailPolicy) -> None:
+    customer_id = view.actor.get("customer_id")
+    if not customer_id or env.call("get_customer", customer_id=customer_id) is None:
+        return _hand_over(env, "address change for an unknown customer")
+    orders = env.call("list_orders", customer_id=customer_id) or []
+    if any(order.get("status") in policy.address_change.escalate_when_order_status_in for order in orders):
+        return _hand_over(env, "address change while an order is on its way")
+    found = _US_ADDRESS.search(view.prompt)
+    if found is None:
+        return _hand_over(env, "address change without a readable address")
+    address = " ".join(found.group(0).split())
+    env.call("update_address", customer_id=customer_id, address=address)
+    env.call("send_reply", text="Your address is updated.")
+
+
+def _order_request(view: AgentView, env: Environment, policy: RetailPolicy) -> None:
+    order = _named_order(view, env) or _latest_order(view, env)
+    if order is None:
+        return _refuse(env, "find that order")
+    if order.get("customer_id") != view.actor.get("customer_id"):
+        return _refuse(env, "help with an order that is not on your account")
+    clock = parse_timestamp(view.clock)
+    if view.intent == "refund":
+        return _refund(order, env, clock, policy)
+    if view.intent == "return_label":
+        return _return_label(order, env, clock, policy)
+    if view.intent == "cancellation":
+        return _cancel(order, env, policy)
+    env.call("send_reply", text=f"Your order {order['id']} is {str(order.get('status', '')).replace('_', ' ')}.")
+
+
+def reference_agent(policy: RetailPolicy) -> Agent:
+    """Follows the policy file through the tools: the one agent every sound task must let pass."""
+
+    def run(view: AgentView, env: Environment) -> None:
+        if view.intent == "account_access":
+            return _hand_over(env, "account access")
+        if view.intent == "address_change":
+            return _change_address(view, env, policy)
+        if view.intent in ORDER_INTENTS:
+            return _order_request(view, env, policy)
+        env.call("send_reply", text="Thank you for asking: here is what I can tell you.")
+
+    return run

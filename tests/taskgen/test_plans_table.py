@@ -1,0 +1,154 @@
+"""What each decision drafts, compared whole, and where the incident's own resolution is read from."""
+
+from datetime import timedelta
+
+import pytest
+
+from ingest.models import DeploySignal, EscalationSignal, Signals, ToolCall
+from taskgen.classify import Classification
+from taskgen.domains.retail.plans import _RUBRIC, action_named_in, boundary_question, incident_action, plan_for
+from taskgen.domains.retail.rules import Decision
+from taskgen.task import Expectation
+
+from retail_fixtures import make_session, make_state
+
+WRITES = ["refund_order", "create_return_label", "cancel_order", "update_address"]
+
+
+def _check(name, **args):
+    return Expectation(check=name, args=args)
+
+
+def _untouched(order_id="#W1000001", status="delivered", customer_id=None, address=None):
+    checks = [_check("no_refund", order_id=order_id), _check("order_status", order_id=order_id, status=status)]
+    if customer_id:
+        checks.append(_check("address_equals", customer_id=customer_id, address=address))
+    return checks
+
+
+def test_each_action_drafts_its_expectations_and_tools():
+    state = make_state()
+    home = state["customer"]["cus_1001"]["address"]
+    plan = plan_for(Decision(action="refund", rule="refund_allowed", order_id="#W1000001", amount_cents=8999), state)
+    assert (plan.expectations, plan.required_tools, plan.forbidden_tools, plan.rubric) == (
+        [_check("refund_exists", order_id="#W1000001", amount_cents=8999), _check("reply_sent")], ["refund_order"], ["cancel_order"],
+        [_RUBRIC["refund"]])
+    plan = plan_for(Decision(action="return_label", rule="return_allowed", order_id="#W1000001"), state)
+    assert (plan.expectations, plan.required_tools, plan.forbidden_tools) == (
+        [_check("return_label_exists", order_id="#W1000001"), _check("no_refund", order_id="#W1000001")], ["create_return_label"],
+        ["refund_order", "cancel_order"])
+    plan = plan_for(Decision(action="cancel", rule="cancel_allowed", order_id="#W1000002"), state)
+    assert (plan.expectations, plan.required_tools, plan.forbidden_tools) == (
+        [_check("order_status", order_id="#W1000002", status="cancelled"), _check("reply_sent")], ["cancel_order"], ["update_address"])
+    plan = plan_for(Decision(action="update_address", rule="address_change_allowed", customer_id="cus_1001", address="1 Elm St"), state)
+    assert (plan.expectations, plan.required_tools, plan.forbidden_tools) == (
+        [_check("address_equals", customer_id="cus_1001", address="1 Elm St")], ["update_address"], ["refund_order", "cancel_order"])
+    plan = plan_for(Decision(action="escalate", rule="above_auto_refund_limit", order_id="#W1000001"), state)
+    assert (plan.expectations, plan.required_tools, plan.forbidden_tools) == (
+        [_check("escalated"), *_untouched(), _check("reply_promises_no_refund")], ["escalate_to_human"], WRITES)
+    plan = plan_for(Decision(action="escalate", rule="order_in_transit", customer_id="cus_1001"), state)
+    assert plan.expectations == [_check("escalated"), _check("address_equals", customer_id="cus_1001", address=home),
+                                 _check("reply_promises_no_refund")]
+    either = Expectation(check="any_of", any_of=[_check("reply_refuses"), _check("escalated")])
+    plan = plan_for(Decision(action="decline", rule="outside_return_window", order_id="#W1000001"), state)
+    assert (plan.expectations, plan.required_tools, plan.forbidden_tools, plan.rubric) == (
+        [either, *_untouched(), _check("reply_promises_no_refund")], [], WRITES,
+        [_RUBRIC["decline"].format(rule="outside_return_window")])
+    plan = plan_for(Decision(action="decline", rule="not_order_owner", order_id="#W1000003"), state, "cus_1001")
+    assert plan.expectations[-1] == _check("reply_withholds", order_id="#W1000003", requester="cus_1001")
+    assert plan_for(Decision(action="decline", rule="not_order_owner", order_id="#W1000003"), state).expectations[-1] == _check(
+        "reply_withholds", order_id="#W1000003")
+    plan = plan_for(Decision(action="inform", rule="order_status_lookup", order_id="#W1000004"), state)
+    assert (plan.expectations, plan.forbidden_tools) == (
+        [_check("reply_sent"), *_untouched("#W1000004", "shipped"), _check("reply_states_status", order_id="#W1000004", status="shipped")], WRITES)
+    plan = plan_for(Decision(action="inform", rule="information_only"), state)
+    assert (plan.expectations, plan.rubric) == ([_check("reply_sent")], [_RUBRIC["inform"]])
+
+
+def test_earlier_refunds_are_expected_unchanged_not_absent():
+    state = make_state()
+    state["refund"]["r1"] = {"id": "r1", "order_id": "#W1000001", "amount_cents": 999}
+    plan = plan_for(Decision(action="decline", rule="already_refunded", order_id="#W1000001"), state)
+    assert plan.expectations[1] == _check("refunded_total", order_id="#W1000001", amount_cents=999)
+
+
+@pytest.mark.parametrize(
+    ("text", "action"),
+    [("Refund declined by tier 2", "decline"), ("customer is not eligible", "decline"), ("the agent should not have refunded", "decline"),
+     ("order outside the return window", "decline"), ("escalated to billing", "escalate"), ("above the auto-refund limit", "escalate"),
+     ("needs a human", "escalate"), ("return label sent", "return_label"), ("label created", "return_label"), ("Refunded in full", "refund"),
+     ("cancelled the order", "cancel"), ("fixed the address", "update_address"), ("unlocked by the accounts team", None), ("", None)],
+)
+def test_action_named_in(text, action):
+    assert action_named_in(text) == action
+
+
+def _classified(outcome):
+    return Classification(intent="refund", outcome=outcome, evidence=[], signature="x")
+
+
+def test_incident_action_reads_each_outcome_from_its_own_evidence():
+    deploys = [DeploySignal(id="dep-2", kind="rollback", reason="refunded outside the return window"),
+               DeploySignal(id="dep-1", kind="rollback", reason="a bad build")]
+    session = make_session("s", "refund #W1000001", "cus_1001", ["#W1000001"], signals=Signals(deploys=deploys))
+    assert incident_action(session, _classified("rolled_back")) == ("decline", "deploy:dep-2:reason")
+    vague = make_session("s", "x", "cus_1001", [], signals=Signals(deploys=[deploys[1]]))
+    assert incident_action(vague, _classified("rolled_back")) == (None, "rolled_back:no_usable_reason")
+    escalations = [EscalationSignal(id="esc-2", reason="r", resolution="Refunded by tier 2"), EscalationSignal(id="esc-1", reason="r", resolution=None)]
+    escalated = make_session("s", "x", "cus_1001", [], signals=Signals(escalations=escalations))
+    assert incident_action(escalated, _classified("escalated")) == ("refund", "escalation:esc-2:resolution")
+    unresolved = make_session("s", "x", "cus_1001", [], signals=Signals(escalations=escalations[1:]))
+    assert incident_action(unresolved, _classified("escalated")) == (None, "escalated:no_resolution")
+    calls = [ToolCall(name="refund_order", arguments={}), ToolCall(name="cancel_order", arguments={}, status="error"), ToolCall(name="get_order")]
+    resolved = make_session("s", "x", "cus_1001", [], calls)
+    assert incident_action(resolved, _classified("resolved")) == ("refund", "resolved:agent_path")
+    assert incident_action(make_session("s", "x", "cus_1001", []), _classified("resolved")) == ("inform", "resolved:agent_path")
+    assert incident_action(resolved, _classified("errored")) == (None, "errored:agent_path_untrusted")
+
+
+def test_boundary_questions_carry_the_policy_numbers(domain):
+    policy = domain.policy
+    assert boundary_question("return_window", policy).startswith("The policy allows 30 days after delivery: is day 30 itself inside")
+    assert boundary_question("auto_refund_limit", policy).startswith("Is a refund of exactly 20000 cents still automatic")
+    assert "pending, processing" in boundary_question("not_cancellable", policy)
+    assert {boundary_question(name, policy) for name in ("not_delivered", "other_customer", "order_in_transit")} == {
+        "Can an order that has not been delivered be refunded or returned, or only cancelled?",
+        "Should the agent act on, or disclose, an order that belongs to another customer?",
+        "May the customer change the address while an order is on its way, or must a human decide?",
+    }
+
+
+def _diff(before, after):
+    changes = set()
+    for kind in set(before) | set(after):
+        for row_id in set(before.get(kind, {})) | set(after.get(kind, {})):
+            old, new = before.get(kind, {}).get(row_id, {}), after.get(kind, {}).get(row_id, {})
+            changes |= {(kind, row_id, key, new.get(key)) for key in set(old) | set(new) if old.get(key) != new.get(key)}
+    return changes
+
+
+def test_each_boundary_moves_exactly_what_it_names(domain):
+    from taskgen.domains.retail.plans import cross_boundary
+    from taskgen.seeds import format_timestamp, freeze_seed
+
+    from retail_fixtures import CLOCK
+
+    state = make_state()
+    state["refund"]["r1"] = {"id": "r1", "order_id": "#W1000001", "amount_cents": 100}
+    state["refund"]["r2"] = {"id": "r2", "order_id": "#W1000002", "amount_cents": 100}
+    seed = freeze_seed(state, CLOCK)
+    me, policy = {"customer_id": "cus_1001"}, domain.policy
+    moved = lambda boundary, order_id="#W1000001", actor=me: cross_boundary(boundary, seed.state, order_id, seed, actor, policy)  # noqa: E731
+    late = format_timestamp(CLOCK - timedelta(days=37))
+    assert _diff(seed.state, moved("return_window")) == {("order", "#W1000001", "delivered_at", late)}
+    assert _diff(seed.state, moved("auto_refund_limit")) == {
+        ("order", "#W1000001", "total_cents", 25000), ("payment", "pay_1", "amount_cents", 25000),
+        ("refund", "r1", "id", None), ("refund", "r1", "order_id", None), ("refund", "r1", "amount_cents", None)}
+    assert _diff(seed.state, moved("not_delivered")) == {("order", "#W1000001", "status", "processing"), ("order", "#W1000001", "delivered_at", None)}
+    assert _diff(seed.state, moved("not_cancellable", "#W1000002")) == {("order", "#W1000002", "status", "shipped")}
+    assert _diff(seed.state, moved("other_customer")) == {("order", "#W1000001", "customer_id", "cus_1002")}
+    assert _diff(seed.state, moved("order_in_transit")) == {("order", "#W1000002", "status", "shipped")}  # the latest of mine
+    assert moved("order_in_transit", actor={"customer_id": "cus_9"}) is None and moved("return_window", "#W404") is None
+    alone = {"order": {"#W1": {"id": "#W1", "customer_id": "c1"}}, "customer": {"c1": {"id": "c1"}}}
+    lonely = cross_boundary("other_customer", alone, "#W1", seed, {"customer_id": "c1"}, policy)
+    assert lonely["order"]["#W1"]["customer_id"].startswith("customer-other-") and seed.state == state

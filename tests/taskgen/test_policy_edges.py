@@ -1,0 +1,191 @@
+"""Every policy edge the review questions ask about, for the drafter and the independent reference agent.
+
+Each case is its own seed (several customers, several orders each); the drafted positive must expect the
+policy's answer and the reference agent, written apart from the drafter, must pass it.
+"""
+
+from datetime import timedelta
+
+import pytest
+
+from taskgen.classify import classify
+from taskgen.domains.retail import reference, rules
+from taskgen.draft import draft_pair
+from taskgen.health import health_check
+from taskgen.seeds import format_timestamp, freeze_seed
+from taskgen.task import AgentView
+
+from retail_fixtures import CLOCK, make_session, make_state
+
+LIMIT = 20000
+WINDOW = 30
+
+
+def _state(delivered: timedelta | None = timedelta(days=5), total: int = 8999, refunded: tuple[int, ...] = (), status: str = "delivered"):
+    """The shared fixture state with #W1000001 (cus_1001, who has two orders) moved to the edge."""
+    state = make_state()
+    order = state["order"]["#W1000001"]
+    order.update(status=status, total_cents=total, delivered_at=format_timestamp(CLOCK - delivered) if delivered else None)
+    state["payment"]["pay_1"]["amount_cents"] = total
+    for number, amount in enumerate(refunded, start=1):
+        state["refund"][f"refund-old-{number}"] = {"id": f"refund-old-{number}", "order_id": "#W1000001", "amount_cents": amount,
+                                                   "reason": "earlier", "created_at": format_timestamp(CLOCK - timedelta(days=1))}
+    return state
+
+
+REFUND_EDGES = {
+    "last day inside the window": (dict(delivered=timedelta(days=WINDOW)), "refund", 8999),
+    "first day outside the window": (dict(delivered=timedelta(days=WINDOW + 1)), "decline", None),
+    "a minute past the window": (dict(delivered=timedelta(days=WINDOW, minutes=1)), "decline", None),
+    "exactly at the limit": (dict(total=LIMIT), "refund", LIMIT),
+    "one cent above the limit": (dict(total=LIMIT + 1), "escalate", None),
+    "above the limit, earlier refund brings it to the limit": (dict(total=LIMIT + 5000, refunded=(3000, 2000)), "refund", LIMIT),
+    "earlier refund leaves one cent above the limit": (dict(total=LIMIT + 5001, refunded=(5000,)), "escalate", None),
+    "earlier refunds leave a remainder": (dict(total=8999, refunded=(999,)), "refund", 8000),
+    "refunded in full already": (dict(total=8999, refunded=(8999,)), "decline", None),
+    "not delivered yet": (dict(delivered=None, status="processing"), "decline", None),
+}
+
+
+def _draft(taxonomy, domain, state, text, intent_calls=()):
+    seed = freeze_seed(state, CLOCK)
+    session = make_session("s-edge", text, "cus_1001", ["#W1000001", "#W1000002"], list(intent_calls))
+    classification = classify(session, taxonomy)
+    return seed, draft_pair(session, classification, seed, domain)
+
+
+@pytest.mark.parametrize("case", sorted(REFUND_EDGES))
+def test_refund_edges(case, taxonomy, domain):
+    changes, action, amount = REFUND_EDGES[case]
+    state = _state(**changes)
+    decision = rules.decide("refund", "refund #W1000001", state, {"customer_id": "cus_1001"}, CLOCK, domain.policy)
+    assert (decision.action, decision.amount_cents) == (action, amount)
+    seed, pair = _draft(taxonomy, domain, state, "I want a refund for #W1000001, not for my other order #W1000002.")
+    checks = [item.describe() for item in pair.positive.expectations]
+    if action == "refund":
+        assert f"refund_exists(amount_cents={amount}, order_id=#W1000001)" in checks
+    else:
+        earlier = sum(changes.get("refunded", ()))
+        untouched = f"refunded_total(amount_cents={earlier}, order_id=#W1000001)" if earlier else "no_refund(order_id=#W1000001)"
+        assert untouched in checks and "refund_order" in pair.positive.forbidden_tools
+    assert ("escalated()" in checks) is (action == "escalate")
+    result = health_check(pair.positive, seed, domain)
+    assert result.reference_passed, (case, result.reference_reasons)
+    assert not result.refund_all_passed or action == "refund"
+
+
+RETURN_EDGES = {
+    "last day inside the window": (timedelta(days=WINDOW), "return_label"),
+    "first day outside the window": (timedelta(days=WINDOW + 1), "decline"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(RETURN_EDGES))
+def test_return_window_edges(case, taxonomy, domain):
+    delivered, action = RETURN_EDGES[case]
+    state = _state(delivered=delivered)
+    assert rules.decide("return_label", "label for #W1000001", state, {"customer_id": "cus_1001"}, CLOCK, domain.policy).action == action
+    seed, pair = _draft(taxonomy, domain, state, "Can I get a return label for #W1000001?")
+    assert ("return_label_exists(order_id=#W1000001)" in [item.describe() for item in pair.positive.expectations]) is (action == "return_label")
+    assert health_check(pair.positive, seed, domain).reference_passed
+
+
+@pytest.mark.parametrize(("status", "action"), [("pending", "cancel"), ("processing", "cancel"), ("shipped", "decline"), ("delivered", "decline")])
+def test_cancellable_statuses(status, action, taxonomy, domain):
+    state = _state(status=status, delivered=None)
+    seed, pair = _draft(taxonomy, domain, state, "Please cancel my order #W1000001.")
+    cancels = "order_status(order_id=#W1000001, status=cancelled)" in [item.describe() for item in pair.positive.expectations]
+    assert cancels is (action == "cancel")
+    assert health_check(pair.positive, seed, domain).reference_passed
+
+
+def test_the_reference_agent_shares_no_decision_code_with_the_drafter():
+    source = open(reference.__file__, encoding="utf-8").read()
+    assert "retail.rules" not in source and "retail.plans" not in source and "decide(" not in source
+
+
+def test_a_drafting_bug_shows_as_a_failing_reference(taxonomy, domain, monkeypatch):
+    """The drafter reading the window one day too wide drafts a refund on the first day outside it."""
+    state = _state(delivered=timedelta(days=WINDOW + 1))
+    wide = domain.policy.model_copy(update={"return_window_days": WINDOW + 1})
+    real = rules.decide
+    monkeypatch.setattr("taskgen.domains.retail.plans.decide", lambda intent, prompt, st, actor, clock, policy: real(intent, prompt, st, actor, clock, wide))
+    seed, pair = _draft(taxonomy, domain, state, "I want a refund for #W1000001.")
+    assert "refund_exists(amount_cents=8999, order_id=#W1000001)" in [item.describe() for item in pair.positive.expectations]
+    result = health_check(pair.positive, seed, domain)
+    assert result.verdict == "broken" and "reference_fails" in result.flags
+
+
+def test_the_reference_acts_on_the_named_order_among_several(domain):
+    seed = freeze_seed(_state(), CLOCK)
+    env = domain.environment(seed)
+    view = AgentView(prompt="Refund #W1000001 please, my other order #W1000002 is fine", intent="refund",
+                     actor={"customer_id": "cus_1001"}, clock=seed.clock)
+    reference.reference_agent(domain.policy)(view, env)
+    assert [(call.name, call.arguments.get("order_id")) for call in env.calls if call.status == "ok"] == [
+        ("get_order", "#W1000001"), ("refund_order", "#W1000001"), ("send_reply", None)]
+
+
+@pytest.mark.parametrize(
+    ("actor", "expected"),
+    [({"customer_id": "cus_1001"}, ["list_orders", "get_order:#W1000002", "send_reply"]),  # #W1000002 is the latest placed
+     ({"customer_id": "cus_9"}, ["send_reply"]), ({}, ["send_reply"])],  # an unknown customer: the listing fails
+)
+def test_the_reference_falls_back_to_the_latest_order_when_none_is_named(domain, actor, expected):
+    seed = freeze_seed(_state(), CLOCK)
+    env = domain.environment(seed)
+    view = AgentView(prompt="Where is my order? It has been days.", intent="order_status", actor=actor, clock=seed.clock)
+    reference.reference_agent(domain.policy)(view, env)
+    done = [call.name + (f":{call.arguments['order_id']}" if call.name == "get_order" else "") for call in env.calls if call.status == "ok"]
+    assert done == expected
+    reply = env.state["reply"]["reply-0001"]["text"]
+    assert reply == ("Your order #W1000002 is processing." if len(expected) == 3 else "I'm sorry, I cannot find that order.")
+
+
+REFERENCE_PATHS = [
+    ("refund", "refund #W1000001", {}, ["get_order", "refund_order", "send_reply"], "I have refunded 89.99 for order #W1000001.", None),
+    ("refund", "refund order W1000001 of 2 items", {}, ["get_order", "refund_order", "send_reply"],
+     "I have refunded 89.99 for order #W1000001.", None),  # written without its '#': the backend knows it with one
+    ("refund", "refund #W1000001", dict(total=LIMIT + 1), ["get_order", "escalate_to_human", "send_reply"], reference.HANDED_OVER,
+     "refund above the automatic limit"),
+    ("refund", "refund #W1000001", dict(refunded=(8999,)), ["get_order", "send_reply"],
+     "I'm sorry, I cannot refund order #W1000001 again: it is refunded in full.", None),
+    ("refund", "refund #W1000001", dict(status="shipped", delivered=None), ["get_order", "send_reply"], "I'm sorry, I cannot refund order #W1000001.", None),
+    ("refund", "refund #W1000003", {}, ["get_order", "send_reply"], "I'm sorry, I cannot help with an order that is not on your account.", None),
+    ("return_label", "label for #W1000001", {}, ["get_order", "create_return_label", "send_reply"], "Here is the return label for order #W1000001.", None),
+    ("return_label", "label for #W1000001", dict(delivered=timedelta(days=WINDOW + 1)), ["get_order", "send_reply"],
+     "I'm sorry, I cannot create a return label for order #W1000001.", None),
+    ("cancellation", "cancel #W1000002", {}, ["get_order", "cancel_order", "send_reply"], "Order #W1000002 is cancelled.", None),
+    ("cancellation", "cancel #W1000001", {}, ["get_order", "send_reply"], "I'm sorry, I cannot cancel order #W1000001.", None),
+    ("address_change", "move me to 1 Elm St, Dayton, OH 45402", {}, ["get_customer", "list_orders", "update_address", "send_reply"],
+     "Your address is updated.", None),
+    ("address_change", "move me to 1 Elm St, Dayton, OH 45402", dict(status="shipped", delivered=None),
+     ["get_customer", "list_orders", "escalate_to_human", "send_reply"], reference.HANDED_OVER, "address change while an order is on its way"),
+    ("address_change", "move me somewhere", {}, ["get_customer", "list_orders", "escalate_to_human", "send_reply"], reference.HANDED_OVER,
+     "address change without a readable address"),
+    ("account_access", "locked out", {}, ["escalate_to_human", "send_reply"], reference.HANDED_OVER, "account access"),
+    ("other", "gift cards?", {}, ["send_reply"], "Thank you for asking: here is what I can tell you.", None),
+    ("order_status", "where is #W1000002?", {}, ["get_order", "send_reply"], "Your order #W1000002 is processing.", None),
+]
+
+
+@pytest.mark.parametrize(("intent", "prompt", "changes", "calls", "reply", "reason"), REFERENCE_PATHS,
+                         ids=[f"{path[0]}-{index}" for index, path in enumerate(REFERENCE_PATHS)])
+def test_every_path_of_the_reference_agent(domain, intent, prompt, changes, calls, reply, reason):
+    seed = freeze_seed(_state(**changes), CLOCK)
+    env = domain.environment(seed)
+    reference.reference_agent(domain.policy)(AgentView(prompt=prompt, intent=intent, actor={"customer_id": "cus_1001"}, clock=seed.clock), env)
+    assert [call.name for call in env.calls if call.status == "ok"] == calls
+    assert [row["text"] for row in env.state.get("reply", {}).values()] == [reply]
+    assert [row["reason"] for row in env.state.get("escalation", {}).values()] == ([reason] if reason else [])
+    if "update_address" in calls:
+        assert env.state["customer"]["cus_1001"]["address"] == "1 Elm St, Dayton, OH 45402"
+
+
+def test_the_reference_hands_over_an_address_change_for_an_unknown_customer(domain):
+    seed = freeze_seed(_state(), CLOCK)
+    for actor in ({"customer_id": "cus_9"}, {}):
+        env = domain.environment(seed)
+        reference.reference_agent(domain.policy)(AgentView(prompt="to 1 Elm St, Dayton, OH 45402", intent="address_change", actor=actor,
+                                                           clock=seed.clock), env)
+        assert [row["reason"] for row in env.state["escalation"].values()] == ["address change for an unknown customer"]

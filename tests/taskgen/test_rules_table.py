@@ -1,0 +1,82 @@
+"""Every branch of the drafter's policy decisions, compared whole (action, rule, ids, amount, address)."""
+
+from datetime import timedelta
+
+import pytest
+
+from taskgen.domains.retail.rules import Decision, address_in, customer_orders, decide, order_ids_in, refunded_cents, target_order_id
+from taskgen.seeds import format_timestamp
+
+from retail_fixtures import CLOCK, make_state
+
+ME = {"customer_id": "cus_1001"}
+
+
+def _state(**order_changes):
+    state = make_state()
+    state["order"]["#W1000001"].update(order_changes)
+    return state
+
+
+CASES = [
+    ("account_access", "locked out", _state(), Decision(action="escalate", rule="account_access_needs_human", customer_id="cus_1001")),
+    ("other", "gift cards?", _state(), Decision(action="inform", rule="information_only")),
+    ("refund", "refund #W7777777", _state(), Decision(action="decline", rule="order_not_found", order_id="#W7777777")),
+    ("refund", "refund #W1000003", _state(), Decision(action="decline", rule="not_order_owner", order_id="#W1000003")),
+    ("refund", "refund #W1000001", _state(status="shipped"), Decision(action="decline", rule="status_not_refundable", order_id="#W1000001")),
+    ("refund", "refund #W1000001", _state(delivered_at=format_timestamp(CLOCK - timedelta(days=40))),
+     Decision(action="decline", rule="outside_return_window", order_id="#W1000001")),
+    ("refund", "refund #W1000001", _state(delivered_at=None), Decision(action="decline", rule="outside_return_window", order_id="#W1000001")),
+    ("refund", "refund #W1000001", _state(total_cents=0), Decision(action="decline", rule="already_refunded", order_id="#W1000001")),
+    ("refund", "refund #W1000001", _state(total_cents=20001), Decision(action="escalate", rule="above_auto_refund_limit", order_id="#W1000001")),
+    ("refund", "refund #W1000001", _state(), Decision(action="refund", rule="refund_allowed", order_id="#W1000001", amount_cents=8999)),
+    ("return_label", "label #W1000001", _state(status="processing"), Decision(action="decline", rule="status_not_returnable", order_id="#W1000001")),
+    ("return_label", "label #W1000001", _state(delivered_at=format_timestamp(CLOCK - timedelta(days=31))),
+     Decision(action="decline", rule="outside_return_window", order_id="#W1000001")),
+    ("return_label", "label #W1000001", _state(), Decision(action="return_label", rule="return_allowed", order_id="#W1000001")),
+    ("cancellation", "cancel #W1000001", _state(), Decision(action="decline", rule="status_not_cancellable", order_id="#W1000001")),
+    ("cancellation", "cancel #W1000002", _state(), Decision(action="cancel", rule="cancel_allowed", order_id="#W1000002")),
+    ("order_status", "where is #W1000002", _state(), Decision(action="inform", rule="order_status_lookup", order_id="#W1000002")),
+    ("order_status", "where is my order", _state(), Decision(action="inform", rule="order_status_lookup", order_id="#W1000002")),
+    ("address_change", "move me to 1 Elm St, Dayton, OH 45402", _state(),
+     Decision(action="update_address", rule="address_change_allowed", customer_id="cus_1001", address="1 Elm St, Dayton, OH 45402")),
+    ("address_change", "move me to 1 Elm St, Dayton, OH 45402", _state(status="shipped"),
+     Decision(action="escalate", rule="order_in_transit", customer_id="cus_1001")),
+    ("address_change", "move me somewhere nice", _state(), Decision(action="escalate", rule="address_not_understood", customer_id="cus_1001")),
+]
+
+
+@pytest.mark.parametrize(("intent", "prompt", "state", "expected"), CASES, ids=[f"{c[0]}-{c[3].rule}-{i}" for i, c in enumerate(CASES)])
+def test_every_decision_branch(domain, intent, prompt, state, expected):
+    assert decide(intent, prompt, state, ME, CLOCK, domain.policy) == expected
+
+
+def test_decisions_without_a_known_requester(domain):
+    state = make_state()
+    assert decide("address_change", "1 Elm St, Dayton, OH 45402", state, {"customer_id": "cus_9"}, CLOCK, domain.policy) == Decision(
+        action="escalate", rule="unknown_customer", customer_id="cus_9")
+    assert decide("refund", "my money back please", state, {}, CLOCK, domain.policy) == Decision(action="decline", rule="order_not_found")
+
+
+def test_helpers():
+    state = make_state()
+    assert order_ids_in("#W1000001 and #W1000002, again #W1000001; #W12 is short") == ["#W1000001", "#W1000002"]
+    assert address_in("no address here") is None
+    assert address_in("to 742  Evergreen Terrace, Apt. 4, Springfield, OR 97403 please") == "742 Evergreen Terrace, Apt. 4, Springfield, OR 97403"
+    state["refund"] = {"r1": {"order_id": "#W1000001", "amount_cents": 100}, "r2": {"order_id": "#W1000001", "amount_cents": 50},
+                       "r3": {"order_id": "#W1000002", "amount_cents": 7}}
+    assert refunded_cents(state, "#W1000001") == 150 and refunded_cents(state, "#W1000005") == 0
+    assert [order["id"] for order in customer_orders(state, "cus_1001")] == ["#W1000001", "#W1000002"]
+    assert target_order_id("refund #W1000001", state, ME) == "#W1000001"
+    assert target_order_id("refund my order", state, ME) == "#W1000002"  # the latest placed
+    assert target_order_id("refund my order", state, {"customer_id": "cus_9"}) is None
+
+
+def test_refund_amount_edges_one_cent_and_no_total(domain):
+    assert decide("refund", "refund #W1000001", _state(total_cents=1), ME, CLOCK, domain.policy) == Decision(
+        action="refund", rule="refund_allowed", order_id="#W1000001", amount_cents=1)
+    no_total = make_state()
+    del no_total["order"]["#W1000001"]["total_cents"]
+    assert decide("refund", "refund #W1000001", no_total, ME, CLOCK, domain.policy).rule == "already_refunded"
+    assert refunded_cents({}, "#W1000001") == 0
+    assert refunded_cents({"refund": {"r": {"order_id": "#W1000001"}}}, "#W1000001") == 0
