@@ -111,9 +111,15 @@ def reference_calls(task: DraftTask, seed: Seed, domain: Domain) -> list[ToolCal
     return list(env.calls)
 
 
+def _start_state(seed: Seed, domain: Domain):
+    """The seed's state as the environment shows it (the domain's own names, whatever the product's),
+    the state a trial's end state is compared with."""
+    return domain.environment(seed).state
+
+
 def _passes_replay(calls: Sequence[ToolCall], task: DraftTask, seed: Seed, domain: Domain) -> bool:
     env = replay(calls, seed, domain)
-    return domain.grade(task, env.state, env.calls, seed.state).passed
+    return domain.grade(task, env.state, env.calls, _start_state(seed, domain)).passed
 
 
 def health_check(
@@ -123,10 +129,11 @@ def health_check(
     view = agent_view(task, seed)
     passed: dict[str, bool] = {}
     reference_reasons: list[str] = []
+    start = _start_state(seed, domain)
     for name, agent in domain.agents().items():
         env = domain.environment(seed)
         agent(view, env)
-        verdict = domain.grade(task, env.state, env.calls, seed.state)
+        verdict = domain.grade(task, env.state, env.calls, start)
         passed[name] = verdict.passed
         if name == "reference":
             reference_reasons = verdict.reasons
@@ -140,7 +147,7 @@ def health_check(
     if task.polarity == "positive" and task.incident is not None:
         env = domain.environment(seed)
         domain.incident_replay(task.incident)(view, env)
-        incident_passed = domain.grade(task, env.state, env.calls, seed.state, task.incident.usage).passed
+        incident_passed = domain.grade(task, env.state, env.calls, start, task.incident.usage).passed
     flags = []
     if incident_passed and task.outcome in FAILURE_OUTCOMES:
         flags.append("incident_behaviour_passes")

@@ -4,7 +4,8 @@ from datetime import timedelta
 
 import pytest
 
-from taskgen.domains.retail.rules import Decision, address_in, customer_orders, decide, order_ids_in, refunded_cents, target_order_id
+from taskgen.domains.retail.rules import Decision, address_in, customer_orders, decide, order_ids_in, refunded_cents, requested_order_id
+from taskgen.domains.retail.schema import RetailSchema
 from taskgen.seeds import format_timestamp
 
 from retail_fixtures import CLOCK, make_state
@@ -67,9 +68,10 @@ def test_helpers():
                        "r3": {"order_id": "#W1000002", "amount_cents": 7}}
     assert refunded_cents(state, "#W1000001") == 150 and refunded_cents(state, "#W1000005") == 0
     assert [order["id"] for order in customer_orders(state, "cus_1001")] == ["#W1000001", "#W1000002"]
-    assert target_order_id("refund #W1000001", state, ME) == "#W1000001"
-    assert target_order_id("refund my order", state, ME) == "#W1000002"  # the latest placed
-    assert target_order_id("refund my order", state, {"customer_id": "cus_9"}) is None
+    schema = RetailSchema.from_document(None)
+    assert requested_order_id("refund #W1000001", state, ME, schema) == "#W1000001"
+    assert requested_order_id("refund my order", state, ME, schema) is None  # two orders, none named: no guess
+    assert requested_order_id("refund my order", state, {"customer_id": "cus_9"}, schema) is None
 
 
 def test_refund_amount_edges_one_cent_and_no_total(domain):

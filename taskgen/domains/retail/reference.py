@@ -127,10 +127,19 @@ def _order_request(view: AgentView, env: Environment, policy: RetailPolicy) -> N
     env.call("send_reply", text=f"Your order {order['id']} is {str(order.get('status', '')).replace('_', ' ')}.")
 
 
+def _signed_in(view: AgentView, env: Environment) -> bool:
+    """policy.yaml `identity_required`: the requester is a customer the backend knows."""
+    customer_id = view.actor.get("customer_id")
+    return bool(customer_id) and customer_id in env.state.get("customer", {})
+
+
 def reference_agent(policy: RetailPolicy) -> Agent:
     """Follows the policy file through the tools: the one agent every sound task must let pass."""
 
     def run(view: AgentView, env: Environment) -> None:
+        acting = view.intent in ("account_access", "address_change", *ORDER_INTENTS)
+        if acting and policy.identity_required and not _signed_in(view, env):
+            return _refuse(env, "help with your account or orders before you sign in")
         if view.intent == "account_access":
             return _hand_over(env, "account access")
         if view.intent == "address_change":
