@@ -58,7 +58,7 @@ def _draft(taxonomy, domain, state, text, intent_calls=()):
 def test_refund_edges(case, taxonomy, domain):
     changes, action, amount = REFUND_EDGES[case]
     state = _state(**changes)
-    decision = rules.decide("refund", "refund #W1000001", state, {"customer_id": "cus_1001"}, CLOCK, domain.policy)
+    decision = rules.decide("refund", "refund #W1000001", state, {"customer_id": "cus_1001"}, CLOCK, domain.policy, "#W1000001")
     assert (decision.action, decision.amount_cents) == (action, amount)
     seed, pair = _draft(taxonomy, domain, state, "I want a refund for #W1000001, not for my other order #W1000002.")
     checks = [item.describe() for item in pair.positive.expectations]
@@ -84,7 +84,7 @@ RETURN_EDGES = {
 def test_return_window_edges(case, taxonomy, domain):
     delivered, action = RETURN_EDGES[case]
     state = _state(delivered=delivered)
-    assert rules.decide("return_label", "label for #W1000001", state, {"customer_id": "cus_1001"}, CLOCK, domain.policy).action == action
+    assert rules.decide("return_label", "label for #W1000001", state, {"customer_id": "cus_1001"}, CLOCK, domain.policy, "#W1000001").action == action
     seed, pair = _draft(taxonomy, domain, state, "Can I get a return label for #W1000001?")
     assert ("return_label_exists(order_id=#W1000001)" in [item.describe() for item in pair.positive.expectations]) is (action == "return_label")
     assert health_check(pair.positive, seed, domain).reference_passed

@@ -13,6 +13,12 @@ from retail_fixtures import CLOCK, make_state
 ME = {"customer_id": "cus_1001"}
 
 
+def _decide(intent, prompt, state, actor, clock, policy):
+    """decide() about the order an agent reading only the request can tell (never a guess)."""
+    schema = RetailSchema.from_document(None)
+    return decide(intent, prompt, state, actor, clock, policy, requested_order_id(prompt, state, actor, schema))
+
+
 def _state(**order_changes):
     state = make_state()
     state["order"]["#W1000001"].update(order_changes)
@@ -49,14 +55,14 @@ CASES = [
 
 @pytest.mark.parametrize(("intent", "prompt", "state", "expected"), CASES, ids=[f"{c[0]}-{c[3].rule}-{i}" for i, c in enumerate(CASES)])
 def test_every_decision_branch(domain, intent, prompt, state, expected):
-    assert decide(intent, prompt, state, ME, CLOCK, domain.policy) == expected
+    assert _decide(intent, prompt, state, ME, CLOCK, domain.policy) == expected
 
 
 def test_decisions_without_a_known_requester(domain):
     state = make_state()
-    assert decide("address_change", "1 Elm St, Dayton, OH 45402", state, {"customer_id": "cus_9"}, CLOCK, domain.policy) == Decision(
+    assert _decide("address_change", "1 Elm St, Dayton, OH 45402", state, {"customer_id": "cus_9"}, CLOCK, domain.policy) == Decision(
         action="escalate", rule="unknown_customer", customer_id="cus_9")
-    assert decide("refund", "my money back please", state, {}, CLOCK, domain.policy) == Decision(action="decline", rule="order_not_found")
+    assert _decide("refund", "my money back please", state, {}, CLOCK, domain.policy) == Decision(action="decline", rule="order_not_found")
 
 
 def test_helpers():
@@ -75,10 +81,10 @@ def test_helpers():
 
 
 def test_refund_amount_edges_one_cent_and_no_total(domain):
-    assert decide("refund", "refund #W1000001", _state(total_cents=1), ME, CLOCK, domain.policy) == Decision(
+    assert _decide("refund", "refund #W1000001", _state(total_cents=1), ME, CLOCK, domain.policy) == Decision(
         action="refund", rule="refund_allowed", order_id="#W1000001", amount_cents=1)
     no_total = make_state()
     del no_total["order"]["#W1000001"]["total_cents"]
-    assert decide("refund", "refund #W1000001", no_total, ME, CLOCK, domain.policy).rule == "already_refunded"
+    assert _decide("refund", "refund #W1000001", no_total, ME, CLOCK, domain.policy).rule == "already_refunded"
     assert refunded_cents({}, "#W1000001") == 0
     assert refunded_cents({"refund": {"r": {"order_id": "#W1000001"}}}, "#W1000001") == 0
