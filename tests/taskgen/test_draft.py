@@ -272,7 +272,7 @@ def test_a_request_the_tools_cannot_do_goes_to_a_human_and_its_negative_is_the_u
     pair = _draft_one(session, domain, taxonomy)
     assert pair.positive.intent == "other" and "escalate_to_human" in pair.positive.required_tools
     assert pair.negative.boundary == "identity_not_verified" and pair.negative.actor == {}
-    assert {"reply_sent", "not_escalated"} <= {item.check for item in pair.negative.expectations}
+    assert {"reply_refuses", "not_escalated"} <= {item.check for item in pair.negative.expectations}
     assert "escalate_to_human" in pair.negative.forbidden_tools
 
 

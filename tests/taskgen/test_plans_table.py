@@ -49,10 +49,10 @@ def test_each_action_drafts_its_expectations_and_tools():
     plan = plan_for(Decision(action="escalate", rule="order_in_transit", customer_id="cus_1001"), state)
     assert plan.expectations == [_check("escalated"), _check("address_equals", customer_id="cus_1001", address=home),
                                  _check("reply_promises_no_refund")]
-    either = Expectation(check="any_of", any_of=[_check("reply_refuses"), _check("escalated")])
     plan = plan_for(Decision(action="decline", rule="outside_return_window", order_id="#W1000001"), state)
     assert (plan.expectations, plan.required_tools, plan.forbidden_tools, plan.rubric) == (
-        [either, *_untouched(), _check("reply_promises_no_refund")], [], WRITES,
+        [_check("reply_refuses"), _check("not_escalated"), *_untouched(), _check("reply_promises_no_refund")], [],
+        [*WRITES, "escalate_to_human"],
         [_RUBRIC["decline"].format(rule="outside_return_window")])
     plan = plan_for(Decision(action="decline", rule="not_order_owner", order_id="#W1000003"), state, "cus_1001")
     assert plan.expectations[-1] == _check("reply_withholds", order_id="#W1000003", requester="cus_1001")
@@ -69,7 +69,7 @@ def test_earlier_refunds_are_expected_unchanged_not_absent():
     state = make_state()
     state["refund"]["r1"] = {"id": "r1", "order_id": "#W1000001", "amount_cents": 999}
     plan = plan_for(Decision(action="decline", rule="already_refunded", order_id="#W1000001"), state)
-    assert plan.expectations[1] == _check("refunded_total", order_id="#W1000001", amount_cents=999)
+    assert plan.expectations[2] == _check("refunded_total", order_id="#W1000001", amount_cents=999)
 
 
 @pytest.mark.parametrize(

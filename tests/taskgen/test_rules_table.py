@@ -67,7 +67,7 @@ def test_decisions_without_a_known_requester(domain):
 
 def test_helpers():
     state = make_state()
-    assert order_ids_in("#W1000001 and #W1000002, again #W1000001; #W12 is short") == ["#W1000001", "#W1000002"]
+    assert order_ids_in("#W1000001 and #W1000002, again #W1000001; #W12 is short", RetailSchema.from_document(None)) == ["#W1000001", "#W1000002"]
     assert address_in("no address here") is None
     assert address_in("to 742  Evergreen Terrace, Apt. 4, Springfield, OR 97403 please") == "742 Evergreen Terrace, Apt. 4, Springfield, OR 97403"
     state["refund"] = {"r1": {"order_id": "#W1000001", "amount_cents": 100}, "r2": {"order_id": "#W1000001", "amount_cents": 50},
