@@ -44,7 +44,7 @@ CASES = [
     ("cancellation", "cancel #W1000001", _state(), Decision(action="decline", rule="status_not_cancellable", order_id="#W1000001")),
     ("cancellation", "cancel #W1000002", _state(), Decision(action="cancel", rule="cancel_allowed", order_id="#W1000002")),
     ("order_status", "where is #W1000002", _state(), Decision(action="inform", rule="order_status_lookup", order_id="#W1000002")),
-    ("order_status", "where is my order", _state(), Decision(action="inform", rule="order_status_lookup", order_id="#W1000002")),
+    ("order_status", "where is my order", _state(), Decision(action="decline", rule="order_not_found")),  # two orders, none named: no guess
     ("address_change", "move me to 1 Elm St, Dayton, OH 45402", _state(),
      Decision(action="update_address", rule="address_change_allowed", customer_id="cus_1001", address="1 Elm St, Dayton, OH 45402")),
     ("address_change", "move me to 1 Elm St, Dayton, OH 45402", _state(status="shipped"),
@@ -60,9 +60,9 @@ def test_every_decision_branch(domain, intent, prompt, state, expected):
 
 def test_decisions_without_a_known_requester(domain):
     state = make_state()
-    assert _decide("address_change", "1 Elm St, Dayton, OH 45402", state, {"customer_id": "cus_9"}, CLOCK, domain.policy) == Decision(
-        action="escalate", rule="unknown_customer", customer_id="cus_9")
-    assert _decide("refund", "my money back please", state, {}, CLOCK, domain.policy) == Decision(action="decline", rule="order_not_found")
+    unverified = Decision(action="decline", rule="identity_not_verified")
+    assert _decide("address_change", "1 Elm St, Dayton, OH 45402", state, {"customer_id": "cus_9"}, CLOCK, domain.policy) == unverified
+    assert _decide("refund", "my money back please", state, {}, CLOCK, domain.policy) == unverified
 
 
 def test_helpers():
