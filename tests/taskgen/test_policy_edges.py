@@ -109,7 +109,7 @@ def test_a_drafting_bug_shows_as_a_failing_reference(taxonomy, domain, monkeypat
     state = _state(delivered=timedelta(days=WINDOW + 1))
     wide = domain.policy.model_copy(update={"return_window_days": WINDOW + 1})
     real = rules.decide
-    monkeypatch.setattr("taskgen.domains.retail.plans.decide", lambda intent, prompt, st, actor, clock, policy: real(intent, prompt, st, actor, clock, wide))
+    monkeypatch.setattr("taskgen.domains.retail.plans.decide", lambda intent, prompt, st, actor, clock, policy, order_id=None: real(intent, prompt, st, actor, clock, wide, order_id))
     seed, pair = _draft(taxonomy, domain, state, "I want a refund for #W1000001.")
     assert "refund_exists(amount_cents=8999, order_id=#W1000001)" in [item.describe() for item in pair.positive.expectations]
     result = health_check(pair.positive, seed, domain)
@@ -127,19 +127,19 @@ def test_the_reference_acts_on_the_named_order_among_several(domain):
 
 
 @pytest.mark.parametrize(
-    ("actor", "expected"),
-    [({"customer_id": "cus_1001"}, ["list_orders", "get_order:#W1000002", "send_reply"]),  # #W1000002 is the latest placed
-     ({"customer_id": "cus_9"}, ["send_reply"]), ({}, ["send_reply"])],  # an unknown customer: the listing fails
+    ("actor", "expected", "reply"),
+    [({"customer_id": "cus_1001"}, ["list_orders", "send_reply"], "I'm sorry, I cannot find that order."),  # two orders: no guess
+     ({"customer_id": "cus_9"}, ["send_reply"], "I'm sorry, I cannot help with your account or orders before you sign in."),
+     ({}, ["send_reply"], "I'm sorry, I cannot help with your account or orders before you sign in.")],
 )
-def test_the_reference_falls_back_to_the_latest_order_when_none_is_named(domain, actor, expected):
+def test_the_reference_guesses_no_order_when_none_is_named(domain, actor, expected, reply):
     seed = freeze_seed(_state(), CLOCK)
     env = domain.environment(seed)
     view = AgentView(prompt="Where is my order? It has been days.", intent="order_status", actor=actor, clock=seed.clock)
     reference.reference_agent(domain.policy)(view, env)
     done = [call.name + (f":{call.arguments['order_id']}" if call.name == "get_order" else "") for call in env.calls if call.status == "ok"]
     assert done == expected
-    reply = env.state["reply"]["reply-0001"]["text"]
-    assert reply == ("Your order #W1000002 is processing." if len(expected) == 3 else "I'm sorry, I cannot find that order.")
+    assert env.state["reply"]["reply-0001"]["text"] == reply
 
 
 REFERENCE_PATHS = [
@@ -182,10 +182,11 @@ def test_every_path_of_the_reference_agent(domain, intent, prompt, changes, call
         assert env.state["customer"]["cus_1001"]["address"] == "1 Elm St, Dayton, OH 45402"
 
 
-def test_the_reference_hands_over_an_address_change_for_an_unknown_customer(domain):
+def test_the_reference_refuses_an_address_change_for_an_unknown_customer(domain):
     seed = freeze_seed(_state(), CLOCK)
     for actor in ({"customer_id": "cus_9"}, {}):
         env = domain.environment(seed)
         reference.reference_agent(domain.policy)(AgentView(prompt="to 1 Elm St, Dayton, OH 45402", intent="address_change", actor=actor,
                                                            clock=seed.clock), env)
-        assert [row["reason"] for row in env.state["escalation"].values()] == ["address change for an unknown customer"]
+        assert not env.state.get("escalation")  # an unverified requester gets a refusal, not a hand-over
+        assert env.state["reply"]["reply-0001"]["text"] == "I'm sorry, I cannot help with your account or orders before you sign in."

@@ -34,15 +34,14 @@ def _named_order(view: AgentView, env: Environment) -> dict | None:
     return None
 
 
-def _latest_order(view: AgentView, env: Environment) -> dict | None:
+def _only_order(view: AgentView, env: Environment) -> dict | None:
     customer_id = view.actor.get("customer_id")
     if not customer_id:
         return None
     orders = env.call("list_orders", customer_id=customer_id) or []
-    if not orders:
-        return None
-    latest = max(orders, key=lambda order: (str(order.get("created_at", "")), str(order.get("id", ""))))
-    return env.call("get_order", order_id=latest["id"])
+    if len(orders) != 1:
+        return None  # several orders and none named: no guess (as the drafter)
+    return env.call("get_order", order_id=orders[0]["id"])
 
 
 def _days_since_delivery(order: dict, clock: datetime) -> timedelta | None:
@@ -112,7 +111,7 @@ def _change_address(view: AgentView, env: Environment, policy: RetailPolicy) -> 
 
 
 def _order_request(view: AgentView, env: Environment, policy: RetailPolicy) -> None:
-    order = _named_order(view, env) or _latest_order(view, env)
+    order = _named_order(view, env) or _only_order(view, env)
     if order is None:
         return _refuse(env, "find that order")
     if order.get("customer_id") != view.actor.get("customer_id"):
