@@ -32,7 +32,7 @@ def test_output_is_byte_identical_across_runs(drafted, tmp_path):
     manifest = json.loads(first["manifest.json"])
     assert manifest["total"] == 16 and manifest["counts"]["polarity"] == {"negative": 8, "positive": 8}
     # one shared positive seed + six boundary seeds; the two no-boundary negatives reuse the shared one
-    assert len([name for name in first if name.startswith("seeds/")]) == 6  # one shared seed, five moved
+    assert len([name for name in first if name.startswith("seeds/")]) == 7
     assert load_tasks(tmp_path / "a" / "tasks") == sorted(tasks, key=lambda task: task.task_id)
 
 

@@ -73,11 +73,12 @@ def test_cross_replay_flags_pairs_that_accept_the_same_behaviour(drafted, domain
     assert results[refund.positive.task_id].partner_reference_passed is False
     assert results[refund.negative.task_id].partner_reference_passed is False
     assert results[refund.positive.task_id].verdict == results[refund.negative.task_id].verdict == "works"
-    # the rollback's positive declines (outside the window) and so does its negative (not delivered): the same behaviour
+    # the rollback's negative crosses a boundary that changes the answer (plans.discriminates), so the pair discriminates;
+    # a pair that accepts the same behaviour is flagged (test_a_negative_that_accepts_the_positives_behaviour_flags_the_pair)
     rollback = by_session["s-rollback"]
     for task in (rollback.positive, rollback.negative):
-        assert results[task.task_id].verdict == "pair_not_discriminating"
-        assert results[task.task_id].flags == ["pair_not_discriminating"]
+        assert results[task.task_id].verdict == "works"
+        assert "pair_not_discriminating" not in results[task.task_id].flags
 
 
 def test_a_negative_that_accepts_the_positives_behaviour_flags_the_pair(drafted, domain):
@@ -98,14 +99,14 @@ def test_stubs_are_kept_out_of_the_figures(drafted, domain):
     tasks, seeds = _checked(drafted)
     results = check_set(tasks, seeds, domain)
     stubs = [task.task_id for task in tasks if task.boundary == "none"]
-    assert sorted(stubs) == sorted(row[3].negative.task_id for row in drafted if row[0].session_id in ("s-access", "s-other"))
+    assert sorted(stubs) == sorted(row[3].negative.task_id for row in drafted if row[0].session_id == "s-other")  # s-access: its negative is the unverified requester
     assert {result.verdict for result in results if result.task_id in stubs} == {"stub"}
     summary = summarize(results, tasks, version="v-test")
     capability, regression = summary.capability, summary.regression
-    assert (capability.tasks, capability.works, capability.broken, capability.pair_not_discriminating) == (12, 12, 0, 0)
-    assert (capability.pairs, capability.stub_pairs, capability.discriminating_pairs) == (7, 2, 5)
-    assert capability.discriminating_share == 1.0 and capability.stub_share == round(2 / 7, 4)
-    assert (regression.tasks, regression.works, regression.pair_not_discriminating, regression.discriminating_pairs) == (2, 0, 2, 0)
+    assert (capability.tasks, capability.works, capability.broken, capability.pair_not_discriminating) == (13, 13, 0, 0)
+    assert (capability.pairs, capability.stub_pairs, capability.discriminating_pairs) == (7, 1, 6)
+    assert capability.discriminating_share == 1.0 and capability.stub_share == round(1 / 7, 4)
+    assert (regression.tasks, regression.works, regression.pair_not_discriminating, regression.discriminating_pairs) == (2, 2, 0, 1)
 
 
 def test_summary_counts_each_verdict_in_its_own_column(drafted, domain):
@@ -115,8 +116,8 @@ def test_summary_counts_each_verdict_in_its_own_column(drafted, domain):
                                          "expectations": [Expectation(check="refund_exists", args={"order_id": "#W1000001", "amount_cents": 1})]})
     results = check_set([*tasks, impossible], seeds, domain)
     summary = summarize(results, [*tasks, impossible]).capability
-    assert (summary.tasks, summary.works, summary.broken) == (13, 12, 1)
-    assert summary.pairs == 8 and summary.discriminating_pairs == 5 and summary.discriminating_share == round(5 / 6, 4)
+    assert (summary.tasks, summary.works, summary.broken) == (14, 13, 1)
+    assert summary.pairs == 8 and summary.discriminating_pairs == 6 and summary.discriminating_share == round(6 / 7, 4)
 
 
 def test_refund_everything_fails_every_negative_and_do_nothing_fails_action_positives(drafted, domain):
@@ -149,7 +150,7 @@ def test_deleting_negatives_raises_refund_everything_pass_rate(drafted, domain):
     without = summarize([r for r in results if r.task_id in {t.task_id for t in positives}], positives, version="v-test")
     assert with_negatives.version == "v-test"
     assert without.capability.refund_all_pass_rate > kept.capability.refund_all_pass_rate
-    assert with_negatives.regression.tasks == 2 and with_negatives.capability.tasks == 14
+    assert with_negatives.regression.tasks == 2 and with_negatives.capability.tasks == 13  # 14 drafted, the stub left out
 
 
 def test_positives_carry_the_incidents_own_behaviour(drafted):
@@ -200,7 +201,7 @@ def test_a_task_with_validation_issues_is_never_reported_as_working(drafted, dom
     assert with_issues(broken, ["tool_conflict"]).verdict == "broken"
     before = summarize(results, tasks).capability
     after = summarize([flagged if index == first else result for index, result in enumerate(results)], tasks).capability
-    assert (after.works, after.invalid) == (before.works - 1, before.invalid + 1) == (11, 1)
+    assert (after.works, after.invalid) == (before.works - 1, before.invalid + 1) == (12, 1)
 
 
 def test_validate_set_names_each_issue_and_its_subject(drafted):
@@ -269,8 +270,8 @@ def test_each_verdict_has_its_own_count_and_an_empty_set_has_zero_rates(drafted,
     summary = summarize(results, tasks)
     assert summary.version == "unreleased"
     counts = summary.capability
-    assert (counts.works, counts.no_discriminating_power, counts.incident_passes, counts.pair_not_discriminating, counts.broken) == (8, 1, 1, 1, 1)
-    assert (counts.reference_pass_rate, counts.refund_all_pass_rate, counts.do_nothing_pass_rate) == (round(11 / 12, 4), round(1 / 12, 4), round(1 / 12, 4))
+    assert (counts.works, counts.no_discriminating_power, counts.incident_passes, counts.pair_not_discriminating, counts.broken) == (9, 1, 1, 1, 1)
+    assert (counts.reference_pass_rate, counts.refund_all_pass_rate, counts.do_nothing_pass_rate) == (round(12 / 13, 4), round(1 / 13, 4), round(1 / 13, 4))
     empty = summarize([], [])
     assert empty.capability.reference_pass_rate == empty.capability.discriminating_share == empty.regression.stub_share == 0.0
     assert empty.capability.tasks == 0
@@ -280,13 +281,16 @@ def test_a_folder_fails_on_a_flagged_task_but_not_on_a_stub(drafted, tmp_path):
     from taskgen.output import write_all
     from taskgen.report import check_folder
 
-    rows = [row for row in drafted if row[0].session_id != "s-rollback"]  # its pair does not discriminate
+    rows = [row for row in drafted if row[0].session_id != "s-rollback"]  # made not to discriminate below
     tasks = [task for row in rows for task in (row[3].positive, row[3].negative)]
     write_all(tmp_path / "ok", "0.1.0", tasks, [row[2] for row in rows] + [row[3].negative_seed for row in rows])
     report = check_folder(tmp_path / "ok")
-    assert not report.failed and sum(check.health.stub for check in report.checks) == 2
-    assert report.summary.capability.works == 12
-    every = [task for row in drafted for task in (row[3].positive, row[3].negative)]
+    assert not report.failed and sum(check.health.stub for check in report.checks) == 1
+    assert report.summary.capability.works == 13
+    rollback = next(row[3] for row in drafted if row[0].session_id == "s-rollback")
+    # its negative made to accept what the positive's reference does: the pair no longer discriminates
+    lenient = rollback.negative.model_copy(update={"expectations": [Expectation(check="reply_sent")], "required_tools": [], "forbidden_tools": []})
+    every = [lenient if task.task_id == lenient.task_id else task for row in drafted for task in (row[3].positive, row[3].negative)]
     write_all(tmp_path / "all", "0.1.0", every, [row[2] for row in drafted] + [row[3].negative_seed for row in drafted])
     flagged = check_folder(tmp_path / "all")
     assert flagged.failed and {check.task.pair_id for check in flagged.checks if check.health.flags and not check.health.stub} == {
