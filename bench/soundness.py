@@ -219,7 +219,7 @@ def make_drop(work: Path, variant: bool, count: int) -> Path:
 
 
 def run_pipeline(config_path: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "TRACE2TASK_SECRET": "soundness-secret", "DAGSTER_HOME": str(config_path.parent / "dagster_home")}
+    env = {**os.environ, "TRACE2TASK_SECRET": "soundness-secret-of-at-least-32-bytes", "DAGSTER_HOME": str(config_path.parent / "dagster_home")}
     (config_path.parent / "dagster_home").mkdir(exist_ok=True)
     return subprocess.run([TRACE2TASK, "run", "--config", str(config_path), "--all", "--workers", "1"],
                           capture_output=True, text=True, timeout=3600, env=env, cwd=config_path.parent)

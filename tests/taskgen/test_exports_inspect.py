@@ -29,10 +29,10 @@ def released(drafted, tmp_path):
     write_all(out, "0.1.0-draft", tasks, seeds)
     late = tasks[-2:]
     for task in tasks[:-2]:
-        review.set_status(out, task.task_id, "approved", force=True)  # the fixture approves over its open questions
+        review.set_status(out, task.task_id, "approved", force=True)
     review.release(out, "1.0.0", "first pinned set")
     for task in late:
-        review.set_status(out, task.task_id, "approved", force=True)  # the fixture approves over its open questions
+        review.set_status(out, task.task_id, "approved", force=True)
     return out, tasks, late
 
 

@@ -198,7 +198,7 @@ def released(drafted, tmp_path):
     out = tmp_path / "out"
     write_all(out, "0.1.0-draft", tasks, seeds)
     for task in tasks:
-        review.set_status(out, task.task_id, "approved", force=True)  # the fixture approves over its open questions
+        review.set_status(out, task.task_id, "approved", force=True)
     review.release(out, "1.0.0", "first pinned set")
     return out
 
@@ -338,12 +338,15 @@ def test_negatives_across_a_boundary_the_target_policy_lacks_are_left_out_and_th
     left = {entry["task_id"]: entry["reason"] for entry in summary["left_out"]}
     address_negative = next(task_id for task_id in left if task_id.startswith("address_change-") and task_id.endswith("-neg"))
     assert left[address_negative] == "boundary order_in_transit is not one the target's policy draws"
-    stub = next(task_id for task_id in left if task_id.startswith("account_access-") and task_id.endswith("-neg"))
+    unverified = next(task_id for task_id in left if task_id.startswith("account_access-") and task_id.endswith("-neg"))
+    assert left[unverified] == "boundary identity_not_verified is not one the target's policy draws"
+    stub = next(task_id for task_id in left if task_id.startswith("other-") and task_id.endswith("-neg"))
     assert left[stub] == "boundary none is not one the target's policy draws"  # a stub negative is never exported
     exported = {task["id"] for task in json.loads((tmp_path / "a" / "tasks.json").read_text())}
     positive = address_negative.replace("-neg", "-pos")  # sound under both policies: exported, listed as unpaired
     assert positive in exported and positive in summary["unpaired"] and stub.replace("-neg", "-pos") in summary["unpaired"]
-    assert {task_id.split("-")[0] for task_id in exported if task_id.endswith("-neg")} == {"cancellation", "order_status"}
+    assert {task_id.split("-")[0] for task_id in exported if task_id.endswith("-neg")} == {"cancellation"}
+    assert not {task_id for task_id in exported if task_id.endswith("-neg")} & set(left)
     assert not set(summary["unpaired"]) & {task_id.replace("-pos", "-neg") for task_id in exported}
     drawn_too = mapping.model_copy(update={"policy_boundaries": [*mapping.policy_boundaries, "order_in_transit"]})
     export_tau2(load_release_split(released, "1.0.0", "dev"), tmp_path / "b", domain, drawn_too)

@@ -105,7 +105,7 @@ def test_review_release_export_round_trip(drafted, tmp_path):
     assert runner.invoke(review_app, ["release", "1.0.0", "--notes", "again", *out]).exit_code == 1
 
     # a task approved after the release is not in its export
-    assert runner.invoke(review_app, ["approve", tasks[3].task_id, *out]).exit_code == 0
+    assert runner.invoke(review_app, ["approve", tasks[3].task_id, "--force", *out]).exit_code == 0
     export_dir = tmp_path / "export"
     exported = runner.invoke(review_app, ["export", "--format", "inspect", "--version", "1.0.0", "--split", split_of(positive),
                                           "--out", str(export_dir), "--from", str(tmp_path), "--config", str(tmp_path / "none.yaml")])
