@@ -1,6 +1,6 @@
 """The floor (spaCy NER alone) and the scrub stage, timed over exactly the items the scrub stage saw.
 
-The items are rebuilt as `pipelines/stages.py` `scrub_day` builds them: for each day, the nightly
+The items are rebuilt as `pipelines.stages` `scrub_day` builds them: for each day, the nightly
 sample's selected sessions from the raw zone, each with its state snapshot as of its incident.
 """
 
@@ -17,7 +17,7 @@ import spacy
 from ingest.models import Session, StateRows
 from ingest.state import StateMapping, open_state
 from pipelines.config import AppConfig
-from pipelines.store import RawSessionRow, SampleRow, Store
+from pipelines.store.repository import RawSessionRow, SampleRow, Store
 from scrubbers import Scrubber
 from scrubbers.engine import NER_COMPONENTS
 

@@ -26,7 +26,7 @@ from opentelemetry.sdk.trace.export import (
     SpanExportResult,
 )
 
-from .config import TelemetryConfig
+from pipelines.config import TelemetryConfig
 
 NAME = "trace2task"
 COUNTERS = ("records_read", "records_quarantined", "entities_replaced", "tasks_written")

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from dagster import AssetKey, build_schedule_context, build_sensor_context
 
-from pipelines.definitions import defs, deploy_events_sensor, nightly_refresh_schedule
-from pipelines.resources import SettingsResource
+from pipelines.defs.definitions import defs, deploy_events_sensor, nightly_refresh_schedule
+from pipelines.defs.resources import SettingsResource
 
 ROOT = Path(__file__).resolve().parents[2]
 PIPELINE = [
@@ -81,8 +81,8 @@ def test_libraries_never_import_dagster():
 
 
 def test_workspace_and_pyproject_name_the_definitions_module():
-    assert "pipelines.definitions" in (ROOT / "workspace.yaml").read_text()
-    assert 'module_name = "pipelines.definitions"' in (ROOT / "pyproject.toml").read_text()
+    assert "pipelines.defs.definitions" in (ROOT / "workspace.yaml").read_text()
+    assert 'module_name = "pipelines.defs.definitions"' in (ROOT / "pyproject.toml").read_text()
 
 
 def test_project_dagster_yaml_turns_telemetry_off():

@@ -142,8 +142,8 @@ def test_a_late_record_reruns_its_own_day_and_no_other(world, first_run, monkeyp
     # The days found unchanged by their fingerprint are noted as checked: the next command
     # knows every day unchanged without reading any day's records again.
     from pipelines.config import load_config
-    from pipelines.stages import unchanged_partitions
-    from pipelines.store import Store
+    from pipelines.stages.day import unchanged_partitions
+    from pipelines.store.repository import Store
 
     monkeypatch.setenv("TRACE2TASK_SECRET", SECRET)
     config = load_config(world.config)

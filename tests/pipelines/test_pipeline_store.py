@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 import pytest
 
 from ingest.models import QuarantinedRecord, RawRecord, canonical_json, sha256_hex
-from pipelines.store import CursorRow, LedgerRow, QuarantineRow, RawRecordRow, Store, StoreUnavailable
+from pipelines.store.repository import CursorRow, LedgerRow, QuarantineRow, RawRecordRow, Store, StoreUnavailable
 
 PG = "postgresql+psycopg2://root@127.0.0.1:5432"
 
@@ -93,7 +93,7 @@ def test_a_store_from_an_earlier_version_gains_new_columns(tmp_path):
     con.commit()
     con.close()
     store = Store(url, f"sqlite:///{tmp_path}/raw.db")
-    from pipelines.store import TaskRow
+    from pipelines.store.repository import TaskRow
 
     store.upsert(TaskRow, [dict(task_id="t", day="2026-11-16", session_id="s", task_set="capability", polarity="positive",
                                pair_id="p", seed_id="seed", path="tasks/x.json", sha256="0", issues="[]", health="{}")])
@@ -118,7 +118,7 @@ def test_a_source_of_many_files_lands_in_few_transactions_with_every_cursor(stor
     from ingest.config import IngestConfig
     from ingest.demo import generate_drop
     from ingest.readers import list_source_files
-    from pipelines.landing import land_source
+    from pipelines.stages.land import land_source
 
     drop = tmp_path / "drop"
     generate_drop(drop, sessions=30, days=2, seed=5, start=date(2026, 11, 16))

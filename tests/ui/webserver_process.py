@@ -29,7 +29,7 @@ def free_port() -> int:
 def write_workspace(run: DemoRun) -> Path:
     """A workspace.yaml beside the config: the project's definitions, importable from the project root."""
     workspace = run.folder / "workspace.yaml"
-    module = {"module_name": "pipelines.definitions", "working_directory": str(PROJECT_ROOT)}
+    module = {"module_name": "pipelines.defs.definitions", "working_directory": str(PROJECT_ROOT)}
     workspace.write_text(yaml.safe_dump({"load_from": [{"python_module": module}]}))
     return workspace
 

@@ -27,10 +27,11 @@ from dagster import (
 
 from ingest.models import SOURCES
 
-from . import checks, stages
-from .resources import IncidentSource, RunScope, SettingsResource, StateDatabase, StoreResource
-from .store import QuarantineRow, RawRecordRow
-from .telemetry import configure, count, stage_span
+from pipelines.defs import checks
+from pipelines.stages import day as stages
+from pipelines.defs.resources import IncidentSource, RunScope, SettingsResource, StateDatabase, StoreResource
+from pipelines.store.repository import QuarantineRow, RawRecordRow
+from pipelines.telemetry import configure, count, stage_span
 
 PARTITIONS_START = "2025-01-01"
 DAILY = DailyPartitionsDefinition(start_date=PARTITIONS_START, end_offset=1)

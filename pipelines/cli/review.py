@@ -28,7 +28,7 @@ from taskgen.output import load_seed, load_tasks
 from taskgen.task import DraftTask, Expectation, ReviewEdit
 from taskgen.validate import validate_task
 
-from .config import DEFAULT_CONFIG_FILE, ConfigError, load_config
+from pipelines.config import DEFAULT_CONFIG_FILE, ConfigError, load_config
 
 review_app = typer.Typer(help="Review drafted tasks and pin releases.", no_args_is_help=True)
 ConfigOption = Annotated[
@@ -65,7 +65,7 @@ class Workspace:
     def store(self):
         if self.config is None:
             return None
-        from .store import Store
+        from pipelines.store.repository import Store
 
         return Store(self.config.sqlalchemy_url(self.config.store.url), self.config.sqlalchemy_url(self.config.store.raw_url))
 
@@ -73,7 +73,7 @@ class Workspace:
         """The task's decisions into the store (nothing without a configuration: the next run mirrors them)."""
         store = self.store()
         if store is not None:
-            from .store import ReviewEventRow
+            from pipelines.store.repository import ReviewEventRow
 
             store.upsert(ReviewEventRow, decisions.events(task))
 
@@ -121,7 +121,7 @@ def _asked_for(workspace: Workspace, incident: str) -> set[str]:
     store = workspace.store()
     if store is None:
         return set()
-    from .store import TaskRunRow
+    from pipelines.store.repository import TaskRunRow
 
     return set(store.values(TaskRunRow.task_id, TaskRunRow.scope == incident))
 
@@ -228,7 +228,7 @@ def _provenance_panel(workspace: Workspace, pair: list[DraftTask]) -> Panel:
         return Panel("\n".join(lines), title="Provenance", expand=True)
     from ingest.models import Session
 
-    from .store import ScrubbedSessionRow, TaskRunRow
+    from pipelines.store.repository import ScrubbedSessionRow, TaskRunRow
 
     runs = store.rows(TaskRunRow, TaskRunRow.task_id.in_([task.task_id for task in pair]))
     lines.append("[bold]Drafted by:[/bold]")

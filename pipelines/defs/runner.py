@@ -18,13 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .config import AppConfig, load_config
-from .telemetry import configure, stage_span
+from pipelines.config import AppConfig, load_config
+from pipelines.telemetry import configure, stage_span
 
 if TYPE_CHECKING:
     from dagster import DagsterInstance
 
-PROJECT_DAGSTER_YAML = Path(__file__).resolve().parent.parent / "dagster.yaml"
+PROJECT_DAGSTER_YAML = Path(__file__).resolve().parents[2] / "dagster.yaml"
 
 
 @dataclass
@@ -140,7 +140,7 @@ def run_partition(
     """
     from dagster import execute_job, reconstructable
 
-    from . import definitions
+    from pipelines.defs import definitions
 
     job = reconstructable(definitions.incident_job if incident_id else definitions.nightly_refresh_job)
     tags = {"dagster/partition": partition}

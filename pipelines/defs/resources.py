@@ -22,9 +22,9 @@ from ingest.models import StateRows
 from ingest.state import StateMapping, open_state
 from ingest.zendesk_http import ZendeskHttpConfig, fetch_incremental_tickets, resume_point
 
-from .config import AppConfig, load_config
-from .landing import LandingResult, land_source
-from .store import Store
+from pipelines.config import AppConfig, load_config
+from pipelines.stages.land import LandingResult, land_source
+from pipelines.store.repository import Store
 
 
 @lru_cache(maxsize=8)

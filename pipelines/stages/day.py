@@ -35,8 +35,8 @@ from taskgen.seeds import Seed, state_as_of_incident
 from taskgen.task import DraftTask
 from taskgen.validate import validate_set, validate_task
 
-from .config import AppConfig
-from .store import (
+from pipelines.config import AppConfig
+from pipelines.store.repository import (
     ClassificationRow,
     RawRecordRow,
     RawSessionRow,
@@ -54,7 +54,7 @@ from .store import (
 if TYPE_CHECKING:
     from scrubbers import Scrubber
 
-    from .resources import StateDatabase
+    from pipelines.defs.resources import StateDatabase
 
 
 CHUNK = 200

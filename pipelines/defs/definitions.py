@@ -24,10 +24,10 @@ from dagster import (
     sensor,
 )
 
-from .assets import PIPELINE_ASSETS
-from .config import DEFAULT_CONFIG_FILE, ConfigError, load_config
-from .deploy_watch import new_deploy_events
-from .resources import DropFolderSource, MappedStateDatabase, RunScope, SettingsResource, StoreResource
+from pipelines.defs.assets import PIPELINE_ASSETS
+from pipelines.config import DEFAULT_CONFIG_FILE, ConfigError, load_config
+from pipelines.stages.deploy_events import new_deploy_events
+from pipelines.defs.resources import DropFolderSource, MappedStateDatabase, RunScope, SettingsResource, StoreResource
 
 PIPELINE = AssetSelection.assets(*PIPELINE_ASSETS)
 

@@ -16,8 +16,8 @@ from dagster import AssetCheckKey, AssetCheckResult, AssetCheckSeverity, AssetEx
 
 from taskgen.sample import StratifiedSample
 
-from .stages import ResidueResult
-from .store import Store, TaskRow
+from pipelines.stages.day import ResidueResult
+from pipelines.store.repository import Store, TaskRow
 
 QUARANTINE_BELOW_LIMIT = "quarantine_below_limit"
 QUARANTINE_DESCRIPTION = "The day's quarantined share of this source is at most `quarantine_max_share`."

@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from .config import DEFAULT_CONFIG_FILE, AppConfig, ConfigError, load_config
+from pipelines.config import DEFAULT_CONFIG_FILE, AppConfig, ConfigError, load_config
 
 app = typer.Typer(
     name="trace2task",
@@ -83,19 +83,19 @@ def _days(day: str | None, start: str | None, end: str | None) -> list[str]:
 
 def _drop_days(config: AppConfig) -> list[str]:
     """Every day the drop's records cover, from the landed records (the demo runs them all)."""
-    from .store import RawRecordRow
+    from pipelines.store.repository import RawRecordRow
 
     return _store(config).distinct(RawRecordRow.day, RawRecordRow.day.is_not(None), raw=True)
 
 
 def _store(config: AppConfig):
-    from .store import Store
+    from pipelines.store.repository import Store
 
     return Store(config.sqlalchemy_url(config.store.url), config.sqlalchemy_url(config.store.raw_url))
 
 
 def _run_days(config_path: Path, config: AppConfig, days: list[str], workers: int, executor: str) -> list:
-    from .runner import run_partitions
+    from pipelines.defs.runner import run_partitions
 
     with Progress(
         TextColumn("[bold]nightly refresh"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
@@ -155,7 +155,7 @@ def _print_summary(summary) -> None:
     if summary.health_figures:
         from taskgen.health import HealthSummary
 
-        from .stages import health_markdown
+        from pipelines.stages.day import health_markdown
 
         console.print(health_markdown(HealthSummary.model_validate(summary.health_figures)), highlight=False)
     console.print(f"output: [bold]{summary.output}[/bold] (tasks/<set>/<task_id>.json, seeds/, manifest.json)")
@@ -166,7 +166,7 @@ def _finish(config: AppConfig, config_path: Path, days: list[str], outcomes, tas
     out/incidents/<id>.json, leaving the nightly one alone) and exit 1 on a failed run or check."""
     from taskgen.output import atomic_write
 
-    from .summary import record_failed_checks, summarize_days
+    from pipelines.stages.summary import record_failed_checks, summarize_days
 
     summary = summarize_days(_store(config), days, config.path(config.output).resolve(), task_ids)
     summary.failed_checks = [check.__dict__ for outcome in outcomes for check in outcome.failed_checks]
@@ -306,7 +306,7 @@ def run(
             raise UserError(f"no records in {drop}: nothing to run")
     _check_reachable(config)
     _check_partitions(days)
-    from .stages import unchanged_partitions
+    from pipelines.stages.day import unchanged_partitions
 
     unchanged = unchanged_partitions(_store(config), config, days)
     todo = [day for day in days if day not in unchanged]
@@ -319,8 +319,8 @@ def run(
 def _skipped_outcomes(config: AppConfig, days: list[str]) -> list:
     """The last runs of the days skipped as unchanged, with the checks they failed: a day whose
     data fails a check keeps failing the command until its data or settings change."""
-    from .runner import FailedCheck, RunOutcome
-    from .summary import last_failed_checks
+    from pipelines.defs.runner import FailedCheck, RunOutcome
+    from pipelines.stages.summary import last_failed_checks
 
     return [
         RunOutcome(run_id=run_id, partition=day, success=True, failures=[],
@@ -332,7 +332,7 @@ def _skipped_outcomes(config: AppConfig, days: list[str]) -> list:
 
 def _check_partitions(days: list[str]) -> None:
     """A day before the first daily partition is one line, not Dagster's internal error."""
-    from .assets import PARTITIONS_START
+    from pipelines.defs.assets import PARTITIONS_START
 
     early = [day for day in days if day < PARTITIONS_START]
     if early:
@@ -350,7 +350,7 @@ def _check_reachable(config: AppConfig) -> None:
     try:
         mapping = StateMapping.from_yaml(config.path(config.state.mapping))
         state = open_state(config.state_location(), mapping)
-        from pipelines.stages import domain_schema
+        from pipelines.stages.day import domain_schema
 
         domain_schema(config)
         kind = sorted(mapping.kinds)[0]
@@ -371,7 +371,7 @@ def _land_everything(config: AppConfig) -> None:
     """Land every source's new records (idempotent; the raw assets do the same in the run)."""
     from ingest.models import SOURCES
 
-    from .landing import land_source
+    from pipelines.stages.land import land_source
 
     store = _store(config)
     today = datetime.now(timezone.utc).date().isoformat()
@@ -385,8 +385,8 @@ def incident(
     config_path: ConfigOption = Path(DEFAULT_CONFIG_FILE),
 ) -> None:
     """The on-call path: one incident to a draft task and its negative stub, now."""
-    from .runner import dagster_instance, run_partition
-    from .store import TaskRow
+    from pipelines.defs.runner import dagster_instance, run_partition
+    from pipelines.store.repository import TaskRow
 
     config = _config(config_path)
     drop = config.path(config.drop)
@@ -420,7 +420,7 @@ def validate(
     """Check a folder of tasks: set validation and the three-agent health check, per set."""
     from taskgen.report import FolderError, check_folder
 
-    from .stages import health_markdown
+    from pipelines.stages.day import health_markdown
 
     if not folder.is_dir():
         raise UserError(f"not a folder: {folder}")
@@ -459,7 +459,7 @@ def scrub(
     """Scrub personal data from a file or folder with the pipeline's engine and secret."""
     from scrubbers import scrub_path
 
-    from .stages import scrubber_for
+    from pipelines.stages.day import scrubber_for
 
     config = _config(config_path)
     source: Path | str = path if path == "-" else Path(path)
@@ -505,7 +505,7 @@ def demo(
 
 def _mount_review() -> None:
     try:
-        from .review_cli import review_app
+        from pipelines.cli.review import review_app
     except ImportError:  # the review commands are optional in a minimal install
         return
     app.add_typer(review_app, name="review")
@@ -518,7 +518,7 @@ def main() -> None:
     from ingest.state import StateUnavailable
     from ingest.state_mapping import StateMappingError
 
-    from .store import StoreUnavailable
+    from pipelines.store.repository import StoreUnavailable
 
     try:
         code = app(standalone_mode=False)  # click returns a typer.Exit's code instead of raising it

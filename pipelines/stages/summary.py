@@ -11,7 +11,7 @@ from ingest.models import SOURCES
 from taskgen.health import HealthResult, summarize
 from taskgen.output import load_task
 
-from .store import (
+from pipelines.store.repository import (
     ClassificationRow,
     QuarantineRow,
     RawRecordRow,
