@@ -155,7 +155,7 @@ def _print_summary(summary) -> None:
     if summary.health_figures:
         from taskgen.health import HealthSummary
 
-        from pipelines.stages.day import health_markdown
+        from pipelines.stages.validate import health_markdown
 
         console.print(health_markdown(HealthSummary.model_validate(summary.health_figures)), highlight=False)
     console.print(f"output: [bold]{summary.output}[/bold] (tasks/<set>/<task_id>.json, seeds/, manifest.json)")
@@ -306,7 +306,7 @@ def run(
             raise UserError(f"no records in {drop}: nothing to run")
     _check_reachable(config)
     _check_partitions(days)
-    from pipelines.stages.day import unchanged_partitions
+    from pipelines.stages.fingerprint import unchanged_partitions
 
     unchanged = unchanged_partitions(_store(config), config, days)
     todo = [day for day in days if day not in unchanged]
@@ -350,7 +350,7 @@ def _check_reachable(config: AppConfig) -> None:
     try:
         mapping = StateMapping.from_yaml(config.path(config.state.mapping))
         state = open_state(config.state_location(), mapping)
-        from pipelines.stages.day import domain_schema
+        from pipelines.stages.freeze import domain_schema
 
         domain_schema(config)
         kind = sorted(mapping.kinds)[0]
@@ -420,7 +420,7 @@ def validate(
     """Check a folder of tasks: set validation and the three-agent health check, per set."""
     from taskgen.report import FolderError, check_folder
 
-    from pipelines.stages.day import health_markdown
+    from pipelines.stages.validate import health_markdown
 
     if not folder.is_dir():
         raise UserError(f"not a folder: {folder}")
@@ -459,7 +459,7 @@ def scrub(
     """Scrub personal data from a file or folder with the pipeline's engine and secret."""
     from scrubbers import scrub_path
 
-    from pipelines.stages.day import scrubber_for
+    from pipelines.stages.scrub import scrubber_for
 
     config = _config(config_path)
     source: Path | str = path if path == "-" else Path(path)

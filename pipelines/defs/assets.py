@@ -28,7 +28,13 @@ from dagster import (
 from ingest.models import SOURCES
 
 from pipelines.defs import checks
-from pipelines.stages import day as stages
+from pipelines.stages.assemble import assemble_day, scope_sessions
+from pipelines.stages.classify import classify_day, coverage_markdown, sample_day, strata_markdown
+from pipelines.stages.draft import draft_day
+from pipelines.stages.freeze import freeze_day
+from pipelines.stages.residue import residue_day
+from pipelines.stages.scrub import scrub_day
+from pipelines.stages.validate import validate_day
 from pipelines.defs.resources import IncidentSource, RunScope, SettingsResource, StateDatabase, StoreResource
 from pipelines.store.repository import QuarantineRow, RawRecordRow
 from pipelines.telemetry import configure, count, stage_span
@@ -128,8 +134,8 @@ def sessions(
     day = context.partition_key
     with stage_span("assemble", partition=day) as span:
         db = store.get()
-        only = stages.scope_sessions(db, scope.incident_id)
-        result = stages.assemble_day(db, config, day, run_id=context.run.run_id, only=only, scope=scope.name)
+        only = scope_sessions(db, scope.incident_id)
+        result = assemble_day(db, config, day, run_id=context.run.run_id, only=only, scope=scope.name)
         span.set_attribute("trace2task.sessions", result.sessions)
     return MaterializeResult(
         metadata={
@@ -149,9 +155,9 @@ def classified_sessions(
     day = context.partition_key
     with stage_span("classify", partition=day):
         db = store.get()
-        cells = stages.classify_day(db, config, day, only=stages.scope_sessions(db, scope.incident_id))
+        cells = classify_day(db, config, day, only=scope_sessions(db, scope.incident_id))
     return MaterializeResult(
-        metadata={"sessions": sum(cells.values()), "strata": MetadataValue.md(stages.strata_markdown(cells))}
+        metadata={"sessions": sum(cells.values()), "strata": MetadataValue.md(strata_markdown(cells))}
     )
 
 
@@ -167,14 +173,14 @@ def stratified_sample(
     day = context.partition_key
     with stage_span("sample", partition=day) as span:
         db = store.get()
-        only = stages.scope_sessions(db, scope.incident_id)
-        sample = stages.sample_day(db, config, day, scope=scope.name, only=only)
+        only = scope_sessions(db, scope.incident_id)
+        sample = sample_day(db, config, day, scope=scope.name, only=only)
         span.set_attribute("trace2task.selected", len(sample.selected))
     return MaterializeResult(
         metadata={
             "selected": len(sample.selected),
             "missing_intents": ", ".join(sample.missing_intents) or "none",
-            "coverage": MetadataValue.md(stages.coverage_markdown(sample)),
+            "coverage": MetadataValue.md(coverage_markdown(sample)),
         },
         check_results=checks.selected(context, [checks.every_intent_covered(sample)]),
     )
@@ -199,14 +205,14 @@ def scrubbed_sessions(
     day = context.partition_key
     db = store.get()
     with stage_span("scrub", partition=day) as span:
-        result = stages.scrub_day(db, config, state, day, scope=scope.name, run_id=context.run.run_id)
+        result = scrub_day(db, config, state, day, scope=scope.name, run_id=context.run.run_id)
         span.set_attribute("trace2task.scrubbed", result.scrubbed)
         span.set_attribute("trace2task.leak_gate_failures", result.failed)
         for entity, n in sorted(result.entities.items()):
             span.set_attribute(f"trace2task.entities.{entity}", n)
     count("entities_replaced", sum(result.entities.values()))
     with stage_span("residue_check", partition=day):
-        residue = stages.residue_day(db, config, state, day, scope=scope.name)
+        residue = residue_day(db, config, state, day, scope=scope.name)
     return MaterializeResult(
         metadata={
             "scrubbed": result.scrubbed,
@@ -225,7 +231,7 @@ def seeds(
     config = _start(context, settings)
     day = context.partition_key
     with stage_span("freeze", partition=day) as span:
-        result = stages.freeze_day(store.get(), config, day, scope=scope.name)
+        result = freeze_day(store.get(), config, day, scope=scope.name)
         span.set_attribute("trace2task.seeds", result.seeds)
     return MaterializeResult(metadata={"seeds": result.seeds, "sessions": result.sessions})
 
@@ -242,7 +248,7 @@ def draft_tasks(
     day = context.partition_key
     db = store.get()
     with stage_span("draft", partition=day) as span:
-        result = stages.draft_day(db, config, day, scope=scope.name, run_id=context.run.run_id)
+        result = draft_day(db, config, day, scope=scope.name, run_id=context.run.run_id)
         span.set_attribute("trace2task.tasks_written", result.written)
     count("tasks_written", result.written)
     day_rows = checks.day_task_rows(db, day)
@@ -284,7 +290,7 @@ def task_validation(
     day = context.partition_key
     db = store.get()
     with stage_span("validate", partition=day):
-        report = stages.validate_day(db, config, day, scope=scope.name, run_id=context.run.run_id)
+        report = validate_day(db, config, day, scope=scope.name, run_id=context.run.run_id)
     rows = checks.task_rows(db, report.task_ids)  # not the whole day: another run may be drafting it now
     return MaterializeResult(
         metadata={

@@ -16,7 +16,7 @@ from dagster import AssetCheckKey, AssetCheckResult, AssetCheckSeverity, AssetEx
 
 from taskgen.sample import StratifiedSample
 
-from pipelines.stages.day import ResidueResult
+from pipelines.stages.residue import ResidueResult
 from pipelines.store.repository import Store, TaskRow
 
 QUARANTINE_BELOW_LIMIT = "quarantine_below_limit"

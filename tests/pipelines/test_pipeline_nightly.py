@@ -142,7 +142,7 @@ def test_a_late_record_reruns_its_own_day_and_no_other(world, first_run, monkeyp
     # The days found unchanged by their fingerprint are noted as checked: the next command
     # knows every day unchanged without reading any day's records again.
     from pipelines.config import load_config
-    from pipelines.stages.day import unchanged_partitions
+    from pipelines.stages.fingerprint import unchanged_partitions
     from pipelines.store.repository import Store
 
     monkeypatch.setenv("TRACE2TASK_SECRET", SECRET)

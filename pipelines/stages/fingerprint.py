@@ -1,0 +1,66 @@
+"""Whether a day needs running again: a fingerprint of its records, settings, code version and secret."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from datetime import datetime, timezone
+from importlib.metadata import version
+
+from ingest.models import canonical_json, sha256_hex
+
+from pipelines.config import AppConfig
+from pipelines.stages.partition import as_utc
+from pipelines.store.repository import RawRecordRow, RunRow, Store
+
+
+def config_digest(config: AppConfig) -> str:
+    """What, besides the records, decides a partition's output: settings, code version, secret."""
+    settings = canonical_json(
+        {
+            "ingest": config.ingest.model_dump(mode="json"),
+            "scrub": config.scrub.model_dump(mode="json"),
+            "taskgen": config.taskgen.model_dump(mode="json"),
+            "version": version("trace2task"),
+        }
+    )
+    keyed = hmac.new(config.read_secret(), b"trace2task partition fingerprint", hashlib.sha256).hexdigest()
+    return sha256_hex(settings + keyed)
+
+
+def day_fingerprint(hashes: list[str], digest: str) -> str:
+    return sha256_hex(digest + "".join(sorted(hashes)))
+
+
+def unchanged_partitions(store: Store, config: AppConfig, days: list[str]) -> set[str]:
+    """The days whose records and settings are those of their last completed nightly run.
+
+    With the same settings and nothing landed since that run started, or since its fingerprint
+    was last found unchanged (one query for every day), a day is unchanged; otherwise its
+    records' fingerprint is compared, and a match is noted on the run so that the next
+    command need not compare it again.
+    """
+    checked = datetime.now(timezone.utc)  # before reading: a record landing meanwhile makes the next check look again
+    settings = config_digest(config)
+    last_landed = as_utc(store.latest(RawRecordRow.landed_at, raw=True))
+    last_runs: dict[str, RunRow] = {}
+    for run in store.rows(RunRow, RunRow.partition.in_(days), RunRow.scope == "nightly", RunRow.finished_at.is_not(None)):
+        if run.partition not in last_runs or as_utc(run.finished_at) > as_utc(last_runs[run.partition].finished_at):
+            last_runs[run.partition] = run
+    unchanged, verified = set(), []
+    for day, run in last_runs.items():
+        recorded = json.loads(run.summary)
+        since = as_utc(run.started_at)
+        if recorded.get("verified_at"):
+            since = max(since, datetime.fromisoformat(recorded["verified_at"]))
+        if recorded.get("settings") == settings and last_landed is not None and last_landed <= since:
+            unchanged.add(day)
+        elif recorded.get("fingerprint") == day_fingerprint(store.raw_hashes_for_day(day), settings):
+            unchanged.add(day)  # the fingerprint holds the settings digest: they match too
+            verified.append(
+                dict(run.model_dump(), summary=canonical_json(recorded | {"settings": settings, "verified_at": checked.isoformat()}))
+            )
+    if verified:
+        store.upsert(RunRow, verified)
+    return unchanged

@@ -1,0 +1,72 @@
+"""What the stages read of one partition: its raw sessions, classifications, sample and scrubbed rows.
+
+`scope` is "nightly" or the incident id: the incident path writes its own sample row, so it
+never disturbs the nightly one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import datetime, timezone
+
+from ingest.models import Session
+from taskgen.classify import Classification
+from taskgen.sample import StratifiedSample
+
+from pipelines.store.repository import ClassificationRow, RawSessionRow, SampleRow, ScrubbedSessionRow, Store, day_of
+
+
+CHUNK = 200
+"""Sessions written or read at a time, so that a stage's memory does not grow with the day."""
+
+
+def as_utc(moment: datetime | None) -> datetime | None:
+    """SQLite hands back naive datetimes: every moment the store keeps is UTC."""
+    return moment.replace(tzinfo=timezone.utc) if moment is not None and moment.tzinfo is None else moment
+
+
+def session_day(session: Session) -> str | None:
+    return day_of(session.started_at or session.ended_at)
+
+
+def home_day(session: Session, day: str) -> str:
+    """The partition a session belongs to: the day it started, else the partition running it."""
+    return session_day(session) or day
+
+
+def raw_sessions(store: Store, day: str, only: list[str] | None = None) -> Iterator[Session]:
+    """The day's sessions (or just `only`) from the raw zone by session id, a chunk at a time."""
+    where = [RawSessionRow.session_id.in_(only)] if only else [RawSessionRow.day == day]
+    ids = sorted(store.values(RawSessionRow.session_id, *where, raw=True))
+    for start in range(0, len(ids), CHUNK):
+        rows = store.rows(RawSessionRow, RawSessionRow.session_id.in_(ids[start : start + CHUNK]), raw=True)
+        yield from (Session.model_validate_json(row.body) for row in sorted(rows, key=lambda r: r.session_id))
+
+
+def classifications(store: Store, day: str, only: list[str] | None = None) -> dict[str, Classification]:
+    where = [ClassificationRow.session_id.in_(only)] if only else [ClassificationRow.day == day]
+    return {
+        row.session_id: Classification(
+            intent=row.intent, outcome=row.outcome, evidence=json.loads(row.evidence), signature=row.signature
+        )
+        for row in store.rows(ClassificationRow, *where)
+    }
+
+
+def day_sample(store: Store, day: str, scope: str) -> StratifiedSample | None:
+    rows = store.rows(SampleRow, SampleRow.day == day, SampleRow.scope == scope)
+    return StratifiedSample.model_validate_json(rows[0].coverage) if rows else None
+
+
+def scrubbed_rows(store: Store, day: str, scope: str) -> list[ScrubbedSessionRow]:
+    sample = day_sample(store, day, scope)
+    if sample is None:
+        return []
+    rows = store.rows(ScrubbedSessionRow, ScrubbedSessionRow.session_id.in_(sample.selected))
+    return sorted(rows, key=lambda r: r.session_id)
+
+
+def frozen_clock(session: Session, day: str) -> datetime:
+    """The incident time; a session with no time at all is frozen at its partition's start."""
+    return session.incident_at or datetime.fromisoformat(day).replace(tzinfo=timezone.utc)
