@@ -19,7 +19,8 @@ from bench.drop import BenchDrop, append_held_day, make_drop
 from bench.measure import Measured, run_measured
 from bench.texts import load_workload, time_every_session_floor, time_floor_and_scrub
 from pipelines.config import load_config
-from pipelines.store.repository import LedgerRow, QuarantineRow, Store
+from pipelines.store.rows import LedgerRow, QuarantineRow
+from pipelines.store.repository import Store
 
 RESULTS = Path(__file__).resolve().parent / "results"
 TRACE2TASK = str(Path(sys.executable).with_name("trace2task"))

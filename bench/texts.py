@@ -17,7 +17,8 @@ import spacy
 from ingest.models import Session, StateRows
 from ingest.state import StateMapping, open_state
 from pipelines.config import AppConfig
-from pipelines.store.repository import RawSessionRow, SampleRow, Store
+from pipelines.store.rows import RawSessionRow, SampleRow
+from pipelines.store.repository import Store
 from scrubbers import Scrubber
 from scrubbers.engine import NER_COMPONENTS
 
@@ -66,7 +67,7 @@ def _items(store: Store, state, session_ids: list[str]) -> Items:
     """The sessions from the raw zone, each with its state snapshot as of its incident."""
     items: Items = []
     for start in range(0, len(session_ids), 500):
-        rows = store.rows(RawSessionRow, RawSessionRow.session_id.in_(session_ids[start : start + 500]), raw=True)
+        rows = store.rows(RawSessionRow, RawSessionRow.session_id.in_(session_ids[start : start + 500]))
         sessions = [Session.model_validate_json(r.body) for r in sorted(rows, key=lambda r: r.session_id)]
         items += [(s, state.snapshot(s.entity_ids, s.incident_at)) for s in sessions]
     return items
@@ -91,8 +92,8 @@ def time_every_session_floor(config: AppConfig, processes: int) -> tuple[int, fl
     store, state, pii_fields = _open(config)
     scrubber = Scrubber(config.scrub, config.read_secret())  # only to list each session's texts
     day_texts, sessions = [], 0
-    for day in store.distinct(RawSessionRow.day, raw=True):
-        items = _items(store, state, sorted(store.values(RawSessionRow.session_id, RawSessionRow.day == day, raw=True)))
+    for day in store.distinct(RawSessionRow.day):
+        items = _items(store, state, sorted(store.values(RawSessionRow.session_id, RawSessionRow.day == day)))
         sessions += len(items)
         day_texts.append(_day_texts(scrubber, items, pii_fields))
     store.dispose()

@@ -83,9 +83,9 @@ def _days(day: str | None, start: str | None, end: str | None) -> list[str]:
 
 def _drop_days(config: AppConfig) -> list[str]:
     """Every day the drop's records cover, from the landed records (the demo runs them all)."""
-    from pipelines.store.repository import RawRecordRow
+    from pipelines.store.rows import RawRecordRow
 
-    return _store(config).distinct(RawRecordRow.day, RawRecordRow.day.is_not(None), raw=True)
+    return _store(config).distinct(RawRecordRow.day, RawRecordRow.day.is_not(None))
 
 
 def _store(config: AppConfig):
@@ -386,7 +386,7 @@ def incident(
 ) -> None:
     """The on-call path: one incident to a draft task and its negative stub, now."""
     from pipelines.defs.runner import dagster_instance, run_partition
-    from pipelines.store.repository import TaskRow
+    from pipelines.store.rows import TaskRow
 
     config = _config(config_path)
     drop = config.path(config.drop)

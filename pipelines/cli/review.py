@@ -73,7 +73,7 @@ class Workspace:
         """The task's decisions into the store (nothing without a configuration: the next run mirrors them)."""
         store = self.store()
         if store is not None:
-            from pipelines.store.repository import ReviewEventRow
+            from pipelines.store.rows import ReviewEventRow
 
             store.upsert(ReviewEventRow, decisions.events(task))
 
@@ -121,7 +121,7 @@ def _asked_for(workspace: Workspace, incident: str) -> set[str]:
     store = workspace.store()
     if store is None:
         return set()
-    from pipelines.store.repository import TaskRunRow
+    from pipelines.store.rows import TaskRunRow
 
     return set(store.values(TaskRunRow.task_id, TaskRunRow.scope == incident))
 
@@ -228,7 +228,7 @@ def _provenance_panel(workspace: Workspace, pair: list[DraftTask]) -> Panel:
         return Panel("\n".join(lines), title="Provenance", expand=True)
     from ingest.models import Session
 
-    from pipelines.store.repository import ScrubbedSessionRow, TaskRunRow
+    from pipelines.store.rows import ScrubbedSessionRow, TaskRunRow
 
     runs = store.rows(TaskRunRow, TaskRunRow.task_id.in_([task.task_id for task in pair]))
     lines.append("[bold]Drafted by:[/bold]")

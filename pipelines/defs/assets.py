@@ -36,7 +36,7 @@ from pipelines.stages.residue import residue_day
 from pipelines.stages.scrub import scrub_day
 from pipelines.stages.validate import validate_day
 from pipelines.defs.resources import IncidentSource, RunScope, SettingsResource, StateDatabase, StoreResource
-from pipelines.store.repository import QuarantineRow, RawRecordRow
+from pipelines.store.rows import QuarantineRow, RawRecordRow
 from pipelines.telemetry import configure, count, stage_span
 
 PARTITIONS_START = "2025-01-01"
@@ -100,7 +100,7 @@ def raw_records(
             continue
         with stage_span("ingest", source=source, partition=day) as span:
             landed = incidents.land(db, source, run_id=context.run.run_id, day=day)
-            in_day = db.count(RawRecordRow, RawRecordRow.source == source, RawRecordRow.day == day, raw=True)
+            in_day = db.count(RawRecordRow, RawRecordRow.source == source, RawRecordRow.day == day)
             quarantined = db.count(QuarantineRow, QuarantineRow.source == source, QuarantineRow.day == day)
             span.set_attribute("trace2task.records_read", landed.read)
             span.set_attribute("trace2task.records_new", landed.new)

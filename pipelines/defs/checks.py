@@ -17,7 +17,8 @@ from dagster import AssetCheckKey, AssetCheckResult, AssetCheckSeverity, AssetEx
 from taskgen.sample import StratifiedSample
 
 from pipelines.stages.residue import ResidueResult
-from pipelines.store.repository import Store, TaskRow
+from pipelines.store.rows import TaskRow
+from pipelines.store.repository import Store
 
 QUARANTINE_BELOW_LIMIT = "quarantine_below_limit"
 QUARANTINE_DESCRIPTION = "The day's quarantined share of this source is at most `quarantine_max_share`."

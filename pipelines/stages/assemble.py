@@ -13,7 +13,8 @@ from ingest.models import RawRecord, canonical_json
 from pipelines.config import AppConfig
 from pipelines.stages.fingerprint import config_digest, day_fingerprint
 from pipelines.stages.partition import CHUNK, home_day, session_day
-from pipelines.store.repository import RawRecordRow, RawSessionRow, RunRow, Store, day_of
+from pipelines.store.rows import RawRecordRow, RawSessionRow, RunRow
+from pipelines.store.repository import Store, day_of
 
 
 @dataclass
@@ -83,7 +84,6 @@ def assemble_day(
             RawSessionRow,
             [dict(session_id=s.session_id, day=home_day(s, day), body=s.model_dump_json(), assembled_at=now)
              for s in kept[start : start + CHUNK]],
-            raw=True,
         )
     store.quarantine(result.quarantined, day=day, stage="assemble", run_id=run_id)
     return AssembleResult(

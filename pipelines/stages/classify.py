@@ -13,7 +13,8 @@ from taskgen.sample import coverage_markdown as _coverage_markdown
 
 from pipelines.config import AppConfig
 from pipelines.stages.partition import classifications, home_day, raw_sessions
-from pipelines.store.repository import ClassificationRow, SampleRow, Store
+from pipelines.store.rows import ClassificationRow, SampleRow
+from pipelines.store.repository import Store
 
 
 @lru_cache(maxsize=4)

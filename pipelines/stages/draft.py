@@ -16,7 +16,8 @@ from taskgen.output import load_task, task_path, write_seed
 from pipelines.config import AppConfig
 from pipelines.stages.freeze import _domain, incident_seed
 from pipelines.stages.partition import CHUNK, classifications, day_sample, home_day, scrubbed_rows
-from pipelines.store.repository import ReviewEventRow, SeedRow, Store, TaskRow, TaskRunRow
+from pipelines.store.rows import ReviewEventRow, SeedRow, TaskRow, TaskRunRow
+from pipelines.store.repository import Store
 
 
 @dataclass

@@ -12,7 +12,8 @@ from ingest.models import canonical_json, sha256_hex
 
 from pipelines.config import AppConfig
 from pipelines.stages.partition import as_utc
-from pipelines.store.repository import RawRecordRow, RunRow, Store
+from pipelines.store.rows import RawRecordRow, RunRow
+from pipelines.store.repository import Store
 
 
 def config_digest(config: AppConfig) -> str:
@@ -43,7 +44,7 @@ def unchanged_partitions(store: Store, config: AppConfig, days: list[str]) -> se
     """
     checked = datetime.now(timezone.utc)  # before reading: a record landing meanwhile makes the next check look again
     settings = config_digest(config)
-    last_landed = as_utc(store.latest(RawRecordRow.landed_at, raw=True))
+    last_landed = as_utc(store.latest(RawRecordRow.landed_at))
     last_runs: dict[str, RunRow] = {}
     for run in store.rows(RunRow, RunRow.partition.in_(days), RunRow.scope == "nightly", RunRow.finished_at.is_not(None)):
         if run.partition not in last_runs or as_utc(run.finished_at) > as_utc(last_runs[run.partition].finished_at):

@@ -16,7 +16,8 @@ from taskgen.seeds import Seed, state_as_of_incident
 
 from pipelines.config import AppConfig
 from pipelines.stages.partition import frozen_clock, scrubbed_rows
-from pipelines.store.repository import SeedRow, Store
+from pipelines.store.rows import SeedRow
+from pipelines.store.repository import Store
 
 
 @lru_cache(maxsize=4)

@@ -14,7 +14,8 @@ from ingest.models import Session
 from taskgen.classify import Classification
 from taskgen.sample import StratifiedSample
 
-from pipelines.store.repository import ClassificationRow, RawSessionRow, SampleRow, ScrubbedSessionRow, Store, day_of
+from pipelines.store.rows import ClassificationRow, RawSessionRow, SampleRow, ScrubbedSessionRow
+from pipelines.store.repository import Store, day_of
 
 
 CHUNK = 200
@@ -38,9 +39,9 @@ def home_day(session: Session, day: str) -> str:
 def raw_sessions(store: Store, day: str, only: list[str] | None = None) -> Iterator[Session]:
     """The day's sessions (or just `only`) from the raw zone by session id, a chunk at a time."""
     where = [RawSessionRow.session_id.in_(only)] if only else [RawSessionRow.day == day]
-    ids = sorted(store.values(RawSessionRow.session_id, *where, raw=True))
+    ids = sorted(store.values(RawSessionRow.session_id, *where))
     for start in range(0, len(ids), CHUNK):
-        rows = store.rows(RawSessionRow, RawSessionRow.session_id.in_(ids[start : start + CHUNK]), raw=True)
+        rows = store.rows(RawSessionRow, RawSessionRow.session_id.in_(ids[start : start + CHUNK]))
         yield from (Session.model_validate_json(row.body) for row in sorted(rows, key=lambda r: r.session_id))
 
 

@@ -12,7 +12,8 @@ from ingest.models import QuarantinedRecord, canonical_json
 
 from pipelines.config import AppConfig
 from pipelines.stages.partition import day_sample, home_day, raw_sessions
-from pipelines.store.repository import ScrubbedSessionRow, Store
+from pipelines.store.rows import ScrubbedSessionRow
+from pipelines.store.repository import Store
 
 if TYPE_CHECKING:
     from scrubbers import Scrubber

@@ -19,7 +19,8 @@ from taskgen.validate import validate_set, validate_task
 from pipelines.config import AppConfig
 from pipelines.stages.freeze import _domain
 from pipelines.stages.partition import day_sample
-from pipelines.store.repository import RunRow, SeedRow, Store, TaskRow
+from pipelines.store.rows import RunRow, SeedRow, TaskRow
+from pipelines.store.repository import Store
 
 
 @dataclass

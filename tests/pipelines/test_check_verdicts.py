@@ -3,7 +3,7 @@
 from dagster import AssetCheckSeverity, AssetKey
 
 from pipelines.defs import checks
-from pipelines.store.repository import TaskRow
+from pipelines.store.rows import TaskRow
 
 
 def _row(task_id: str, polarity: str, pair: str, issues: str = "[]", reference: bool = True) -> TaskRow:

@@ -84,7 +84,8 @@ def test_task_checks_judge_the_tasks_their_run_validated_not_another_runs_drafts
     """Another run drafting the same day at once has written a task row not validated yet: this
     run's reference check does not count it as a failure (it is not among the tasks it judged)."""
     from pipelines.config import load_config
-    from pipelines.store.repository import Store, TaskRow
+    from pipelines.store.repository import Store
+    from pipelines.store.rows import TaskRow
 
     monkeypatch.setenv("TRACE2TASK_SECRET", SECRET)
     config = load_config(world.config)
@@ -104,7 +105,7 @@ def test_the_reference_check_leaves_stubs_to_a_person_and_fails_on_any_other_tas
     import json
 
     from pipelines.defs.checks import reference_passes_every_task
-    from pipelines.store.repository import TaskRow
+    from pipelines.store.rows import TaskRow
 
     def row(task_id, **health):
         return TaskRow(task_id=task_id, day="2026-11-16", session_id="s", task_set="capability", polarity="negative", pair_id="p",
