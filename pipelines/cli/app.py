@@ -249,9 +249,11 @@ def _check_scrubber(config: AppConfig | None):
 
     from scrubbers import ScrubConfig, Scrubber
 
+    from pipelines.stages.context import RunContext
+
     if config is None:
         return Scrubber(ScrubConfig(), secrets.token_bytes(32))
-    return Scrubber(config.scrub, config.read_secret())
+    return RunContext(config).scrubber
 
 
 def _print_check(checked, summaries: list[dict]) -> None:
@@ -306,9 +308,10 @@ def run(
             raise UserError(f"no records in {drop}: nothing to run")
     _check_reachable(config)
     _check_partitions(days)
+    from pipelines.stages.context import RunContext
     from pipelines.stages.fingerprint import unchanged_partitions
 
-    unchanged = unchanged_partitions(_store(config), config, days)
+    unchanged = unchanged_partitions(_store(config), RunContext(config), days)
     todo = [day for day in days if day not in unchanged]
     if len(todo) < len(days):
         console.print(f"unchanged since their last run, skipped: {', '.join(d for d in days if d not in todo)}")
@@ -347,12 +350,12 @@ def _check_reachable(config: AppConfig) -> None:
     """Fail once, before any run, when the state database or the output folder is unusable."""
     from ingest.state import StateMapping, open_state
 
+    from pipelines.stages.context import RunContext
+
     try:
         mapping = StateMapping.from_yaml(config.path(config.state.mapping))
         state = open_state(config.state_location(), mapping)
-        from pipelines.stages.freeze import domain_schema
-
-        domain_schema(config)
+        RunContext(config).seed_schema  # a mapping whose domain roles do not resolve fails here
         kind = sorted(mapping.kinds)[0]
         state.get(kind, "trace2task-reachability-probe")
     except OSError as exc:
@@ -459,13 +462,13 @@ def scrub(
     """Scrub personal data from a file or folder with the pipeline's engine and secret."""
     from scrubbers import scrub_path
 
-    from pipelines.stages.scrub import scrubber_for
+    from pipelines.stages.context import RunContext
 
     config = _config(config_path)
     source: Path | str = path if path == "-" else Path(path)
     if isinstance(source, Path) and not source.exists():
         raise UserError(f"no such file or folder: {source}")
-    result = scrub_path(source, out, scrubber_for(config))
+    result = scrub_path(source, out, RunContext(config).scrubber)
     report = errors if path == "-" else console
     counts = ", ".join(f"{k}: {v}" for k, v in sorted(result.counts.items())) or "nothing found"
     report.print(f"replaced {counts}")

@@ -35,6 +35,7 @@ from pipelines.stages.freeze import freeze_day
 from pipelines.stages.residue import residue_day
 from pipelines.stages.scrub import scrub_day
 from pipelines.stages.validate import validate_day
+from pipelines.stages.context import RunContext
 from pipelines.defs.resources import IncidentSource, RunScope, SettingsResource, StateDatabase, StoreResource
 from pipelines.store.rows import QuarantineRow, RawRecordRow
 from pipelines.telemetry import configure, count, stage_span
@@ -57,10 +58,10 @@ def _markdown_counts(counts: dict[str, int], key: str) -> MetadataValue:
     return MetadataValue.md("\n".join(lines))
 
 
-def _start(context: AssetExecutionContext, settings: SettingsResource):
-    config = settings.load()
-    configure(config.telemetry, config.base_dir)
-    return config
+def _start(context: AssetExecutionContext, settings: SettingsResource) -> RunContext:
+    run = settings.context()
+    configure(run.config.telemetry, run.config.base_dir)
+    return run
 
 
 def _raw_key(source: str) -> AssetKey:
@@ -91,7 +92,7 @@ def raw_records(
     store: StoreResource,
     incidents: IncidentSource,
 ) -> Iterator[MaterializeResult]:
-    config = _start(context, settings)
+    run = _start(context, settings)
     day = context.partition_key
     db = store.get()
     for source in SOURCES:
@@ -120,7 +121,7 @@ def raw_records(
                 "quarantine_reasons": _markdown_counts(landed.quarantine_reasons, "reason"),
             },
             check_results=checks.selected(
-                context, [checks.quarantine_below_limit(key, in_day, quarantined, config.quarantine_max_share)]
+                context, [checks.quarantine_below_limit(key, in_day, quarantined, run.config.quarantine_max_share)]
             ),
         )
 
@@ -130,12 +131,12 @@ def sessions(
     context: AssetExecutionContext, settings: SettingsResource, store: StoreResource, scope: RunScope
 ) -> MaterializeResult:
     """Every record joined to its agent session (raw zone: the sessions still hold raw values)."""
-    config = _start(context, settings)
+    run = _start(context, settings)
     day = context.partition_key
     with stage_span("assemble", partition=day) as span:
         db = store.get()
         only = scope_sessions(db, scope.incident_id)
-        result = assemble_day(db, config, day, run_id=context.run.run_id, only=only, scope=scope.name)
+        result = assemble_day(db, run, day, run_id=context.run.run_id, only=only, scope=scope.name)
         span.set_attribute("trace2task.sessions", result.sessions)
     return MaterializeResult(
         metadata={
@@ -151,11 +152,11 @@ def classified_sessions(
     context: AssetExecutionContext, settings: SettingsResource, store: StoreResource, scope: RunScope
 ) -> MaterializeResult:
     """Intent and outcome of every session, with the evidence (rule names, never text)."""
-    config = _start(context, settings)
+    run = _start(context, settings)
     day = context.partition_key
     with stage_span("classify", partition=day):
         db = store.get()
-        cells = classify_day(db, config, day, only=scope_sessions(db, scope.incident_id))
+        cells = classify_day(db, run, day, only=scope_sessions(db, scope.incident_id))
     return MaterializeResult(
         metadata={"sessions": sum(cells.values()), "strata": MetadataValue.md(strata_markdown(cells))}
     )
@@ -169,12 +170,12 @@ def stratified_sample(
     context: AssetExecutionContext, settings: SettingsResource, store: StoreResource, scope: RunScope
 ) -> MaterializeResult:
     """Quotas per (intent, outcome) cell; every intent covered; near-duplicates collapsed."""
-    config = _start(context, settings)
+    run = _start(context, settings)
     day = context.partition_key
     with stage_span("sample", partition=day) as span:
         db = store.get()
         only = scope_sessions(db, scope.incident_id)
-        sample = sample_day(db, config, day, scope=scope.name, only=only)
+        sample = sample_day(db, run, day, scope=scope.name, only=only)
         span.set_attribute("trace2task.selected", len(sample.selected))
     return MaterializeResult(
         metadata={
@@ -201,18 +202,18 @@ def scrubbed_sessions(
     scope: RunScope,
 ) -> MaterializeResult:
     """The sampled sessions and their state rows with every person replaced; leak gate applied."""
-    config = _start(context, settings)
+    run = _start(context, settings)
     day = context.partition_key
-    db = store.get()
+    db, app_state = store.get(), state.open()
     with stage_span("scrub", partition=day) as span:
-        result = scrub_day(db, config, state, day, scope=scope.name, run_id=context.run.run_id)
+        result = scrub_day(db, run, app_state, day, scope=scope.name, run_id=context.run.run_id)
         span.set_attribute("trace2task.scrubbed", result.scrubbed)
         span.set_attribute("trace2task.leak_gate_failures", result.failed)
         for entity, n in sorted(result.entities.items()):
             span.set_attribute(f"trace2task.entities.{entity}", n)
     count("entities_replaced", sum(result.entities.values()))
     with stage_span("residue_check", partition=day):
-        residue = residue_day(db, config, state, day, scope=scope.name)
+        residue = residue_day(db, app_state, day, scope=scope.name)
     return MaterializeResult(
         metadata={
             "scrubbed": result.scrubbed,
@@ -228,10 +229,10 @@ def seeds(
     context: AssetExecutionContext, settings: SettingsResource, store: StoreResource, scope: RunScope
 ) -> MaterializeResult:
     """Frozen starting states (state rows and clock), content-addressed and shared."""
-    config = _start(context, settings)
+    run = _start(context, settings)
     day = context.partition_key
     with stage_span("freeze", partition=day) as span:
-        result = freeze_day(store.get(), config, day, scope=scope.name)
+        result = freeze_day(store.get(), run, day, scope=scope.name)
         span.set_attribute("trace2task.seeds", result.seeds)
     return MaterializeResult(metadata={"seeds": result.seeds, "sessions": result.sessions})
 
@@ -244,11 +245,11 @@ def draft_tasks(
     context: AssetExecutionContext, settings: SettingsResource, store: StoreResource, scope: RunScope
 ) -> MaterializeResult:
     """Draft tasks, each with its paired negative stub, written as JSON files for review."""
-    config = _start(context, settings)
+    run = _start(context, settings)
     day = context.partition_key
     db = store.get()
     with stage_span("draft", partition=day) as span:
-        result = draft_day(db, config, day, scope=scope.name, run_id=context.run.run_id)
+        result = draft_day(db, run, day, scope=scope.name, run_id=context.run.run_id)
         span.set_attribute("trace2task.tasks_written", result.written)
     count("tasks_written", result.written)
     day_rows = checks.day_task_rows(db, day)
@@ -263,7 +264,7 @@ def draft_tasks(
             "withdrawn_stale_drafts": result.withdrawn,
             "by_set": _markdown_counts(result.by_set, "set"),
             "task_files": _task_files(result.paths),
-            "output": MetadataValue.path(str(config.path(config.output))),
+            "output": MetadataValue.path(str(run.output)),
         },
         check_results=checks.selected(context, [checks.every_positive_has_a_negative(day_rows)]),
     )
@@ -286,11 +287,11 @@ def task_validation(
     context: AssetExecutionContext, settings: SettingsResource, store: StoreResource, scope: RunScope
 ) -> MaterializeResult:
     """Set validation and the reference / refund-everything / do-nothing health check."""
-    config = _start(context, settings)
+    run = _start(context, settings)
     day = context.partition_key
     db = store.get()
     with stage_span("validate", partition=day):
-        report = validate_day(db, config, day, scope=scope.name, run_id=context.run.run_id)
+        report = validate_day(db, run, day, scope=scope.name, run_id=context.run.run_id)
     rows = checks.task_rows(db, report.task_ids)  # not the whole day: another run may be drafting it now
     return MaterializeResult(
         metadata={

@@ -10,8 +10,8 @@ from datetime import datetime, timezone
 from ingest.assemble import assemble_sessions
 from ingest.models import RawRecord, canonical_json
 
-from pipelines.config import AppConfig
-from pipelines.stages.fingerprint import config_digest, day_fingerprint
+from pipelines.stages.context import RunContext
+from pipelines.stages.fingerprint import day_fingerprint
 from pipelines.stages.partition import CHUNK, home_day, session_day
 from pipelines.store.rows import RawRecordRow, RawSessionRow, RunRow
 from pipelines.store.repository import Store, day_of
@@ -52,7 +52,7 @@ def scope_sessions(store: Store, incident_id: str) -> list[str]:
 
 
 def assemble_day(
-    store: Store, config: AppConfig, day: str, *, run_id: str, only: list[str], scope: str = "nightly"
+    store: Store, run: RunContext, day: str, *, run_id: str, only: list[str], scope: str = "nightly"
 ) -> AssembleResult:
     """Assemble the day's sessions; with `only`, just those sessions, whatever their day.
 
@@ -65,14 +65,14 @@ def assemble_day(
     else:  # converted a chunk at a time: the rows and the records are never all held at once
         records = [_raw_record(row) for chunk in store.raw_record_chunks(store.raw_hashes_for_day(day)) for row in chunk]
         records.sort(key=lambda r: (r.source, r.file, r.position))
-    settings = config_digest(config)
+    settings = run.settings_digest
     store.upsert(
         RunRow,
         [dict(run_id=run_id, kind="incident" if only else "nightly", partition=day, scope=scope,
               started_at=started, finished_at=None,
               summary=canonical_json({"fingerprint": day_fingerprint([r.sha256 for r in records], settings), "settings": settings}))],
     )
-    result = assemble_sessions(records, config.ingest)
+    result = assemble_sessions(records, run.config.ingest)
     if only:
         wanted = set(only)
         kept = [s for s in result.sessions if s.session_id in wanted]

@@ -3,30 +3,22 @@
 from __future__ import annotations
 
 from collections import Counter
-from functools import lru_cache
 
 from ingest.models import canonical_json
 from taskgen.classify import classify
-from taskgen.config import TaskgenConfig
 from taskgen.sample import StratifiedSample, stratified_sample
 from taskgen.sample import coverage_markdown as _coverage_markdown
 
-from pipelines.config import AppConfig
+from pipelines.stages.context import RunContext
 from pipelines.stages.partition import classifications, home_day, raw_sessions
 from pipelines.store.rows import ClassificationRow, SampleRow
 from pipelines.store.repository import Store
 
 
-@lru_cache(maxsize=4)
-def _taxonomy(config_json: str):
-    return TaskgenConfig.model_validate_json(config_json).load_taxonomy()
-
-
-def classify_day(store: Store, config: AppConfig, day: str, *, only: list[str]) -> Counter:
-    taxonomy = _taxonomy(config.taskgen.model_dump_json())
+def classify_day(store: Store, run: RunContext, day: str, *, only: list[str]) -> Counter:
     rows, cells = [], Counter()
     for session in raw_sessions(store, day, only):
-        c = classify(session, taxonomy)
+        c = classify(session, run.taxonomy)
         cells[(c.intent, c.outcome)] += 1
         rows.append(
             dict(session_id=session.session_id, day=home_day(session, day), intent=c.intent, outcome=c.outcome,
@@ -42,15 +34,15 @@ def strata_markdown(cells: Counter) -> str:
     return "\n".join(lines)
 
 
-def sample_day(store: Store, config: AppConfig, day: str, *, scope: str, only: list[str]) -> StratifiedSample:
+def sample_day(store: Store, run: RunContext, day: str, *, scope: str, only: list[str]) -> StratifiedSample:
     items = sorted(classifications(store, day, only).items())
     if only:
         every = max(1, len(items))  # the on-call path drafts every session of its incident
         sample = stratified_sample(
-            items, config.taskgen.sampling.model_copy(update={"easy_cell_cap": every, "default_quota": every})
+            items, run.config.taskgen.sampling.model_copy(update={"easy_cell_cap": every, "default_quota": every})
         )
     else:
-        sample = stratified_sample(items, config.taskgen.sampling)
+        sample = stratified_sample(items, run.config.taskgen.sampling)
     store.upsert(
         SampleRow,
         [dict(day=day, scope=scope, selected=canonical_json(sample.selected),

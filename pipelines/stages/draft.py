@@ -13,8 +13,8 @@ from taskgen import decisions
 from taskgen.draft import draft_pair, pair_id_for
 from taskgen.output import load_task, task_path, write_seed
 
-from pipelines.config import AppConfig
-from pipelines.stages.freeze import _domain, incident_seed
+from pipelines.stages.context import RunContext
+from pipelines.stages.freeze import incident_seed
 from pipelines.stages.partition import CHUNK, classifications, day_sample, home_day, scrubbed_rows
 from pipelines.store.rows import ReviewEventRow, SeedRow, TaskRow, TaskRunRow
 from pipelines.store.repository import Store
@@ -30,13 +30,12 @@ class DraftResult:
     paths: dict[str, str] = field(default_factory=dict)  # task id -> path under the output folder
 
 
-def draft_day(store: Store, config: AppConfig, day: str, *, scope: str, run_id: str = "") -> DraftResult:
+def draft_day(store: Store, run: RunContext, day: str, *, scope: str, run_id: str = "") -> DraftResult:
     """Draft the day's pairs over what is on file: reviewers' verdicts and edits are kept
     (taskgen.decisions), and mirrored in the store."""
-    out = config.path(config.output)
+    out = run.output
     sample = day_sample(store, day, scope)
     classified = classifications(store, day, sample.selected if sample else None)
-    domain = _domain(config.taskgen.model_dump_json())
     result, by_set, rows, mirror, runs = DraftResult(), Counter(), [], [], []
     now = datetime.now(timezone.utc)
     scrubbed = scrubbed_rows(store, day, scope)
@@ -45,10 +44,10 @@ def draft_day(store: Store, config: AppConfig, day: str, *, scope: str, run_id: 
         # Freezing again is a hash of a small document: cheaper and safer than sharing the seed id
         # through a row that a concurrent run of the same session may be rewriting.
         session = Session.model_validate_json(row.session)
-        seed = incident_seed(session, json.loads(row.state), config, day)
+        seed = incident_seed(session, json.loads(row.state), run, day)
         members = (sample.members.get(session.session_id) if sample else None) or [session.session_id]
         pair = draft_pair(
-            session, classified[session.session_id], seed, domain, members=members, config=config.taskgen
+            session, classified[session.session_id], seed, run.domain, members=members, config=run.config.taskgen
         )
         write_seed(out, pair.negative_seed)
         store.upsert(SeedRow, [dict(seed_id=pair.negative_seed.seed_id, body=pair.negative_seed.model_dump_json())])

@@ -2,39 +2,22 @@
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 from datetime import datetime, timezone
-from importlib.metadata import version
 
 from ingest.models import canonical_json, sha256_hex
 
-from pipelines.config import AppConfig
+from pipelines.stages.context import RunContext
 from pipelines.stages.partition import as_utc
 from pipelines.store.rows import RawRecordRow, RunRow
 from pipelines.store.repository import Store
-
-
-def config_digest(config: AppConfig) -> str:
-    """What, besides the records, decides a partition's output: settings, code version, secret."""
-    settings = canonical_json(
-        {
-            "ingest": config.ingest.model_dump(mode="json"),
-            "scrub": config.scrub.model_dump(mode="json"),
-            "taskgen": config.taskgen.model_dump(mode="json"),
-            "version": version("trace2task"),
-        }
-    )
-    keyed = hmac.new(config.read_secret(), b"trace2task partition fingerprint", hashlib.sha256).hexdigest()
-    return sha256_hex(settings + keyed)
 
 
 def day_fingerprint(hashes: list[str], digest: str) -> str:
     return sha256_hex(digest + "".join(sorted(hashes)))
 
 
-def unchanged_partitions(store: Store, config: AppConfig, days: list[str]) -> set[str]:
+def unchanged_partitions(store: Store, run: RunContext, days: list[str]) -> set[str]:
     """The days whose records and settings are those of their last completed nightly run.
 
     With the same settings and nothing landed since that run started, or since its fingerprint
@@ -43,7 +26,7 @@ def unchanged_partitions(store: Store, config: AppConfig, days: list[str]) -> se
     command need not compare it again.
     """
     checked = datetime.now(timezone.utc)  # before reading: a record landing meanwhile makes the next check look again
-    settings = config_digest(config)
+    settings = run.settings_digest
     last_landed = as_utc(store.latest(RawRecordRow.landed_at))
     last_runs: dict[str, RunRow] = {}
     for run in store.rows(RunRow, RunRow.partition.in_(days), RunRow.scope == "nightly", RunRow.finished_at.is_not(None)):

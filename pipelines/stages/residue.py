@@ -5,16 +5,12 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from ingest.models import Session
 
-from pipelines.config import AppConfig
 from pipelines.stages.partition import raw_sessions, scrubbed_rows
+from pipelines.stages.state import AppState
 from pipelines.store.repository import Store
-
-if TYPE_CHECKING:
-    from pipelines.defs.resources import StateDatabase
 
 
 @dataclass
@@ -45,7 +41,7 @@ def _known_values(session: Session, state: dict, pii_fields: dict[str, dict[str,
 _DIGIT_RUN = re.compile(r"\+?\d[\d\s().-]{5,}\d")
 
 
-def residue_day(store: Store, config: AppConfig, state: "StateDatabase", day: str, *, scope: str) -> ResidueResult:
+def residue_day(store: Store, state: AppState, day: str, *, scope: str) -> ResidueResult:
     """An independent look for raw values in the scrubbed sessions: the asset check's evidence.
 
     The originals are read from the raw zone and the state database and held in memory only.

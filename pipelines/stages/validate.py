@@ -16,8 +16,7 @@ from taskgen.seeds import Seed
 from taskgen.task import DraftTask
 from taskgen.validate import validate_set, validate_task
 
-from pipelines.config import AppConfig
-from pipelines.stages.freeze import _domain
+from pipelines.stages.context import RunContext
 from pipelines.stages.partition import day_sample
 from pipelines.store.rows import RunRow, SeedRow, TaskRow
 from pipelines.store.repository import Store
@@ -40,9 +39,8 @@ def _day_tasks(out: Path, task_rows: dict[str, TaskRow]) -> list[DraftTask]:
     return sorted((load_task(path) for path in paths if path.is_file()), key=lambda task: task.task_id)
 
 
-def validate_day(store: Store, config: AppConfig, day: str, *, scope: str, run_id: str) -> ValidationReport:
-    out = config.path(config.output)
-    domain = _domain(config.taskgen.model_dump_json())
+def validate_day(store: Store, run: RunContext, day: str, *, scope: str, run_id: str) -> ValidationReport:
+    out, domain = run.output, run.domain
     sample = day_sample(store, day, scope)
     where = [TaskRow.day == day]
     if sample is not None and scope != "nightly":

@@ -142,6 +142,7 @@ def test_a_late_record_reruns_its_own_day_and_no_other(world, first_run, monkeyp
     # The days found unchanged by their fingerprint are noted as checked: the next command
     # knows every day unchanged without reading any day's records again.
     from pipelines.config import load_config
+    from pipelines.stages.context import RunContext
     from pipelines.stages.fingerprint import unchanged_partitions
     from pipelines.store.repository import Store
 
@@ -153,5 +154,5 @@ def test_a_late_record_reruns_its_own_day_and_no_other(world, first_run, monkeyp
         raise AssertionError(f"{day}'s fingerprint was computed again")
 
     monkeypatch.setattr(store, "raw_hashes_for_day", no_fingerprint)
-    assert unchanged_partitions(store, config, sorted(every_day)) == every_day
+    assert unchanged_partitions(store, RunContext(config), sorted(every_day)) == every_day
     store.dispose()
