@@ -36,11 +36,11 @@ from pipelines.stages.residue import residue_day
 from pipelines.stages.scrub import scrub_day
 from pipelines.stages.validate import validate_day
 from pipelines.stages.context import RunContext
+from pipelines.stages.partition import PARTITIONS_START
 from pipelines.defs.resources import IncidentSource, RunScope, SettingsResource, StateDatabase, StoreResource
 from pipelines.store.rows import QuarantineRow, RawRecordRow
 from pipelines.telemetry import configure, count, stage_span
 
-PARTITIONS_START = "2025-01-01"
 DAILY = DailyPartitionsDefinition(start_date=PARTITIONS_START, end_offset=1)
 
 

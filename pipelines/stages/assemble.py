@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from ingest.assemble import assemble_sessions
+from ingest.errors import UserFacingError
 from ingest.models import RawRecord, canonical_json
 
 from pipelines.stages.context import RunContext
@@ -33,10 +34,10 @@ def _raw_record(row: RawRecordRow) -> RawRecord:
     )
 
 
-class IncidentNotFound(Exception):
+class IncidentNotFound(UserFacingError):
     """The incident id names no landed record; the message holds the id only."""
 
-    shows_no_values = True
+    exit_code = 2
 
 
 def scope_sessions(store: Store, incident_id: str) -> list[str]:

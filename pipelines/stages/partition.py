@@ -18,6 +18,9 @@ from pipelines.store.rows import ClassificationRow, RawSessionRow, SampleRow, Sc
 from pipelines.store.repository import Store, day_of
 
 
+PARTITIONS_START = "2025-01-01"
+"""The first daily partition: the pipeline's days start there."""
+
 CHUNK = 200
 """Sessions written or read at a time, so that a stage's memory does not grow with the day."""
 

@@ -24,8 +24,10 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
 from sqlmodel import Session, SQLModel, create_engine
 
+from ingest.errors import UserFacingError
 from ingest.models import QuarantinedRecord, RawRecord, canonical_json
 
+from pipelines.config import AppConfig
 from pipelines.store.rows import (
     RAW_TABLES,
     STORE_TABLES,
@@ -38,10 +40,8 @@ from pipelines.store.rows import (
 )
 
 
-class StoreUnavailable(Exception):
+class StoreUnavailable(UserFacingError):
     """The store or raw zone does not answer; the message names the database, not its password."""
-
-    shows_no_values = True
 
 
 
@@ -158,6 +158,11 @@ def _add_threads(session: Session, found: dict[str, RawRecordRow]) -> None:
         chunk = threads[start : start + 900]
         for row in session.exec(select(RawRecordRow).where(RawRecordRow.thread.in_(chunk))).scalars():
             found.setdefault(row.sha256, row)
+
+
+def open_store(config: AppConfig) -> Store:
+    """The store and raw zone the configuration names."""
+    return Store(config.sqlalchemy_url(config.store.url), config.sqlalchemy_url(config.store.raw_url))
 
 
 def _table_of(model_or_column) -> Table:

@@ -35,6 +35,7 @@ def test_bad_arguments_exit_2_with_one_line(world, args, message):
 def test_missing_config_file(tmp_path):
     result = _cli(tmp_path, "run", "--config", str(tmp_path / "nope.yaml"))
     assert result.returncode == 2 and "configuration file not found" in result.stderr
+    assert "trace2task init" not in result.stderr  # no such command: the message names what exists
 
 
 def test_bad_config_key_is_named(tmp_path):
