@@ -168,6 +168,13 @@ def load_config(path: str | Path = DEFAULT_CONFIG_FILE) -> AppConfig:
         key = ".".join(str(part) for part in first["loc"]) or "(top level)"
         raise ConfigError(f"{path}: bad setting '{key}': {first['msg']}") from None
     config._base_dir = path.resolve().parent
+    for key in ("taxonomy_path", "policy_path"):  # files the configuration names must be there
+        named = getattr(config.taskgen, key)
+        if named is None:
+            continue
+        if not config.path(named).is_file():
+            raise ConfigError(f"{path}: bad setting 'taskgen.{key}': no such file {config.path(named)}")
+        setattr(config.taskgen, key, config.path(named))
     return config
 
 
