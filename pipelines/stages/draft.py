@@ -2,22 +2,25 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+from ingest.errors import UserFacingError
 from ingest.models import Session
 from taskgen import decisions
 from taskgen.draft import draft_pair, pair_id_for
 from taskgen.output import load_task, task_path, write_seed
 
 from pipelines.stages.context import RunContext
-from pipelines.stages.freeze import incident_seed
-from pipelines.stages.partition import CHUNK, classifications, day_sample, home_day, scrubbed_rows
+from pipelines.stages.partition import CHUNK, classifications, day_sample, frozen_seeds, home_day, scrubbed_rows
 from pipelines.store.rows import ReviewEventRow, SeedRow, TaskRow, TaskRunRow
 from pipelines.store.repository import Store
+
+
+class SeedNotFrozen(UserFacingError):
+    """Drafting a session the freeze stage has not frozen (the message holds the session id only)."""
 
 
 @dataclass
@@ -40,11 +43,12 @@ def draft_day(store: Store, run: RunContext, day: str, *, scope: str, run_id: st
     now = datetime.now(timezone.utc)
     scrubbed = scrubbed_rows(store, day, scope)
     on_file = _tasks_on_file(store, [row.session_id for row in scrubbed])
+    seeds = frozen_seeds(store, [row.session_id for row in scrubbed])
     for row in scrubbed:
-        # Freezing again is a hash of a small document: cheaper and safer than sharing the seed id
-        # through a row that a concurrent run of the same session may be rewriting.
         session = Session.model_validate_json(row.session)
-        seed = incident_seed(session, json.loads(row.state), run, day)
+        seed = seeds.get(session.session_id)
+        if seed is None:
+            raise SeedNotFrozen(f"session {session.session_id} has no frozen seed: materialize seeds for {day} first")
         members = (sample.members.get(session.session_id) if sample else None) or [session.session_id]
         pair = draft_pair(
             session, classified[session.session_id], seed, run.domain, members=members, config=run.config.taskgen

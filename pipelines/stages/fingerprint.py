@@ -8,9 +8,13 @@ from datetime import datetime, timezone
 from ingest.models import canonical_json, sha256_hex
 
 from pipelines.stages.context import RunContext
-from pipelines.stages.partition import as_utc
 from pipelines.store.rows import RawRecordRow, RunRow
 from pipelines.store.repository import Store
+
+
+def as_utc(moment: datetime | None) -> datetime | None:
+    """SQLite hands back naive datetimes: every moment the store keeps is UTC."""
+    return moment.replace(tzinfo=timezone.utc) if moment is not None and moment.tzinfo is None else moment
 
 
 def day_fingerprint(hashes: list[str], digest: str) -> str:

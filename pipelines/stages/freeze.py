@@ -13,7 +13,7 @@ from taskgen.seeds import Seed, state_as_of_incident
 
 from pipelines.stages.context import RunContext
 from pipelines.stages.partition import frozen_clock, scrubbed_rows
-from pipelines.store.rows import SeedRow
+from pipelines.store.rows import FrozenSeedRow, SeedRow
 from pipelines.store.repository import Store
 
 
@@ -40,5 +40,6 @@ def freeze_day(store: Store, run: RunContext, day: str, *, scope: str) -> Freeze
         seed = incident_seed(session, state, run, day)
         seed_ids.add(seed.seed_id)
         store.upsert(SeedRow, [dict(seed_id=seed.seed_id, body=seed.model_dump_json())])
+        store.upsert(FrozenSeedRow, [dict(session_id=session.session_id, seed_id=seed.seed_id)])
         write_seed(out, seed)
     return FreezeResult(seeds=len(seed_ids), sessions=len(items))

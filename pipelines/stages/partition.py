@@ -13,8 +13,16 @@ from datetime import datetime, timezone
 from ingest.models import Session
 from taskgen.classify import Classification
 from taskgen.sample import StratifiedSample
+from taskgen.seeds import Seed
 
-from pipelines.store.rows import ClassificationRow, RawSessionRow, SampleRow, ScrubbedSessionRow
+from pipelines.store.rows import (
+    ClassificationRow,
+    FrozenSeedRow,
+    RawSessionRow,
+    SampleRow,
+    ScrubbedSessionRow,
+    SeedRow,
+)
 from pipelines.store.repository import Store, day_of
 
 
@@ -23,11 +31,6 @@ PARTITIONS_START = "2025-01-01"
 
 CHUNK = 200
 """Sessions written or read at a time, so that a stage's memory does not grow with the day."""
-
-
-def as_utc(moment: datetime | None) -> datetime | None:
-    """SQLite hands back naive datetimes: every moment the store keeps is UTC."""
-    return moment.replace(tzinfo=timezone.utc) if moment is not None and moment.tzinfo is None else moment
 
 
 def session_day(session: Session) -> str | None:
@@ -69,6 +72,16 @@ def scrubbed_rows(store: Store, day: str, scope: str) -> list[ScrubbedSessionRow
         return []
     rows = store.rows(ScrubbedSessionRow, ScrubbedSessionRow.session_id.in_(sample.selected))
     return sorted(rows, key=lambda r: r.session_id)
+
+
+def frozen_seeds(store: Store, session_ids: list[str]) -> dict[str, Seed]:
+    """The seed each of these sessions was frozen into (by the freeze stage), by session id."""
+    frozen = {row.session_id: row.seed_id for row in store.rows(FrozenSeedRow, FrozenSeedRow.session_id.in_(session_ids))}
+    seeds = {
+        row.seed_id: Seed.model_validate_json(row.body)
+        for row in store.rows(SeedRow, SeedRow.seed_id.in_(sorted(set(frozen.values()))))
+    }
+    return {session_id: seeds[seed_id] for session_id, seed_id in frozen.items() if seed_id in seeds}
 
 
 def frozen_clock(session: Session, day: str) -> datetime:

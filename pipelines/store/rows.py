@@ -120,6 +120,14 @@ class SeedRow(SQLModel, table=True):
     body: str = Field(sa_column=Column(Text, nullable=False))
 
 
+class FrozenSeedRow(SQLModel, table=True):
+    """The seed each scrubbed session was frozen into: drafting reads it, never freezes again."""
+
+    __tablename__ = "frozen_seed"
+    session_id: str = Field(primary_key=True)
+    seed_id: str = Field(index=True)
+
+
 class TaskRow(SQLModel, table=True):
     __tablename__ = "task"
     task_id: str = Field(primary_key=True)
@@ -185,6 +193,7 @@ STORE_TABLES = [
     SampleRow.__table__,
     ScrubbedSessionRow.__table__,
     SeedRow.__table__,
+    FrozenSeedRow.__table__,
     TaskRow.__table__,
     ReviewEventRow.__table__,
     TaskRunRow.__table__,
