@@ -145,3 +145,15 @@ def resources_for(config_path: str, incident_id: str = "") -> dict[str, Configur
         "state": MappedStateDatabase(settings=settings),
         "scope": RunScope(incident_id=incident_id),
     }
+
+
+def pipeline_resources() -> dict[str, ConfigurableResource]:
+    """The definitions' resources: each run gives the configuration file and the incident id."""
+    settings = SettingsResource.configure_at_launch()
+    return {
+        "settings": settings,
+        "store": StoreResource(settings=settings),
+        "incidents": DropFolderSource(settings=settings),
+        "state": MappedStateDatabase(settings=settings),
+        "scope": RunScope.configure_at_launch(),
+    }

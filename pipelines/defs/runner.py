@@ -245,9 +245,9 @@ def run_partition(
     """
     from dagster import execute_job, reconstructable
 
-    from pipelines.defs import definitions
+    from pipelines.defs import jobs
 
-    job = reconstructable(definitions.incident_job if incident_id else definitions.nightly_refresh_job)
+    job = reconstructable(jobs.incident_job if incident_id else jobs.nightly_refresh_job)
     tags = {"dagster/partition": partition}
     if incident_id:
         tags["trace2task/incident"] = incident_id

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -15,6 +16,9 @@ from ingest.demo import generate_drop
 
 CLI = [sys.executable, "-m", "pipelines"]
 SECRET = "pipeline-test-secret-of-32-bytes-or-more"
+DEMO_OUTPUT_SHA256 = "01e2b5f854215006f1095b2405cf33a4b4e6a9b14281a9f6c31b7dd9c406f907"
+"""Every task, seed and the manifest of the default world (40 sessions, 2 days, seed 11) run with
+SECRET. A change meant to change the output updates it, and says so in its commit message."""
 
 
 @dataclass
@@ -57,6 +61,15 @@ def make_world(
     path = root / "trace2task.yaml"
     path.write_text(json.dumps(config, indent=2), encoding="utf-8")  # JSON is YAML
     return World(root=root, config=path)
+
+
+def output_digest(out: Path) -> str:
+    """sha256 over the output's files (path and bytes), leaving out the run summary (it names folders)."""
+    digest = hashlib.sha256()
+    for path in sorted(out.rglob("*")):
+        if path.is_file() and path.name != "run-summary.json" and not path.name.startswith("."):
+            digest.update(path.relative_to(out).as_posix().encode("utf-8") + b"\0" + path.read_bytes())
+    return digest.hexdigest()
 
 
 def tree_bytes(folder: Path) -> dict[str, bytes]:

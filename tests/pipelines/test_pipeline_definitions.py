@@ -2,12 +2,17 @@
 
 import json
 import re
+import subprocess
+import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
 from dagster import AssetKey, build_schedule_context, build_sensor_context
 
-from pipelines.defs.definitions import defs, deploy_events_sensor, nightly_refresh_schedule
+from pipelines.config import ScheduleConfig
+from pipelines.defs.definitions import defs
+from pipelines.defs.schedules import nightly_refresh_schedule
+from pipelines.defs.sensors import deploy_events_sensor
 from pipelines.defs.resources import SettingsResource
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -19,12 +24,12 @@ PIPELINE = [
 
 
 def test_every_asset_from_the_sources_to_the_tasks_is_defined():
-    keys = defs.resolve_asset_graph().get_all_asset_keys()
+    keys = defs().resolve_asset_graph().get_all_asset_keys()
     assert keys == {AssetKey(name) for name in PIPELINE}
 
 
 def test_lineage_runs_from_each_source_to_the_tasks():
-    graph = defs.resolve_asset_graph()
+    graph = defs().resolve_asset_graph()
     for source in PIPELINE[:5]:
         reached, frontier = set(), {AssetKey(source)}
         while frontier:
@@ -35,14 +40,38 @@ def test_lineage_runs_from_each_source_to_the_tasks():
 
 
 def test_jobs_schedule_and_sensor_are_listed():
-    assert {job.name for job in defs.resolve_all_job_defs()} >= {"nightly_refresh", "incident"}
-    assert [s.name for s in defs.schedules] == ["nightly_refresh_schedule"]
-    assert [s.name for s in defs.sensors] == ["deploy_events_sensor"]
+    assert {job.name for job in defs().resolve_all_job_defs()} >= {"nightly_refresh", "incident"}
+    assert [s.name for s in defs().schedules] == ["nightly_refresh_schedule"]
+    assert [s.name for s in defs().sensors] == ["deploy_events_sensor"]
+
+
+def test_importing_the_definitions_reads_no_file(tmp_path):
+    """The configuration is read when Dagster loads `defs`, never as a side effect of an import."""
+    (tmp_path / "trace2task.yaml").write_text("drop: d\nstate: {location: x, mapping: m.yaml}\n")
+    probe = (
+        "import sys\n"
+        "opened = []\n"
+        "sys.addaudithook(lambda event, args: opened.append(str(args[0])) if event == 'open' else None)\n"
+        "import pipelines.defs.definitions\n"
+        "print([path for path in opened if path.endswith('trace2task.yaml')])\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip() == "[]"
+
+
+def test_the_schedule_runs_when_the_working_folders_configuration_says(tmp_path, monkeypatch):
+    (tmp_path / "trace2task.yaml").write_text(
+        "drop: d\nstate: {location: x, mapping: m.yaml}\nschedule: {cron: '5 4 * * *', timezone: Europe/Paris}\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    (schedule,) = defs().schedules
+    assert (schedule.cron_schedule, schedule.execution_timezone) == ("5 4 * * *", "Europe/Paris")
 
 
 def test_schedule_requests_yesterdays_partition():
     context = build_schedule_context(scheduled_execution_time=datetime(2026, 11, 20, 2, 0, tzinfo=timezone.utc))
-    request = nightly_refresh_schedule(context)
+    request = nightly_refresh_schedule(ScheduleConfig())(context)
     assert request.partition_key == "2026-11-19"
 
 
