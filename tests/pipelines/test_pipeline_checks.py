@@ -2,7 +2,7 @@
 
 import pytest
 from dagster import AssetKey, DagsterInstance, materialize
-from pipeline_env import SECRET
+from demo_world import SECRET
 
 from pipelines.defs.assets import PIPELINE_ASSETS
 from pipelines.defs.resources import resources_for

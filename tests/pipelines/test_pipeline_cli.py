@@ -1,7 +1,7 @@
 """Errors for people: one line, a useful exit code, no traceback."""
 
 import pytest
-from pipeline_env import CLI, SECRET
+from demo_world import SECRET, TRACE2TASK
 
 import subprocess
 
@@ -13,7 +13,7 @@ def _cli(tmp_path, *args, env_secret=True):
     env.pop("TRACE2TASK_SECRET", None)
     if env_secret:
         env["TRACE2TASK_SECRET"] = SECRET
-    return subprocess.run([*CLI, *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run([TRACE2TASK, *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
 
 
 @pytest.mark.parametrize(
@@ -80,7 +80,7 @@ def test_scrub_a_file_and_standard_input(world, tmp_path):
 
     env = dict(os.environ, TRACE2TASK_SECRET=SECRET)
     piped = subprocess.run(
-        [*CLI, "scrub", "-", "--config", str(world.config)], input=text, cwd=world.root, env=env,
+        [TRACE2TASK, "scrub", "-", "--config", str(world.config)], input=text, cwd=world.root, env=env,
         capture_output=True, text=True, timeout=120,
     )
     assert piped.returncode == 0, piped.stderr

@@ -109,6 +109,23 @@ def test_libraries_never_import_dagster():
     assert offenders == []
 
 
+def test_dagster_is_imported_only_under_pipelines_defs():
+    offenders = [
+        str(path.relative_to(ROOT))
+        for path in (ROOT / "pipelines").rglob("*.py")
+        if "defs" not in path.relative_to(ROOT / "pipelines").parts[:1]
+        and re.search(r"^\s*(from|import) dagster\b", path.read_text(encoding="utf-8"), re.MULTILINE)
+    ]
+    assert offenders == []
+
+
+def test_the_pipelines_modules_stay_small():
+    lines = {str(path.relative_to(ROOT)): len(path.read_text(encoding="utf-8").splitlines())
+             for path in (ROOT / "pipelines").rglob("*.py")}
+    assert {name: n for name, n in lines.items() if n > 600} == {}
+    assert sum(n for name, n in lines.items() if name.startswith("pipelines/defs/")) <= 1200
+
+
 def test_workspace_and_pyproject_name_the_definitions_module():
     assert "pipelines.defs.definitions" in (ROOT / "workspace.yaml").read_text()
     assert 'module_name = "pipelines.defs.definitions"' in (ROOT / "pyproject.toml").read_text()

@@ -6,7 +6,7 @@ import stat
 
 import pytest
 from dagster import DagsterInstance
-from pipeline_env import DEMO_OUTPUT_SHA256, SECRET, find_planted, output_digest, planted_values, tree_bytes
+from demo_world import DEMO_OUTPUT_SHA256, SECRET, find_planted, output_digest, planted_values, tree_bytes
 
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("nightly")]
@@ -50,7 +50,7 @@ def test_run_writes_paired_tasks_and_a_summary(world, first_run):
 def test_the_cli_writes_the_demo_output_of_the_stages(world, first_run):
     """Byte for byte what the stages alone write (test_pipeline_stages) and what main wrote before."""
     assert output_digest(world.out) == DEMO_OUTPUT_SHA256, (
-        "the demo's tasks and seeds changed; if the change is meant, set DEMO_OUTPUT_SHA256 in pipeline_env.py"
+        "the demo's tasks and seeds changed; if the change is meant, set DEMO_OUTPUT_SHA256 in tests/demo_world.py"
     )
 
 

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from pipeline_env import DEMO_OUTPUT_SHA256, SECRET, output_digest
+from demo_world import DEMO_OUTPUT_SHA256, SECRET, output_digest
 
 from pipelines.config import load_config
 from pipelines.stages.assemble import IncidentNotFound, assemble_day, scope_sessions
@@ -62,7 +62,7 @@ def test_the_stages_import_no_dagster():
 
 def test_the_stages_alone_write_the_demo_output(world, stages_run):
     assert output_digest(world.out) == DEMO_OUTPUT_SHA256, (
-        "the demo's tasks and seeds changed; if the change is meant, set DEMO_OUTPUT_SHA256 in pipeline_env.py"
+        "the demo's tasks and seeds changed; if the change is meant, set DEMO_OUTPUT_SHA256 in tests/demo_world.py"
     )
 
 

@@ -5,7 +5,7 @@ import json
 import pytest
 from dagster import DagsterInstance, materialize
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from pipeline_env import SECRET, planted_values
+from demo_world import SECRET, planted_values
 
 from pipelines.defs.assets import PIPELINE_ASSETS
 from pipelines.defs.resources import resources_for
