@@ -135,6 +135,8 @@ def test_a_foreign_host_gets_403_and_a_foreign_origin_cannot_post(site):
     before = find_task_file(root / "out", task_id).read_bytes()
     refused = client.post(f"/task/{task_id}/retire", data={"reason": "x"}, headers={"Origin": "http://evil.example"})
     assert refused.status_code == 403
+    sandboxed = client.post(f"/task/{task_id}/retire", data={"reason": "x"}, headers={"Origin": "null"})
+    assert sandboxed.status_code == 403
     rebound = client.post(f"/task/{task_id}/retire", data={"reason": "x"}, headers={"Host": "evil.example"})
     assert rebound.status_code == 403
     assert find_task_file(root / "out", task_id).read_bytes() == before
