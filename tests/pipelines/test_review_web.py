@@ -109,11 +109,19 @@ def test_the_list_filters_by_each_field(site):
     assert sorted(_listed(both.text)) == sorted(t for t in flagged if tasks[t].set == "capability")
 
 
-def test_status_filter_follows_a_decision(site):
+def test_status_and_changed_filters_follow_the_task_files(site):
     root, client = site
-    task_id = sorted(_tasks(root))[0]
-    client.post(f"/task/{task_id}/retire", data={"reason": "duplicate"})
-    assert _listed(client.get("/", params={"status": "retired"}).text) == [task_id]
+    first, second = sorted(_tasks(root))[:2]
+    client.post(f"/task/{first}/retire", data={"reason": "duplicate"})
+    assert _listed(client.get("/", params={"status": "retired"}).text) == [first]
+    # what a re-draft writes when a reviewed task's drafted content changes
+    path = find_task_file(root / "out", second)
+    document = json.loads(path.read_text(encoding="utf-8"))
+    document["changed_since_review"] = [{"field": "budget", "before": {"turns": 4}, "after": {"turns": 6}}]
+    path.write_text(json.dumps(document), encoding="utf-8")
+    assert _listed(client.get("/", params={"changed": "yes"}).text) == [second]
+    assert second not in _listed(client.get("/", params={"changed": "no"}).text)
+    assert "budget: " in client.get(f"/pair/{second}", follow_redirects=True).text
 
 
 @pytest.mark.parametrize("query", [{"status": "bogus"}, {"intent": "no_such_intent"}, {"set": "nightly"},
@@ -332,3 +340,31 @@ def _plant(value, canary: str):
     if isinstance(value, list):
         return [_plant(item, canary) for item in value]
     return f"{value} {canary}" if isinstance(value, str) and " " in value else value
+
+
+@pytest.mark.postgres
+def test_the_page_on_a_postgresql_store(tmp_path):
+    """The same page on a run whose store and raw zone are PostgreSQL: provenance from its task_run
+    table, a decision mirrored into its review_event table."""
+    from pipeline_env import make_world
+    from test_pipeline_store import PG, _postgres_database
+
+    admin, name = _postgres_database()
+    try:
+        world = make_world(tmp_path / "pg", sessions=12, days=1, store_url=f"{PG}/{name}", raw_url=f"{PG}/{name}")
+        result = world.cli("run", "--all", "--config", str(world.config))
+        assert result.returncode in (0, 1), result.stderr[-2000:]
+        client = _client(world.config)
+        task = sorted(_tasks(world.root).values(), key=lambda t: t.task_id)[0]
+        store = _store(world.root)
+        run_ids = {row.run_id for row in store.rows(TaskRunRow, TaskRunRow.task_id == task.task_id)}
+        html = client.get(f"/pair/{task.pair_id}").text
+        assert run_ids and all(f'href="{DAGSTER}/runs/{run_id}"' in html for run_id in run_ids)
+        assert client.post(f"/task/{task.task_id}/retire", data={"reason": "duplicate"}).status_code == 200
+        rows = store.rows(ReviewEventRow, ReviewEventRow.task_id == task.task_id)
+        assert [(row.kind, json.loads(row.body)["status"], json.loads(row.body)["reviewer"]) for row in rows] == [
+            ("verdict", "retired", REVIEWER)]
+        store.dispose()
+    finally:
+        admin.cursor().execute(f"DROP DATABASE {name} WITH (FORCE)")
+        admin.close()
