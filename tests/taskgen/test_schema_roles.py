@@ -115,3 +115,34 @@ def test_an_amount_inside_a_list_is_read_and_written_by_its_path():
 def test_the_tau_mappings_declare_their_roles(example):
     schema = RetailSchema.from_mapping(StateMapping.from_yaml(ROOT / "docs" / "examples" / example), ["#W\\d{7}"])
     assert schema.column("order", "customer") == "user_id" and schema.amount_unit == "currency"
+
+
+def _tau_seed(total: float = 89.99):
+    """A tau-bench-shaped state (no dates at all; the amount in the first payment, in dollars) under its example mapping."""
+    schema = RetailSchema.from_mapping(StateMapping.from_yaml(ROOT / "docs" / "examples" / "tau-bench-retail.mapping.yaml"), ["#W\\d{7}"])
+    address = {"address1": "18 Linden Court", "address2": "", "city": "Dayton", "state": "OH", "country": "USA", "zip": "45402"}
+    users = {cid: {"user_id": cid, "name": {"first_name": "Dana", "last_name": "Whitfield"}, "address": address, "email": f"{cid}@example.net",
+                   "payment_methods": {}, "orders": orders} for cid, orders in (("cus_a", ["#W0000001", "#W0000002"]), ("cus_b", ["#W0000003"]))}
+    orders = {oid: {"order_id": oid, "user_id": cid, "status": status, "address": address,
+                    "items": [{"name": name, "item_id": "1008292230", "price": total, "options": {}}], "fulfillments": [],
+                    "payment_history": [{"transaction_type": "payment", "amount": total, "payment_method_id": "card_1"}]}
+              for oid, cid, status, name in (("#W0000001", "cus_a", "delivered", "Kettle"), ("#W0000002", "cus_a", "pending", "Desk Lamp"),
+                                             ("#W0000003", "cus_b", "delivered", "Kettle"))}
+    return freeze_seed({"customer": users, "order": orders}, CLOCK, domain_schema=schema.document())
+
+
+def test_a_shop_that_keeps_no_dates_has_no_return_window(domain, taxonomy):
+    """tau-bench keeps no delivery date (declared ''): a delivered order is refunded, not declined as 'outside
+    the window', and no negative moves a date the shop never had."""
+    seed = _tau_seed()
+    schema = RetailSchema.from_document(seed.domain_schema)
+    assert schema.column("order", "delivered_at") is None
+    assert "delivered_at" not in schema.canonical(seed.state)["order"]["#W0000001"]
+    session = make_session("t-refund", "I want a refund for order #W0000001, the kettle arrived cracked.", "cus_a", ["#W0000001"],
+                           [ToolCall(name="get_order", arguments={"order_id": "#W0000001"})])
+    pair = _draft(session, seed, domain, taxonomy)
+    assert "refund_exists(amount_cents=8999, order_id=#W0000001)" in [e.describe() for e in pair.positive.expectations]
+    assert health_check(pair.positive, seed, domain).reference_passed
+    assert pair.negative.boundary not in ("return_window", "recently_delivered", "none")
+    assert all("delivered_at" not in order and "created_at" not in order for order in pair.negative_seed.state["order"].values())
+    assert health_check(pair.negative, pair.negative_seed, domain, (pair.positive, seed)).verdict == "works"

@@ -83,6 +83,9 @@ def requested_order_id(prompt: str, state: StateRows, actor: dict[str, str], sch
 
 
 def _inside_window(order: dict, clock: datetime, days: int) -> bool:
+    """Delivered at most `days` ago; always, when the product keeps no delivery date (no window to judge)."""
+    if "delivered_at" not in order:
+        return True
     delivered_at = order.get("delivered_at")
     return bool(delivered_at) and clock - parse_timestamp(str(delivered_at)) <= timedelta(days=days)
 

@@ -12,6 +12,10 @@ its own way; its state mapping says how under `roles` (the demo's names are the 
         options: {amount_unit: currency}      # 12.34 means 1234 cents
       customer: {kind: client, columns: {address: postal_address}}
 
+A column role declared '' is one the product does not keep: an order without `placed_at` or
+`delivered_at` has no such field in the canonical view, and the return window cannot be judged on it
+(the rules and the reference agent leave it out; no negative crosses it).
+
 The seed keeps the product's rows as they stood; `RetailSchema` travels with it, so every reader of
 the seed (environment, grader, reference agents, reviewers' tools) sees the same canonical view.
 """
@@ -56,6 +60,8 @@ CANONICAL_COLUMNS: dict[str, dict[str, str]] = {
 """The field each column role has in the canonical view."""
 
 REQUIRED_ROLES = ("order", "customer")
+_DATE_ROLES = {("order", "placed_at"), ("order", "delivered_at")}
+"""Dates a product may not keep at all (tau-bench keeps none): declared '' in the mapping."""
 _AMOUNT_ROLES = {("order", "amount"), ("order_item", "price"), ("payment", "amount"), ("refund", "amount")}
 
 
@@ -159,6 +165,11 @@ class RetailSchema(BaseModel):
         canonical["id"] = row_id
         for column_role, field in CANONICAL_COLUMNS[role].items():
             column = self.column(role, column_role)
+            if column is None and (role, column_role) in _DATE_ROLES:
+                # The product keeps no such date (declared ''): the field is absent, not None (None: not
+                # delivered yet), so no rule reads a date the product never had.
+                canonical.pop(field, None)
+                continue
             value = _get(row, column) if column else None
             if (role, column_role) in _AMOUNT_ROLES:
                 value = self.to_cents(value)
