@@ -58,6 +58,10 @@ class Plan(BaseModel):
     rubric: list[str] = Field(default_factory=list, description="items for a judge: what code cannot check about the reply")
     review_questions: list[str] = Field(default_factory=list)
     target: dict[str, str] = Field(default_factory=dict, description="the entity the expectations are about, e.g. order_id")
+    scope: str = Field(
+        default="", description="positives: a sentence the task's prompt starts with, naming the one entity the task is about "
+        "when the customer's words alone do not tell it (several orders, none named)"
+    )
 
 
 class NegativePlan(Plan):

@@ -328,16 +328,38 @@ def test_a_pair_that_one_reply_passes_on_both_sides_does_not_discriminate():
     assert discriminates(inform, withheld)
 
 
-def test_a_move_of_an_order_the_prompt_does_not_name_is_not_drafted(domain, taxonomy):
-    """cus_1001 has two orders and names none: the negative may not move the one the agent acted on."""
+def test_an_order_the_words_do_not_tell_is_named_by_the_tasks_scope(domain, taxonomy):
+    """cus_1001 has two orders (both with a kettle) and names none: both prompts start with a scope sentence
+    naming the order the agent acted on, so an agent can find it and the negative may move it."""
     from ingest.models import ToolCall
     from retail_fixtures import make_session
+    from taskgen.health import check_set
 
     session = make_session("s-g", "I want a refund, the kettle arrived cracked.", "cus_1001", ["#W1000001"],
                            [ToolCall(name="refund_order", arguments={"order_id": "#W1000001", "amount_cents": 8999, "reason": "x"})])
     pair = _draft_one(session, domain, taxonomy)
     assert pair.positive.target == {"order_id": "#W1000001"}
-    assert pair.negative.boundary == "identity_not_verified"
+    scope = "(This task is about order #W1000001 only: leave any other order as it is.)"
+    assert pair.positive.prompt == pair.negative.prompt == scope + "\n\nI want a refund, the kettle arrived cracked."
+    assert any(scope in question for question in pair.positive.review_questions)
+    assert pair.negative.boundary == "return_window"
+    from taskgen.seeds import freeze_seed
+    from retail_fixtures import CLOCK, make_state
+
+    seeds = {pair.positive.seed_id: freeze_seed(make_state(), CLOCK), pair.negative_seed.seed_id: pair.negative_seed}
+    assert [result.verdict for result in check_set([pair.positive, pair.negative], seeds, domain)] == ["works", "works"]
+
+
+def test_words_that_tell_the_order_get_no_scope_sentence(domain, taxonomy):
+    from ingest.models import ToolCall
+    from retail_fixtures import make_session
+
+    session = make_session("s-n", "I want a refund for #W1000001, the kettle arrived cracked.", "cus_1001", ["#W1000001"],
+                           [ToolCall(name="refund_order", arguments={"order_id": "#W1000001", "amount_cents": 8999, "reason": "x"})])
+    pair = _draft_one(session, domain, taxonomy)
+    assert pair.positive.prompt == "I want a refund for #W1000001, the kettle arrived cracked."
+    several = make_session("s-s", "Refund #W1000001 and #W1000002 please.", "cus_1001", ["#W1000001", "#W1000002"])
+    assert _draft_one(several, domain, taxonomy).positive.prompt.startswith("(This task is about order #W1000001 only")
 
 
 def test_the_order_whose_items_the_request_names_is_the_one_an_agent_can_find(domain):

@@ -307,13 +307,32 @@ def plan_positive(
         )
     questions += prompt_seed_conflicts(prompt, order_id, state, seed.clock, policy)
     questions += scope_questions(prompt, decision, state)
+    scope = task_scope(session, prompt, order_id, state, actor, schema)
+    if scope:
+        questions.append(
+            f"The customer's words alone do not tell one order (several named or asked about, or none and several on the "
+            f"account): the prompt starts with '{scope}'. Is one order the right scope for this task?"
+        )
     for other in session.entity_ids.get(schema.kinds["order"], []):
         if other != order_id and other in state["order"]:
             questions.append(f"The session also touched order {other}; does the task need to mention it?")
     if not actor.get("customer_id"):
         questions.append("The session names no customer; who is the authenticated requester?")
     target = {"order_id": order_id} if order_id else {}
-    return plan.model_copy(update={"review_questions": questions, "target": target})
+    return plan.model_copy(update={"review_questions": questions, "target": target, "scope": scope})
+
+
+def task_scope(session: Session, prompt: str, order_id: str | None, state: StateRows, actor: dict[str, str], schema: RetailSchema) -> str:
+    """The sentence a task's prompt starts with when the customer's words do not tell the one order its
+    expectations judge: they name or ask about several (each other one would be a change the task
+    forbids), or name none and the account has several. Empty when the words tell it."""
+    if not order_id:
+        return ""
+    user_text = "\n".join(turn.text for turn in session.turns if turn.role == "user")
+    several = len(order_ids_in(user_text, schema)) > 1 or bool(_SEVERAL_ORDERS.search(user_text))
+    if not several and requested_order_id(prompt, state, actor, schema) == order_id:
+        return ""
+    return f"(This task is about order {order_id} only: leave any other order as it is.)"
 
 
 def _shift(value: object, delta: timedelta) -> str | None:
