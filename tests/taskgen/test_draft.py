@@ -51,8 +51,26 @@ def test_ids_prompt_budget_and_provenance(drafted, domain):
     assert again.negative.task_id.endswith("-neg") and again.negative.pair_id == again.positive.pair_id
     assert again.positive.provenance.session_ids == ["s-refund", "s-refund-dup"]
     assert pair.positive.prompt == session.first_user_text()
-    assert pair.positive.budget.turns == 6 and pair.positive.budget.tokens == 4300 and pair.positive.budget.latency_ms == 30000
+    # turns: (3 replies + 2 tool calls) x 2 headroom, as a trial counts them (one per model generation)
+    assert pair.positive.budget.turns == 10 and pair.positive.budget.tokens == 4300 and pair.positive.budget.latency_ms == 30000
+    assert pair.positive.incident.usage.turns == 5
     assert pair.positive.clock == seed.clock and pair.positive.seed_id == seed.seed_id
+
+
+def test_the_turn_budget_counts_tool_calls_and_covers_what_the_reference_needs(drafted, domain):
+    """A tau-bench-like session is one reply after thirteen tool calls: its budget is not four turns. And
+    with no headroom and no minimum, the budget still lets the reference agent finish on both seeds."""
+    from ingest.models import ToolCall
+    from taskgen.config import BudgetConfig, TaskgenConfig
+
+    session, classification, seed, _ = _pair(drafted, "s-refund")
+    long = session.model_copy(update={"usage": session.usage.model_copy(update={"agent_turns": 1}),
+                                      "tool_calls": [ToolCall(name="get_order", arguments={"order_id": "#W1000001"})] * 13})
+    assert draft_pair(long, classification, seed, domain).positive.budget.turns == 28
+    bare = TaskgenConfig(budget=BudgetConfig(min_turns=1, turns_headroom=1.0))
+    short = session.model_copy(update={"usage": session.usage.model_copy(update={"agent_turns": 1}), "tool_calls": []})
+    pair = draft_pair(short, classification, seed, domain, config=bare)
+    assert pair.positive.budget.turns == 4 == pair.negative.budget.turns  # get_order, refund_order, send_reply, last message
 
 
 def test_disagreement_between_incident_and_policy_becomes_a_review_question(drafted, domain):
