@@ -146,3 +146,35 @@ def test_a_shop_that_keeps_no_dates_has_no_return_window(domain, taxonomy):
     assert pair.negative.boundary not in ("return_window", "recently_delivered", "none")
     assert all("delivered_at" not in order and "created_at" not in order for order in pair.negative_seed.state["order"].values())
     assert health_check(pair.negative, pair.negative_seed, domain, (pair.positive, seed)).verdict == "works"
+
+
+def test_where_the_shop_keeps_no_dates_a_refused_order_is_moved_to_delivered(domain, taxonomy):
+    """A refund of a pending order is refused; with no delivery date to move, the negative delivers the
+    order (status only) and a correct agent must now refund it: the pair discriminates."""
+    from taskgen.health import check_set
+
+    seed = _tau_seed()
+    session = make_session("t-pending", "I want a refund for my desk lamp, order #W0000002.", "cus_a", ["#W0000002"],
+                           [ToolCall(name="get_order", arguments={"order_id": "#W0000002"})])
+    pair = _draft(session, seed, domain, taxonomy)
+    assert "reply_refuses()" in [e.describe() for e in pair.positive.expectations]
+    assert pair.negative.boundary == "delivered"
+    moved = pair.negative_seed.state["order"]["#W0000002"]
+    assert moved["status"] == "delivered" and "delivered_at" not in moved
+    assert "refund_exists(amount_cents=8999, order_id=#W0000002)" in [e.describe() for e in pair.negative.expectations]
+    results = check_set([pair.positive, pair.negative], {seed.seed_id: seed, pair.negative_seed.seed_id: pair.negative_seed}, domain)
+    assert [result.verdict for result in results] == ["works", "works"]
+
+
+def test_a_shop_with_dates_is_never_moved_by_status_alone(domain):
+    from taskgen.domains.retail.plans import cross_boundary
+
+    assert cross_boundary("delivered", _variant_seed(), "PO-000002", {"customer_id": "cus_1001"}, domain.policy) is None
+
+
+def test_an_address_change_gets_no_order_scope(domain, taxonomy):
+    seed = _tau_seed()
+    session = make_session("t-address", "I moved: please update my address to 9 Cedar Row, Austin, TX 78701.", "cus_a", [],
+                           [ToolCall(name="get_order", arguments={"order_id": "#W0000002"})])
+    pair = _draft(session, seed, domain, taxonomy)
+    assert pair.positive.intent == "address_change" and pair.positive.prompt.startswith("I moved")

@@ -12,7 +12,7 @@ from taskgen.domains import NegativePlan, Plan
 from taskgen.domains.retail.environment import WRITE_TOOLS
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.grader import holds
-from taskgen.domains.retail.rules import Decision, customer_orders, decide, order_ids_in, refunded_cents, requested_order_id
+from taskgen.domains.retail.rules import ORDER_INTENTS, Decision, customer_orders, decide, order_ids_in, refunded_cents, requested_order_id
 from taskgen.domains.retail.schema import RetailSchema
 from taskgen.seeds import Seed, format_timestamp, parse_timestamp
 from taskgen.task import Expectation
@@ -307,7 +307,10 @@ def plan_positive(
         )
     questions += prompt_seed_conflicts(prompt, order_id, state, seed.clock, policy)
     questions += scope_questions(prompt, decision, state)
-    scope = task_scope(session, prompt, order_id, state, actor, schema)
+    scope = task_scope(session, prompt, order_id, state, actor, schema) if classification.intent in ORDER_INTENTS else ""
+    if not scope and order_id and requested_order_id(prompt, state, actor, schema) == order_id:
+        # The words tell the order by its items: no question whether the prompt should name it.
+        questions = [question for question in questions if "name no order id" not in question]
     if scope:
         questions.append(
             f"The customer's words alone do not tell one order (several named or asked about, or none and several on the "
@@ -399,6 +402,12 @@ def cross_boundary(
         schema.set_field(moved, "order", order_id, "delivered_at", format_timestamp(delivered))
         schema.set_field(moved, "order", order_id, "placed_at", format_timestamp(delivered - timedelta(days=3)))
         return moved, actor
+    if boundary == "delivered":
+        # The way across where the shop keeps no delivery date (recently_delivered moves one): the status only.
+        if schema.column("order", "delivered_at") or not policy.returnable_statuses:
+            return None
+        schema.set_field(moved, "order", order_id, "status", policy.returnable_statuses[0])
+        return moved, actor
     if boundary == "cancellable":
         if not policy.cancellable_statuses:
             return None
@@ -456,6 +465,7 @@ def boundary_question(boundary: str, policy: RetailPolicy) -> str:
         "order_in_transit": "May the customer change the address while an order is on its way, or must a human decide?",
         "recently_delivered": f"Delivered {max(policy.return_window_days // 2, 1)} days ago, the order is inside the "
         f"{policy.return_window_days}-day window: must the agent act on it now?",
+        "delivered": "The order is delivered (the shop keeps no delivery date, so no return window applies): must the agent act on it now?",
         "cancellable": f"An order still {policy.cancellable_statuses[0] if policy.cancellable_statuses else 'open'} "
         "can be cancelled: must the agent cancel it now?",
         "identity_not_verified": "The requester is not signed in: may the agent hand an account question to a human "
