@@ -187,11 +187,13 @@ def make_drop(work: Path, variant: bool, count: int) -> Path:
         },
         "roles": (
             {"order": {"kind": "purchase", "columns": {"customer": "buyer_id", "status": "state", "placed_at": "ordered_on",
-                                                       "delivered_at": "received_on", "amount": "grand_total"},
+                                                       "delivered_at": "received_on", "amount": "grand_total",
+                                                       "tracking": "fulfillments.0.tracking_id.0"},
                        "options": {"amount_unit": "currency"}},
              "customer": {"columns": {"address": "home_address"}}}
             if variant else
-            {"order": {"columns": {"customer": "user_id", "amount": "payment_history.0.amount", "placed_at": "", "delivered_at": ""},
+            {"order": {"columns": {"customer": "user_id", "amount": "payment_history.0.amount", "placed_at": "", "delivered_at": "",
+                                   "tracking": "fulfillments.0.tracking_id.0"},
                        "options": {"amount_unit": "currency"}}}
         ),
     }

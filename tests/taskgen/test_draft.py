@@ -13,7 +13,7 @@ def _pair(drafted, session_id):
 
 
 EXPECTED_POSITIVE = {
-    "s-refund": ["refund_exists(amount_cents=8999, order_id=#W1000001)", "reply_sent()"],
+    "s-refund": ["refund_exists(amount_cents=8999, order_id=#W1000001)", "reply_sent()", "reply_states_amount(amount_cents=8999)"],
     "s-return": ["return_label_exists(order_id=#W1000005)", "no_refund(order_id=#W1000005)"],
     "s-cancel": ["order_status(order_id=#W1000002, status=cancelled)", "reply_sent()"],
     "s-address": ["address_equals(address=742 Evergreen Terrace, Springfield, OR 97403, customer_id=cus_1003)"],

@@ -178,3 +178,21 @@ def test_an_address_change_gets_no_order_scope(domain, taxonomy):
                            [ToolCall(name="get_order", arguments={"order_id": "#W0000002"})])
     pair = _draft(session, seed, domain, taxonomy)
     assert pair.positive.intent == "address_change" and pair.positive.prompt.startswith("I moved")
+
+
+def test_a_status_question_asking_for_tracking_expects_the_seeds_tracking_number_in_the_reply(domain, taxonomy):
+    """tau-bench keeps tracking numbers in `fulfillments` (role `tracking`): asked for, the reply must carry it."""
+    from taskgen.domains.retail.grader import grade
+
+    seed = _tau_seed()
+    seed = freeze_seed({**seed.state, "order": {**seed.state["order"], "#W0000001": {
+        **seed.state["order"]["#W0000001"], "fulfillments": [{"tracking_id": ["357962501027"], "item_ids": ["1008292230"]}]}}},
+        CLOCK, domain_schema=seed.domain_schema)
+    session = make_session("t-track", "What is the tracking number of order #W0000001?", "cus_a", ["#W0000001"],
+                           [ToolCall(name="get_order", arguments={"order_id": "#W0000001"})])
+    pair = _draft(session, seed, domain, taxonomy)
+    assert "reply_contains(value=357962501027)" in [e.describe() for e in pair.positive.expectations]
+    assert health_check(pair.positive, seed, domain).reference_passed
+    env = domain.environment(seed)
+    env.call("send_reply", text="Your order #W0000001 is delivered.")
+    assert grade(pair.positive, env.state, env.calls).reasons == ["unmet: reply_contains(value=357962501027)"]

@@ -78,15 +78,23 @@ _RUBRIC = {
 }
 
 
+_ASKS_TRACKING = re.compile(r"\btracking\b", re.IGNORECASE)
+
+
 def _reply_checks(
-    decision: Decision, state: StateRows, requester: str | None, target_order_id: str | None = None
+    decision: Decision, state: StateRows, requester: str | None, target_order_id: str | None = None, prompt: str = ""
 ) -> list[Expectation]:
-    """What code can judge about the reply: the order's status stated, a refusal, no refund promised,
-    nothing of another customer's order, nothing of the target order to an unverified requester."""
+    """What code can judge about the reply: the order's status stated (and its tracking number, when asked
+    for and kept), the amount refunded, a refusal, no refund promised, nothing of another customer's
+    order, nothing of the target order to an unverified requester."""
     order = state.get("order", {}).get(decision.order_id or "")
     checks = []
     if decision.action == "inform" and order is not None:
         checks.append(_check("reply_states_status", order_id=decision.order_id, status=order["status"]))
+        if order.get("tracking_number") and _ASKS_TRACKING.search(prompt):
+            checks.append(_check("reply_contains", value=str(order["tracking_number"])))
+    if decision.action == "refund" and decision.amount_cents:
+        checks.append(_check("reply_states_amount", amount_cents=decision.amount_cents))
     if decision.action in ("decline", "escalate"):
         checks.append(_check("reply_promises_no_refund"))
     if decision.rule == "not_order_owner":
@@ -97,14 +105,15 @@ def _reply_checks(
 
 
 def plan_for(
-    decision: Decision, state: StateRows, requester: str | None = None, target_order_id: str | None = None
+    decision: Decision, state: StateRows, requester: str | None = None, target_order_id: str | None = None, prompt: str = ""
 ) -> Plan:
     """Expectations, required and forbidden tools that make `decision` the one passing answer
-    (`target_order_id`: the order the request is about when the decision names none)."""
+    (`target_order_id`: the order the request is about when the decision names none; `prompt`: what
+    the customer asked, for the reply's content)."""
     plan = _plan_for(decision, state)
     return plan.model_copy(
         update={
-            "expectations": [*plan.expectations, *_reply_checks(decision, state, requester, target_order_id)],
+            "expectations": [*plan.expectations, *_reply_checks(decision, state, requester, target_order_id, prompt)],
             "rubric": [_RUBRIC[decision.action].format(rule=decision.rule)],
         }
     )
@@ -287,7 +296,7 @@ def plan_positive(
     prompt = session.first_user_text()
     order_id, questions = target_order(session, prompt, state, schema)
     decision = decide(classification.intent, prompt, state, actor, seed.clock_datetime, policy, order_id)
-    plan = plan_for(decision, state, actor.get("customer_id"))
+    plan = plan_for(decision, state, actor.get("customer_id"), prompt=prompt)
     questions = [*plan.review_questions, *questions]
     evidence_action, source = incident_action(session, classification)
     if evidence_action is None:
@@ -511,7 +520,7 @@ def plan_negative(
         moved, requester = crossed
         view = schema.canonical(moved)
         decision = decide(intent, prompt, view, requester, clock, policy, order_id)
-        plan = plan_for(decision, view, requester.get("customer_id"), target_order_id=order_id)
+        plan = plan_for(decision, view, requester.get("customer_id"), target_order_id=order_id, prompt=prompt)
         if decision.action != positive_decision.action and discriminates(positive, plan):
             return NegativePlan(
                 **plan.model_dump(exclude={"target"}), target=positive.target, state=moved, actor=requester,

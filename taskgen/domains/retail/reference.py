@@ -139,7 +139,8 @@ def _order_request(view: AgentView, env: Environment, policy: RetailPolicy) -> N
         return _return_label(order, env, clock, policy)
     if view.intent == "cancellation":
         return _cancel(order, env, policy)
-    env.call("send_reply", text=f"Your order {order['id']} is {str(order.get('status', '')).replace('_', ' ')}.")
+    tracking = f" Its tracking number is {order['tracking_number']}." if order.get("tracking_number") else ""
+    env.call("send_reply", text=f"Your order {order['id']} is {str(order.get('status', '')).replace('_', ' ')}.{tracking}")
 
 
 def _outside_tools(view: AgentView, policy: RetailPolicy) -> bool:
