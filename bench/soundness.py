@@ -377,7 +377,7 @@ def measure(config_path: Path) -> dict[str, Any]:
         view = schema.canonical(seed.state)
         if positive.required_tools and set(positive.required_tools) - {"escalate_to_human"}:
             figures["action_positives"] += 1
-            if all(holds(item, view) for item in positive.expectations if item.check != "reply_sent"):
+            if all(holds(item, view) for item in positive.expectations if not item.check.startswith("reply_")):
                 figures["action_tasks_satisfied_by_seed"] += 1
         if negative.boundary == "none":
             figures["stubs"] += 1

@@ -179,6 +179,11 @@ CHECKS: dict[str, Callable[[StateRows, dict], bool]] = {
 }
 
 
+def is_reply_check(expectation: Expectation) -> bool:
+    """A check on what the agent says (a seed holds no reply): reply_sent, reply_refuses, reply_states_amount..."""
+    return expectation.check.startswith("reply_")
+
+
 def holds(expectation: Expectation, state: StateRows) -> bool:
     if expectation.check == "any_of":
         return any(holds(option, state) for option in expectation.any_of)

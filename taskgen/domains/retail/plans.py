@@ -11,7 +11,7 @@ from taskgen.classify import Classification
 from taskgen.domains import NegativePlan, Plan
 from taskgen.domains.retail.environment import WRITE_TOOLS
 from taskgen.domains.retail.policy import RetailPolicy
-from taskgen.domains.retail.grader import holds
+from taskgen.domains.retail.grader import holds, is_reply_check
 from taskgen.domains.retail.rules import ORDER_INTENTS, Decision, customer_orders, decide, order_ids_in, refunded_cents, requested_order_id
 from taskgen.domains.retail.schema import RetailSchema
 from taskgen.seeds import Seed, format_timestamp, parse_timestamp
@@ -309,7 +309,7 @@ def plan_positive(
             f"The incident's resolution ({source}) points to '{evidence_action}' but the policy on the seed gives "
             f"'{decision.action}' (rule {decision.rule}). Which one is right?"
         )
-    if decision.action in ACTION_KINDS and all(holds(item, state) for item in plan.expectations if item.check != "reply_sent"):
+    if decision.action in ACTION_KINDS and all(holds(item, state) for item in plan.expectations if not is_reply_check(item)):
         questions.append(
             f"The expected end state of '{decision.action}' already holds on the seed: the incident's own change is "
             "probably in it. Restore the field as it stood before the session, or reject the task."
