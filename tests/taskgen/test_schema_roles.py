@@ -196,3 +196,21 @@ def test_a_status_question_asking_for_tracking_expects_the_seeds_tracking_number
     env = domain.environment(seed)
     env.call("send_reply", text="Your order #W0000001 is delivered.")
     assert grade(pair.positive, env.state, env.calls).reasons == ["unmet: reply_contains(value=357962501027)"]
+
+
+def test_an_unverified_request_is_crossed_to_the_signed_in_owner(domain, taxonomy):
+    """The session never tells who asks (tau2's gold actions skip the look-up): the positive refuses; its
+    negative is the same request from the order's signed-in owner, who gets the refund."""
+    from taskgen.health import check_set
+
+    seed = _tau_seed()
+    session = make_session("t-anon", "I want a refund for order #W0000001, the kettle arrived cracked.", "cus_a", ["#W0000001"],
+                           [ToolCall(name="get_order", arguments={"order_id": "#W0000001"})])
+    session = session.model_copy(update={"entity_ids": {"order": ["#W0000001"]}})
+    pair = _draft(session, seed, domain, taxonomy)
+    assert pair.positive.actor == {} and "reply_refuses()" in [e.describe() for e in pair.positive.expectations]
+    assert pair.negative.boundary == "identity_verified" and pair.negative.actor == {"customer_id": "cus_a"}
+    assert pair.negative_seed.state == seed.state
+    assert "refund_exists(amount_cents=8999, order_id=#W0000001)" in [e.describe() for e in pair.negative.expectations]
+    results = check_set([pair.positive, pair.negative], {seed.seed_id: seed, pair.negative_seed.seed_id: pair.negative_seed}, domain)
+    assert [result.verdict for result in results] == ["works", "works"]

@@ -374,6 +374,12 @@ def cross_boundary(
     order = view["order"].get(order_id or "")
     if order is None:
         return None
+    if boundary == "identity_verified":
+        # The way back across identity: the same request from the signed-in owner of the order.
+        owner = order.get("customer_id")
+        if actor.get("customer_id") in view["customer"] or owner not in view["customer"]:
+            return None
+        return moved, {"customer_id": str(owner)}
     if boundary == "return_window":
         if not schema.column("order", "delivered_at") or not policy.returnable_statuses:
             return None
@@ -477,6 +483,7 @@ def boundary_question(boundary: str, policy: RetailPolicy) -> str:
         "delivered": "The order is delivered (the shop keeps no delivery date, so no return window applies): must the agent act on it now?",
         "cancellable": f"An order still {policy.cancellable_statuses[0] if policy.cancellable_statuses else 'open'} "
         "can be cancelled: must the agent cancel it now?",
+        "identity_verified": "Signed in as the order's owner, the same request is theirs to make: must the agent act on it now?",
         "identity_not_verified": "The requester is not signed in: may the agent hand an account question to a human "
         "before the identity is verified?",
     }

@@ -36,7 +36,7 @@ _SIMULATOR_ONLY = re.compile(
     re.IGNORECASE,
 )
 _VOICE = (
-    (r"\bYou are ([A-Z][a-z]+ [A-Z][a-z]+|[a-z]+_[a-z]+_\d+)", r"Hi, I'm \1"), (r"\byou'd\b", "I'd"), (r"\b[Yy]ou're\b", "I'm"),
+    (r"\bYou are ([A-Z][a-z]+ [A-Z][a-z]+|[a-z]+_[a-z]+_\d+)", r"Hi, I'm \1"), (r"\b[Yy]ou name\b", "My name"), (r"\byou'd\b", "I'd"), (r"\b[Yy]ou're\b", "I'm"),
     (r"\bYou've\b|\byou've\b", "I've"), (r"\b[Yy]ou are\b", "I am"), (r"\b[Yy]our\b", "my"),
     (r"\b[Yy]ourself\b", "myself"), (r"\bYou\b", "I"), (r"\byou\b", "I"), (r"\bwish(es)?\b", "wish"),
 )
