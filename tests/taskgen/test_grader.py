@@ -277,3 +277,15 @@ def test_reply_contains_the_value_asked_for_as_a_word(reply, passed):
     from taskgen.domains.retail.grader import holds
 
     assert holds(_check("reply_contains", value="357962501027"), {"reply": {"r": {"text": reply}}}) is passed
+
+
+@pytest.mark.parametrize(
+    ("reply", "passed"),
+    [("Your order is pending (item modified).", True), ("It is pending, item modified", True), ("It is pending.", False)],
+)
+def test_a_status_of_several_words_is_read_as_its_words(reply, passed):
+    """tau-bench's statuses carry brackets ('pending (item modified)'): a reply saying them is stating the status."""
+    from taskgen.domains.retail.grader import holds
+
+    check = _check("reply_states_status", order_id="#W1", status="pending (item modified)")
+    assert holds(check, {"reply": {"r": {"text": reply}}}) is passed

@@ -94,7 +94,7 @@ def _words(text: str) -> str:
 
 def _reply_states_status(state: StateRows, args: dict) -> bool:
     """A reply names the order's status (underscores read as spaces; US and UK 'cancelled')."""
-    status = str(args["status"]).lower().replace("_", " ")
+    status = _words(str(args["status"]).replace("_", " ")).strip()  # 'pending (item modified)' reads as its words
     spellings = {status, status.replace("cancelled", "canceled"), status.replace("canceled", "cancelled")}
     return any(f" {spelling} " in _words(text) for text in replies(state) for spelling in spellings)
 
