@@ -31,7 +31,7 @@ def starting_seed(
     uncertain: Sequence[str] = (),
 ) -> Seed:
     """The seed a session's tasks start from: its state with the domain's canary rows, frozen at the clock."""
-    return freeze_seed(domain.add_canary(state, clock), clock, domain.name, domain_schema, list(uncertain))
+    return freeze_seed(domain.add_canary(state, clock, domain_schema), clock, domain.name, domain_schema, list(uncertain))
 
 
 def user_prompt(session: Session) -> str:

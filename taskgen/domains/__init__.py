@@ -95,8 +95,9 @@ class Domain(Protocol):
         StateMappingError naming the first role it cannot resolve."""
         ...
 
-    def add_canary(self, state: StateRows, clock: datetime) -> StateRows:
-        """The state with rows no correct trial touches (a canary order per customer), for every seed."""
+    def add_canary(self, state: StateRows, clock: datetime, domain_schema: dict[str, Any] | None = None) -> StateRows:
+        """The state with rows no correct trial touches (a canary order per customer), for every seed,
+        in the product's own names (`domain_schema`: what `seed_schema` returned)."""
         ...
 
     def environment(self, seed: Seed) -> Environment: ...

@@ -214,3 +214,28 @@ def test_an_unverified_request_is_crossed_to_the_signed_in_owner(domain, taxonom
     assert "refund_exists(amount_cents=8999, order_id=#W0000001)" in [e.describe() for e in pair.negative.expectations]
     results = check_set([pair.positive, pair.negative], {seed.seed_id: seed, pair.negative_seed.seed_id: pair.negative_seed}, domain)
     assert [result.verdict for result in results] == ["works", "works"]
+
+
+def test_a_seed_under_another_schema_carries_a_canary_in_its_own_names(domain, taxonomy):
+    """tau-bench's schema (order rows keyed `order_id`, owner `user_id`, listed on the user's `orders`): each
+    customer gets a canary copy of their first order, listed on their row, that no correct trial touches."""
+    from taskgen.draft import starting_seed
+    from taskgen.domains.retail.grader import grade
+
+    plain = _tau_seed()
+    seed = starting_seed(plain.state, CLOCK, domain, plain.domain_schema)
+    canaries = sorted(set(seed.state["order"]) - set(plain.state["order"]))
+    assert len(canaries) == 2  # cus_a and cus_b
+    for order_id in canaries:
+        row = seed.state["order"][order_id]
+        assert row["order_id"] == order_id and row["status"] == "delivered" and order_id in seed.state["customer"][row["user_id"]]["orders"]
+    pair = _draft(make_session("t-c", "I want a refund for order #W0000001.", "cus_a", ["#W0000001"]), seed, domain, taxonomy)
+    canary = next(order_id for order_id in canaries if seed.state["order"][order_id]["user_id"] == "cus_a")
+    start = domain.environment(seed).state
+    for extra in ([], [("refund_order", {"order_id": canary, "amount_cents": 100, "reason": "r"})]):
+        env = domain.environment(seed)
+        for name, arguments in [("refund_order", {"order_id": "#W0000001", "amount_cents": 8999, "reason": "r"}), *extra,
+                                ("send_reply", {"text": "Refunded 89.99."})]:
+            env.call(name, **arguments)
+        verdict = grade(pair.positive, env.state, env.calls, start)
+        assert verdict.failed_checks == (["nothing_else_changed"] if extra else [])

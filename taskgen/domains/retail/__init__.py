@@ -75,8 +75,8 @@ class RetailDomain:
         patterns = list(rule.text_patterns) if rule is not None else []
         return RetailSchema.from_mapping(mapping, patterns).document()
 
-    def add_canary(self, state: StateRows, clock: datetime) -> StateRows:
-        return canary.add_canaries(state, clock)
+    def add_canary(self, state: StateRows, clock: datetime, domain_schema: dict[str, Any] | None = None) -> StateRows:
+        return canary.add_canaries(state, clock, domain_schema)
 
     def environment(self, seed: Seed) -> RetailEnvironment:
         return RetailEnvironment(seed)
