@@ -217,8 +217,8 @@ def test_an_unverified_request_is_crossed_to_the_signed_in_owner(domain, taxonom
 
 
 def test_a_seed_under_another_schema_carries_a_canary_in_its_own_names(domain, taxonomy):
-    """tau-bench's schema (order rows keyed `order_id`, owner `user_id`, listed on the user's `orders`): each
-    customer gets a canary copy of their first order, listed on their row, that no correct trial touches."""
+    """tau-bench's schema (order rows keyed `order_id`, owned by `user_id`): each customer gets a canary copy
+    of their first order that no correct trial touches."""
     from taskgen.draft import starting_seed
     from taskgen.domains.retail.grader import grade
 
@@ -228,7 +228,8 @@ def test_a_seed_under_another_schema_carries_a_canary_in_its_own_names(domain, t
     assert len(canaries) == 2  # cus_a and cus_b
     for order_id in canaries:
         row = seed.state["order"][order_id]
-        assert row["order_id"] == order_id and row["status"] == "delivered" and order_id in seed.state["customer"][row["user_id"]]["orders"]
+        assert row["order_id"] == order_id and row["status"] == "delivered" and row["user_id"] in ("cus_a", "cus_b")
+    assert seed.state["customer"] == plain.state["customer"]  # the rows the agent saw stay as it saw them
     pair = _draft(make_session("t-c", "I want a refund for order #W0000001.", "cus_a", ["#W0000001"]), seed, domain, taxonomy)
     canary = next(order_id for order_id in canaries if seed.state["order"][order_id]["user_id"] == "cus_a")
     start = domain.environment(seed).state

@@ -37,7 +37,9 @@ def canary_id(order_id: str, taken: set[str]) -> str:
 
 def add_canaries(state: StateRows, clock: datetime, domain_schema: dict | None = None) -> StateRows:
     """The state with one canary order per customer who has an order (the state is not changed), written
-    in the product's own names (`domain_schema`: the seed's RetailSchema document; the demo's by default)."""
+    in the product's own names (`domain_schema`: the seed's RetailSchema document; the demo's by default).
+    Rows the agent saw stay as it saw them: the canary is found by its owner column, not added to a list
+    of order ids on the customer's row."""
     from taskgen.domains.retail.schema import RetailSchema
 
     schema = RetailSchema.from_document(domain_schema)
@@ -48,7 +50,6 @@ def add_canaries(state: StateRows, clock: datetime, domain_schema: dict | None =
         owner = schema.field(moved, "order", order_id, "customer")
         if owner is not None:
             first_order.setdefault(str(owner), order_id)
-    customers = moved.get(schema.kinds["customer"], {})
     for customer_id, order_id in sorted(first_order.items()):
         new_id = canary_id(order_id, set(orders))
         orders[new_id] = copy.deepcopy(orders[order_id])
@@ -60,9 +61,6 @@ def add_canaries(state: StateRows, clock: datetime, domain_schema: dict | None =
         schema.set_field(moved, "order", new_id, "status", "delivered")
         schema.set_field(moved, "order", new_id, "placed_at", format_timestamp(clock - timedelta(days=PLACED_DAYS_BEFORE)))
         schema.set_field(moved, "order", new_id, "delivered_at", format_timestamp(clock - timedelta(days=DELIVERED_DAYS_BEFORE)))
-        for column, value in customers.get(customer_id, {}).items():
-            if isinstance(value, list) and order_id in value:
-                value.append(new_id)  # listed on its owner's row, as the order it copies
         for role in ("order_item", "payment"):
             rows = moved.get(schema.kinds[role], {})
             for row_id in schema.rows_of_order(moved, role, order_id):
