@@ -218,3 +218,30 @@ def test_the_reference_refuses_an_address_change_for_an_unknown_customer(domain)
                                                            clock=seed.clock), env)
         assert not env.state.get("escalation")  # an unverified requester gets a refusal, not a hand-over
         assert env.state["reply"]["reply-0001"]["text"] == "I'm sorry, I cannot help with your account or orders before you sign in."
+
+
+@pytest.mark.parametrize(
+    ("item", "prompt", "found"),
+    [("Walnut desk lamp", "Where is my lamp?", True),  # the thing itself: the item's last word
+     ("Tea set", "Where is my tea set?", True),  # a short last word is only found with the whole name
+     ("Tea set", "Where is the set?", False)],
+)
+def test_the_reference_reads_an_items_whole_name_or_its_last_word(domain, item, prompt, found):
+    state = _state()
+    state["order_item"]["item_2"]["name"] = item
+    env = domain.environment(freeze_seed(state, CLOCK))
+    reference.reference_agent(domain.policy)(AgentView(prompt=prompt, intent="order_status", actor={"customer_id": "cus_1001"}, clock=format_timestamp(CLOCK)), env)
+    assert env.state["reply"]["reply-0001"]["text"] == ("Your order #W1000002 is processing." if found else "I'm sorry, I cannot find that order.")
+
+
+def test_the_reference_answers_about_the_requesters_only_order(domain):
+    env = domain.environment(freeze_seed(_state(), CLOCK))
+    reference.reference_agent(domain.policy)(AgentView(prompt="Where is my order?", intent="order_status", actor={"customer_id": "cus_1003"}, clock=format_timestamp(CLOCK)), env)
+    assert env.state["reply"]["reply-0001"]["text"] == "Your order #W1000005 is delivered."
+
+
+def test_a_request_outside_the_tools_of_several_words_is_read_as_the_phrase(domain):
+    env = domain.environment(freeze_seed(_state(), CLOCK))
+    view = AgentView(prompt="Please change the  Size of my kettle order.", intent="other", actor={"customer_id": "cus_1001"}, clock=format_timestamp(CLOCK))
+    reference.reference_agent(domain.policy)(view, env)
+    assert [call.name for call in env.calls] == ["escalate_to_human", "send_reply"]
