@@ -11,6 +11,7 @@ from urllib.parse import quote, quote_plus
 
 from scrubbers.pseudonyms import MAX_ATTEMPTS, RESERVED_EMAIL_DOMAINS, TITLES, Pseudonymizer, normalize, same_case
 from scrubbers.recognizers.url import personal_url_parts
+from scrubbers.recognizers.username import name_built
 
 _HANDLE_PIECES = re.compile(r"([._\-+]|\d+)")
 LAYOUT_TYPES = frozenset({"PHONE_NUMBER", "CREDIT_CARD", "US_SSN", "IBAN_CODE", "DATE_OF_BIRTH"})
@@ -73,7 +74,11 @@ class ConsistencyMap:
             return self._email(value)
         if entity_type == "USERNAME":
             prefix = "@" if value.startswith("@") else ""
-            return prefix + (self._handle_from_names(value.lstrip("@")) or self._pseudonymizer.stand_in(entity_type, value.lstrip("@")))
+            handle = value.lstrip("@")
+            if name_built(handle) and self._handle_from_names(handle) is None:
+                first, last, _ = handle.split("_")
+                self._person(f"{first.capitalize()} {last.capitalize()}")  # binds both names, as if written in full
+            return prefix + (self._handle_from_names(handle) or self._pseudonymizer.stand_in(entity_type, handle))
         if entity_type == "URL":
             return self._url(value)
         return self._pseudonymizer.stand_in(entity_type, value)

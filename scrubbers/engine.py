@@ -16,7 +16,6 @@ from presidio_analyzer.predefined_recognizers import (
     CreditCardRecognizer,
     IbanRecognizer,
     IpRecognizer,
-    SpacyRecognizer,
     UsSsnRecognizer,
 )
 from spacy.tokens import Doc
@@ -38,10 +37,12 @@ from scrubbers.recognizers.address import AddressUnitRecognizer, InternationalSt
 from scrubbers.recognizers.card import MastercardTwoSeriesRecognizer
 from scrubbers.recognizers.iban import LowerCaseIbanRecognizer
 from scrubbers.recognizers.phone import PhoneLayoutRecognizer
+from scrubbers.recognizers.username import NameBuiltIdRecognizer
 from scrubbers.pseudonyms import PARTICLES
 from scrubbers.recognizers.person import (
     COMMON_WORD_ZIPF,
     NOT_NAMES,
+    NerPersonRecognizer,
     WORLD_FIRST_NAMES,
     WORLD_LAST_NAMES,
     PersonAddressedRecognizer,
@@ -117,7 +118,7 @@ def _recognizer_factories(config: ScrubConfig) -> dict[str, Callable[[], list[En
     lang = config.language
     return {
         "PERSON": lambda: [
-            SpacyRecognizer(supported_language=lang, supported_entities=["PERSON"]),
+            NerPersonRecognizer(lang),
             PersonContextRecognizer(lang),
             PersonClosingRecognizer(lang),
             PersonNameListRecognizer(lang),
@@ -137,7 +138,7 @@ def _recognizer_factories(config: ScrubConfig) -> dict[str, Callable[[], list[En
         "US_SSN": lambda: [UsSsnRecognizer(supported_language=lang)],
         "IP_ADDRESS": lambda: [IpRecognizer(supported_language=lang)],
         "DATE_OF_BIRTH": lambda: [DateOfBirthRecognizer(lang)],
-        "USERNAME": lambda: [UsernameRecognizer(lang)],
+        "USERNAME": lambda: [UsernameRecognizer(lang), NameBuiltIdRecognizer(lang)],
         "URL": lambda: [PersonalUrlRecognizer(lang)],
     }
 

@@ -13,6 +13,7 @@ from faker.providers.person.en_US import Provider as UsPerson
 from faker.providers.person.es_ES import Provider as EsPerson
 from faker.providers.person.fr_FR import Provider as FrPerson
 from presidio_analyzer import LocalRecognizer, Pattern, PatternRecognizer, RecognizerResult
+from presidio_analyzer.predefined_recognizers import SpacyRecognizer
 from spacy.lang.en.stop_words import STOP_WORDS
 from wordfreq import zipf_frequency
 
@@ -248,3 +249,60 @@ class PersonAddressedRecognizer(PatternRecognizer):
         word = pattern_text.lower()
         known = word in WORLD_FIRST_NAMES or word in WORLD_LAST_NAMES or word in FIRST_NAMES or word in LAST_NAMES
         return None if name_like(word) and (known or zipf_frequency(word, "en") < RARE_WORD_ZIPF) else False
+
+
+NAME_LISTS = FIRST_NAMES | LAST_NAMES | WORLD_FIRST_NAMES | WORLD_LAST_NAMES
+"""Every first and last name the lists know (lower case)."""
+_NER_WORD = regex.compile(r"\p{L}+")
+
+
+_TITLE_OR_SUFFIX = frozenset({"mr", "mrs", "ms", "miss", "mx", "dr", "prof", "md", "dds", "phd", "dvm", "esq", "jr", "sr", "ii", "iii", "iv"})
+_OPENS = regex.compile(r"(?:^|[.!?:#*>-])[^\S\n]*\Z|(?:^|\n)[^\S\n]*\Z")
+
+
+def _known_or_rare(word: str) -> bool:
+    return word in NAME_LISTS or zipf_frequency(word, "en") < RARE_WORD_ZIPF
+
+
+def ner_name_plausible(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end], which spaCy's small model tagged PERSON, could be a name.
+
+    Not when it holds a digit or an underscore ('500ml', 'call_0000') or is a piece of a word
+    ('32GB' -> 'GB'). Not when it is only common English words none of which a name list knows
+    ('Water Bottle', 'Desk Lamp'; but 'Rose Hill', 'James'). A whole text (a JSON value: 'Garden Hose',
+    the colour 'brown') needs a word a name list knows or a rare one; in lower case, a known first
+    name first or, alone, only rare words ('level intermediate' in a sentence: each word known or
+    rare). One capitalised word ('Modify'
+    opening a heading) needs to be known, rare, or not to open a line or a sentence.
+    """
+    span = text[start:end]
+    if any(c.isdigit() or c == "_" for c in span):
+        return False
+    if (start > 0 and text[start - 1].isalnum()) or (end < len(text) and text[end].isalnum()):
+        return False
+    words = [w.lower() for w in _NER_WORD.findall(span) if w.lower() not in _TITLE_OR_SUFFIX]
+    if not words:
+        return False
+    alone = not text[:start].strip(" \"'") and not text[end:].strip(" .\"'")  # a JSON value: no sentence around it
+    if span.islower():
+        if words[0] in FIRST_NAMES or words[0] in WORLD_FIRST_NAMES:
+            return True
+        return all(zipf_frequency(w, "en") < RARE_WORD_ZIPF for w in words) if alone else all(map(_known_or_rare, words))
+    if alone:
+        return any(map(_known_or_rare, words))
+    if len(words) == 1 and not _known_or_rare(words[0]) and _OPENS.search(text, max(0, start - 4), start):
+        return False
+    return any(w in NAME_LISTS or zipf_frequency(w, "en") < COMMON_WORD_ZIPF for w in words)
+
+
+class NerPersonRecognizer(SpacyRecognizer):
+    """Presidio's spaCy PERSON entities, minus those `ner_name_plausible` rules out: on short texts
+    without a sentence around them (a JSON value, a heading) the small model calls product names,
+    verbs and sizes people."""
+
+    def __init__(self, supported_language: str = "en") -> None:
+        super().__init__(supported_language=supported_language, supported_entities=["PERSON"])
+
+    def analyze(self, text: str, entities: list[str], nlp_artifacts=None) -> list[RecognizerResult]:
+        results = super().analyze(text, entities, nlp_artifacts) or []
+        return [r for r in results if ner_name_plausible(text, r.start, r.end)]

@@ -222,3 +222,47 @@ def test_person_addressed_recognizer() -> None:
     assert _alone(recognizer, "sometimes people call me philipp") == ["philipp"]
     assert _alone(recognizer, "I'm lindsay's daughter") == ["lindsay"]
     assert _alone(recognizer, 'Note: "fragile"\nThanks, can you check? I am fine. Customer: "hi"') == []
+
+
+def test_ner_person_recognizer_drops_what_no_name_could_be(detector) -> None:
+    """spaCy's small model calls ids, pieces of sizes and product names alone people; Presidio's
+    SpacyRecognizer passes them on, NerPersonRecognizer does not, and keeps names."""
+    from presidio_analyzer.predefined_recognizers import SpacyRecognizer
+
+    from scrubbers.recognizers.person import NerPersonRecognizer
+
+    def found(recognizer, text: str) -> list[str]:
+        artifacts = detector.nlp_engine.process_text(text, "en")
+        return [text[r.start : r.end] for r in recognizer.analyze(text, ["PERSON"], artifacts)]
+
+    presidio, ours = SpacyRecognizer(supported_language="en", supported_entities=["PERSON"]), NerPersonRecognizer()
+    for text in ("call_0000", "Laptop (screen size 13-inch, processor i5, ram 32GB, storage 256GB SSD)", "Desk Lamp"):
+        assert found(presidio, text) and found(ours, text) == [], text
+    for text in ("Judy Smith wrote back", "nicholas muir listed his top 20 songs for everyone"):
+        assert found(ours, text) == found(presidio, text) != [], text
+
+
+def test_ner_name_plausible() -> None:
+    from scrubbers.recognizers.person import ner_name_plausible
+
+    def plausible(text: str, span: str) -> bool:
+        start = text.index(span)
+        return ner_name_plausible(text, start, start + len(span))
+
+    assert not plausible("500ml", "500ml") and not plausible("credit_card_9513926", "credit_card_9513926")
+    assert not plausible("ram 32GB, storage", "GB")
+    assert not plausible("It holds: Water Bottle (capacity 500ml)", "Water Bottle")  # common words no list knows
+    assert not plausible("Garden Hose", "Garden Hose") and not plausible("brown", "brown")  # a JSON value alone
+    assert not plausible("difficulty level intermediate", "level intermediate")
+    assert not plausible("## Intro\n\n### Modify payment\n\n- The user", "Modify")  # a heading's first word
+    assert plausible("we asked Modify about it", "Modify") and plausible("Kovalev", "Kovalev")
+    assert plausible("Rose Hill called", "Rose Hill") and plausible("our founders: smit, zhang", "smit")
+    assert plausible("Garden Hose wrote to me", "Garden Hose")  # in a sentence, a rare-enough word may be a name
+
+
+def test_name_built_id_recognizer() -> None:
+    from scrubbers.recognizers.username import NameBuiltIdRecognizer
+
+    text = "You are mei_kovacs_8020 (raj_li_8594 too), paid with credit_card_9513926 and gift_card_1725971; call_0000"
+    assert _alone(NameBuiltIdRecognizer(), text) == ["mei_kovacs_8020", "raj_li_8594"]
+    assert _alone(NameBuiltIdRecognizer(), "see a.mei_kovacs_8020 and mei_kovacs_8020@x.io") == []
