@@ -34,7 +34,7 @@ from scrubbers.recognizers import (
     ValidPhoneRecognizer,
 )
 from scrubbers.recognizers.address import AddressUnitRecognizer, InternationalStreetRecognizer, PostcodeRecognizer
-from scrubbers.recognizers.card import MastercardTwoSeriesRecognizer
+from scrubbers.recognizers.card import CardLengthRecognizer, MastercardTwoSeriesRecognizer
 from scrubbers.recognizers.iban import LowerCaseIbanRecognizer
 from scrubbers.recognizers.phone import PhoneLayoutRecognizer
 from scrubbers.recognizers.username import NameBuiltIdRecognizer
@@ -133,7 +133,9 @@ def _recognizer_factories(config: ScrubConfig) -> dict[str, Callable[[], list[En
             AddressUnitRecognizer(lang),
             PostcodeRecognizer(lang),
         ],
-        "CREDIT_CARD": lambda: [CreditCardRecognizer(supported_language=lang), MastercardTwoSeriesRecognizer(lang)],
+        "CREDIT_CARD": lambda: [
+            CreditCardRecognizer(supported_language=lang), MastercardTwoSeriesRecognizer(lang), CardLengthRecognizer(lang),
+        ],
         "IBAN_CODE": lambda: [IbanRecognizer(supported_language=lang), LowerCaseIbanRecognizer(lang)],
         "US_SSN": lambda: [UsSsnRecognizer(supported_language=lang)],
         "IP_ADDRESS": lambda: [IpRecognizer(supported_language=lang)],

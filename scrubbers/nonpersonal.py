@@ -96,6 +96,16 @@ def goods_labels(value: Any, policy: Policy, path: str = "") -> Iterator[str]:
                 yield from goods_labels(item, policy, inner_path)
 
 
+def _core(text: str, finding: Finding) -> tuple[int, int]:
+    """A finding's span without the brackets or signs at its edges ('(6469567736' -> '6469567736')."""
+    start, end = finding.start, finding.end
+    while start < end and not text[start].isalnum():
+        start += 1
+    while end > start and not text[end - 1].isalnum():
+        end -= 1
+    return start, end
+
+
 class NonPersonalValues:
     """Finds mentions of the label-like values in a text and drops detected spans inside them."""
 
@@ -111,4 +121,4 @@ class NonPersonalValues:
         if not self._labels or not findings:
             return list(findings)
         spans = [(start, end) for start, end, _ in mentions(self._labels, text)]
-        return [f for f in findings if not any(start <= f.start and f.end <= end for start, end in spans)]
+        return [f for f in findings if not any(start <= a and b <= end for start, end in spans for a, b in [_core(text, f)])]

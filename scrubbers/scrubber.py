@@ -163,10 +163,16 @@ class KnownValues:
 _HANDLE_JOINT = re.compile(r"[._]")
 
 
+_DIGIT = re.compile(r"\d")
+
+
 def _non_personal_values(item: _Item) -> NonPersonalValues:
-    """Free-text values of the state rows (columns not marked personal), minus any holding a field-rule value."""
+    """Free-text values of the state rows (columns not marked personal), names and options of goods,
+    and ids with a digit from fields named as ids, minus any holding a field-rule value."""
     values = [text for document in item.documents if document.keyed for rule, text in _fields(document) if rule is None]
     values += [text for document in item.documents for text in goods_labels(document.value, document.policy)]
+    # ids the item's own fields name as ids ('item_id': '6469567736'), where a sentence repeats them
+    values += [text for rule, text in item.fields if rule == IDS and _DIGIT.search(text) and not name_built_ids(text)]
     return NonPersonalValues(values, personal=[text for rule, text in item.fields if rule not in (None, IDS)])
 
 

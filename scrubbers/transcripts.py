@@ -7,7 +7,7 @@ JSON string, `tool` whose content is the tool's JSON result as a string). The cu
 message is the task's instruction as tau-bench wrote it; the agent calls the task's gold actions
 in order, each answered from the state as tau-bench's tools answer (`get_user_details` -> the user
 row, `get_order_details` -> the order row, ...), and says what it found in short sentences built
-from those rows (names, product names, options, statuses, addresses).
+from those rows (names, product names with item ids and options, statuses, tracking ids, addresses).
 
 The transcripts go through `Scrubber.scrub_json`, as `trace2task scrub` scrubs a JSON file: no
 state database, no identifiers. Then, per transcript, against the customer's own rows:
@@ -68,8 +68,11 @@ def _options(options: dict[str, str]) -> str:
 
 
 def _order_sentence(order: dict[str, Any]) -> str:
-    items = "; ".join(f"{item['name']} ({_options(item['options'])}) at ${item['price']}" for item in order["items"])
-    return f"Your order {order['order_id']} is {order['status']}. It holds: {items}."
+    items = "; ".join(f"{item['name']} (item ID {item['item_id']}; {_options(item['options'])}) at ${item['price']}"
+                      for item in order["items"])
+    tracking = [t for f in order.get("fulfillments", []) for t in f.get("tracking_id", [])]
+    shipped = f" Tracking ID: {', '.join(tracking)}." if tracking else ""
+    return f"Your order {order['order_id']} is {order['status']}. It holds: {items}.{shipped}"
 
 
 def _address_sentence(address: dict[str, str]) -> str:
@@ -109,6 +112,7 @@ def build(tasks: Sequence[dict[str, Any]], users: dict, orders: dict, products: 
                 for item in order["items"]:
                     protected.update([item["name"], item["item_id"], item["product_id"], *item["options"].values()])
                 protected.update(p["payment_method_id"] for p in order.get("payment_history", []))
+                protected.update(t for f in order.get("fulfillments", []) for t in f.get("tracking_id", []))
             elif arguments.get("product_id") in products:
                 product = products[arguments["product_id"]]
                 result = product

@@ -191,7 +191,30 @@ def test_phone_layout_recognizer() -> None:
     assert _alone(recognizer, "reach 730.347.5681.") == ["730.347.5681"]
     assert _alone(recognizer, "070-073-058-Office") == ["070-073-058"]
     assert _alone(recognizer, "fax: 92 34 70") == ["92 34 70"]
+    assert _alone(recognizer, "87/789-3287-Office") == ["87/789-3287"]  # a slash between groups
     assert _alone(recognizer, "on 2024-05-12 order 1008292230, sku 123-456-7890123, v1.2.3-4 office") == []
+
+
+def test_phone_layout_recognizer_takes_any_international_number() -> None:
+    """'+', a country code, a '(0)' trunk prefix or an area code in brackets: a phone number, whether
+    or not the numbering plan knows the range."""
+    from scrubbers.recognizers.phone import PhoneLayoutRecognizer
+
+    recognizer = PhoneLayoutRecognizer()
+    assert _alone(recognizer, "+41 (0)66 712 76 84 or +7 (016) 613-1860") == ["+41 (0)66 712 76 84", "+7 (016) 613-1860"]
+    assert _alone(recognizer, "+49(0) 016613186, +910166131860 x12.") == ["+49(0) 016613186", "+910166131860 x12"]
+    assert _alone(recognizer, "a 2+3 = 5 sum, +1 point") == []
+
+
+@pytest.mark.parametrize("number", ["30/166 1318", "(26)/018-1590", "(0016) 613186", "(06)36/671-2768", "0786 6661", "1390996030"])
+def test_digit_groups_after_a_phone_word_are_a_phone_number(detector, number: str) -> None:
+    """Below the threshold alone, above it after a context word (Presidio's context enhancement)."""
+    text = f"You can reach me at {number} after five."
+    (findings,) = detector.analyze_batch([text])
+    assert [(text[f.start : f.end], f.entity_type) for f in findings] == [(number, "PHONE_NUMBER")]
+    from scrubbers.recognizers.phone import PhoneLayoutRecognizer
+
+    assert _alone(PhoneLayoutRecognizer(), f"The box holds {number} screws.") == []
 
 
 def test_valid_phones_take_their_extension_and_a_trunk_prefix_in_brackets() -> None:
@@ -266,3 +289,28 @@ def test_name_built_id_recognizer() -> None:
     text = "You are mei_kovacs_8020 (raj_li_8594 too), paid with credit_card_9513926 and gift_card_1725971; call_0000"
     assert _alone(NameBuiltIdRecognizer(), text) == ["mei_kovacs_8020", "raj_li_8594"]
     assert _alone(NameBuiltIdRecognizer(), "see a.mei_kovacs_8020 and mei_kovacs_8020@x.io") == []
+
+
+def test_card_length_recognizer() -> None:
+    """12 to 19 digits passing the Luhn check: from 15 digits alone, shorter only after a card word."""
+    from scrubbers.recognizers.card import CardLengthRecognizer
+
+    recognizer = CardLengthRecognizer()
+    assert _alone(recognizer, "4057 5594 7090 0547 494 and 4634648485069506999.") == ["4057 5594 7090 0547 494", "4634648485069506999"]
+    assert _alone(recognizer, "4057 5594 7090 0547 495 and 5018 7483 3780") == []  # not Luhn-valid; 12 digits alone
+
+
+def test_twelve_and_nineteen_digit_cards_are_found(detector) -> None:
+    for text, card in (("my maestro card 5018 7483 3780 please", "5018 7483 3780"), ("charge 4252-5594-4610-9248-347 now", "4252-5594-4610-9248-347")):
+        (findings,) = detector.analyze_batch([text])
+        assert [(text[f.start : f.end], f.entity_type) for f in findings] == [(card, "CREDIT_CARD")]
+
+
+def test_a_number_named_as_an_id_is_not_a_phone_number() -> None:
+    """tau-bench's ten-digit item ids are valid US numbers: after 'item ID', 'tracking number', 'order'
+    (and in a list after them) they are identifiers, for the detector and the leak gate alike."""
+    from scrubbers.recognizers.offline import ValidPhoneRecognizer
+
+    recognizer = ValidPhoneRecognizer(("US",))
+    assert _alone(recognizer, "Your item IDs are 6469567736, 8426249116 and 6777246137. Tracking number: 3579625010") == []
+    assert _alone(recognizer, "my phone number is 6469567736, call 8426249116") == ["6469567736", "8426249116"]

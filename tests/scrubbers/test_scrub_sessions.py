@@ -403,6 +403,17 @@ def test_goods_described_in_json_keep_their_names_and_options_everywhere(scrubbe
     assert "Kovalev" not in line["gift_note"] and line["name"] == "Garden Hose"
 
 
+def test_ids_named_in_the_texts_own_json_stay_in_its_sentences(scrubber) -> None:
+    """An id under a field named as an id is an identifier wherever the same text repeats it, even where
+    nothing in the sentence says so."""
+    value = [json.dumps({"item_id": "6469567736", "fulfillments": [{"tracking_id": ["3579625010"]}]}),
+             "Water Bottle (6469567736) shipped with 3579625010."]
+    scrubbed, _ = scrubber.scrub_json(value)
+    assert scrubbed == value
+    alone, _ = scrubber.scrub_json(value[1:])
+    assert alone != value[1:]  # the same sentence without the JSON: two valid US phone numbers
+
+
 def test_a_field_rule_holds_for_each_item_of_a_list(scrubber) -> None:
     scrubbed, _ = scrubber.scrub_json({"phone": [4155550132, "415 555 0199"]})
     assert isinstance(scrubbed["phone"][0], int) and scrubbed["phone"][0] != 4155550132 and scrubbed["phone"][1] != "415 555 0199"
