@@ -242,7 +242,29 @@ def tidy_people(text: str, findings: Sequence[Finding]) -> list[Finding]:
         _with_title(text, _with_surname(text, _with_suffix(text, _with_particles(text, f)))) if f.entity_type == "PERSON" else f
         for f in merged
     ]
-    return _with_listed(text, people)
+    return _tidy_streets(text, _with_listed(text, people))
+
+
+_NUMBER_BEFORE = regex.compile(r"(?:^|(?<=[\s:]))\d{1,5}[^\S\n]+$")
+_CORNER_BEFORE = regex.compile(r"(?i)\bthe[^\S\n]+corner[^\S\n]+of[^\S\n]+$")
+
+
+def _tidy_streets(text: str, findings: list[Finding]) -> list[Finding]:
+    """A street line whole: a second building number before it ('27 2711 Queens Sq') and 'the corner
+    of' before it ('the corner of Auenweg 85 and Kesä Street')."""
+    if not any(f.entity_type == "STREET_ADDRESS" for f in findings):
+        return findings
+    tidied: list[Finding] = []
+    for f in findings:
+        if f.entity_type == "STREET_ADDRESS":
+            start = f.start
+            before = text[max(0, start - 40) : start]
+            if (match := _CORNER_BEFORE.search(before)) or (match := _NUMBER_BEFORE.search(before)):
+                start -= len(match.group())
+            if start != f.start and not any(o is not f and o.end > start and o.start < f.start for o in findings):
+                f = Finding(start, f.end, f.entity_type, f.score)
+        tidied.append(f)
+    return tidied
 
 
 _UNIT_AFTER_NAME = regex.compile(r"[^\S\n]+(?i:apt|apartment|suite|ste|unit|flat|room)\.?$")

@@ -314,3 +314,20 @@ def test_a_number_named_as_an_id_is_not_a_phone_number() -> None:
     recognizer = ValidPhoneRecognizer(("US",))
     assert _alone(recognizer, "Your item IDs are 6469567736, 8426249116 and 6777246137. Tracking number: 3579625010") == []
     assert _alone(recognizer, "my phone number is 6469567736, call 8426249116") == ["6469567736", "8426249116"]
+
+
+@pytest.mark.parametrize(("text", "street"), [
+    ("The letter arrived at 27 2711 Queens Sq, Kostelec", "27 2711 Queens Sq"),  # a second building number before it
+    ("Please return to the corner of Auenweg 85 and Kesä Street in case of an issue.", "the corner of Auenweg 85 and Kesä Street"),
+    ("a taxi to the corner of 69 Spencer Street and Vokatý Street", "the corner of 69 Spencer Street and Vokatý Street"),
+])
+def test_a_street_line_is_replaced_whole(detector, text: str, street: str) -> None:
+    (findings,) = detector.analyze_batch([text])
+    assert street in [text[f.start : f.end] for f in findings if f.entity_type == "STREET_ADDRESS"]
+
+
+def test_the_town_after_a_unit_may_hold_a_short_lower_case_code() -> None:
+    from scrubbers.recognizers.address import InternationalStreetRecognizer
+
+    text = "send it to 56 ul. Karpacka 69 Apt. 837 Bydgoszcz nan? I am away"
+    assert _alone(InternationalStreetRecognizer(), text) == ["56 ul. Karpacka 69 Apt. 837 Bydgoszcz nan"]
