@@ -45,8 +45,10 @@ from scrubbers.recognizers.person import (
     NerPersonRecognizer,
     WORLD_FIRST_NAMES,
     WORLD_LAST_NAMES,
+    LowerCaseNameRecognizer,
     PersonAddressedRecognizer,
     PersonGazetteerRecognizer,
+    PersonRelationRecognizer,
     name_like,
 )
 from scrubbers.residual import ResidualScanner
@@ -124,6 +126,8 @@ def _recognizer_factories(config: ScrubConfig) -> dict[str, Callable[[], list[En
             PersonNameListRecognizer(lang),
             PersonGazetteerRecognizer(lang),
             PersonAddressedRecognizer(lang),
+            PersonRelationRecognizer(lang),
+            LowerCaseNameRecognizer(lang),
         ],
         "EMAIL_ADDRESS": lambda: [OfflineEmailRecognizer(lang)],
         "PHONE_NUMBER": lambda: [ValidPhoneRecognizer(config.phone_regions, lang), PhoneLayoutRecognizer(lang)],

@@ -306,3 +306,78 @@ class NerPersonRecognizer(SpacyRecognizer):
     def analyze(self, text: str, entities: list[str], nlp_artifacts=None) -> list[RecognizerResult]:
         results = super().analyze(text, entities, nlp_artifacts) or []
         return [r for r in results if ner_name_plausible(text, r.start, r.end)]
+
+
+_RELATIONS = (
+    r"neighbou?r|partner|wife|husband|spouse|friend|son|daughter|mother|father|mom|mum|dad|sister|brother|boss|colleague"
+    r"|roommate|flatmate|boyfriend|girlfriend|fianc[ée]e?|cousin|aunt|uncle|niece|nephew|grandmother|grandfather|grandma|grandpa"
+    r"|grandson|granddaughter|landlord|landlady|caretaker|assistant"
+)
+_OWNED = _RELATIONS + r"|address|phone|number|email|e-mail|account|order|birthday|card|car|house|flat|apartment"
+_WORD_NAME = r"\p{L}[\p{L}'’-]*\p{L}"
+
+
+class PersonRelationRecognizer(PatternRecognizer):
+    """A third party a customer names by their relation ('my neighbour Anna Wirth', 'my partner, Joost')
+    or whose things they mention ("Gregorina's address", "I'm lindsay's daughter")."""
+
+    PATTERNS = [
+        Pattern("After a relation", rf"(?<=(?i:\b(?:my|our|his|her|their)[^\S\n]+(?:{_RELATIONS}))[^\S\n]*,?[^\S\n]+)"
+                rf"{_WORD_NAME}(?:[^\S\n]+\p{{Lu}}[\p{{L}}'’-]*\p{{L}})?", 0.55),
+        Pattern("Owner", rf"(?<![\w@.-]){_WORD_NAME}(?=[’']s[^\S\n]+(?i:{_OWNED})\b)", 0.55),
+    ]
+    CONTEXT = ["name", "called"]
+    CUES = regex.compile(rf"(?i)\b(?:my|our|his|her|their)[^\S\n]+(?:{_RELATIONS})\b|[’']s[^\S\n]+(?:{_OWNED})\b")
+
+    def __init__(self, supported_language: str = "en") -> None:
+        super().__init__(
+            supported_entity="PERSON",
+            name="PersonRelationRecognizer",
+            patterns=self.PATTERNS,
+            context=self.CONTEXT,
+            supported_language=supported_language,
+            global_regex_flags=regex.MULTILINE,
+        )
+
+    def validate_result(self, pattern_text: str) -> bool | None:
+        first = pattern_text.split()[0]
+        lower = first.lower()
+        if not name_like(first) or lower in _RELATION_NOT_NAMES:
+            return False
+        # a capitalised word that could be a name; in lower case, one the name lists know or a rare one
+        return None if first[0].isupper() or lower in NAME_LISTS or zipf_frequency(lower, "en") < RARE_WORD_ZIPF else False
+
+
+_RELATION_NOT_NAMES = frozenset({"who", "which", "that", "is", "was", "has", "had", "and", "or", "will", "can", "just", "also", "said", "says"})
+
+
+class LowerCaseNameRecognizer(LocalRecognizer):
+    """'julie novák', 'leah holmberg': a first name the lists know and that is not a common English
+    word, then a word that could be a surname (in the lists, or rare), both in lower case."""
+
+    SCORE = 0.55
+    PAIR = regex.compile(r"(?<![\w@.#/-])(\p{Ll}+)[^\S\n]+(\p{Ll}[\p{Ll}'’-]*\p{Ll})(?![\w@-])")
+
+    def __init__(self, supported_language: str = "en") -> None:
+        super().__init__(supported_entities=["PERSON"], name="LowerCaseNameRecognizer", supported_language=supported_language)
+
+    def load(self) -> None:
+        pass
+
+    def analyze(self, text: str, entities: list[str], nlp_artifacts=None) -> list[RecognizerResult]:
+        results = []
+        for match in self.PAIR.finditer(text, overlapped=True):
+            first, last = match.group(1), match.group(2)
+            if _lower_first_name(first) and _lower_surname(last):
+                results.append(RecognizerResult("PERSON", match.start(), match.end(), self.SCORE))
+        return results
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _lower_first_name(word: str) -> bool:
+    return (word in FIRST_NAMES or word in WORLD_FIRST_NAMES) and name_like(word) and zipf_frequency(word, "en") < COMMON_WORD_ZIPF
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _lower_surname(word: str) -> bool:
+    return name_like(word) and (word in LAST_NAMES or word in WORLD_LAST_NAMES or zipf_frequency(word, "en") < RARE_WORD_ZIPF)

@@ -331,3 +331,22 @@ def test_the_town_after_a_unit_may_hold_a_short_lower_case_code() -> None:
 
     text = "send it to 56 ul. Karpacka 69 Apt. 837 Bydgoszcz nan? I am away"
     assert _alone(InternationalStreetRecognizer(), text) == ["56 ul. Karpacka 69 Apt. 837 Bydgoszcz nan"]
+
+
+def test_person_relation_recognizer() -> None:
+    """Third parties a customer names in free text: by their relation, or by what is theirs."""
+    from scrubbers.recognizers.person import PersonRelationRecognizer
+
+    recognizer = PersonRelationRecognizer()
+    assert _alone(recognizer, "my neighbour Anna Wirth took the parcel") == ["Anna Wirth"]
+    assert _alone(recognizer, "I ordered it with my partner, joost, last week") == ["joost"]
+    assert _alone(recognizer, "As promised, here's Gregorina's address") == ["Gregorina"]
+    assert _alone(recognizer, "my neighbour who lives next door, the order's address, my friend said so") == []
+
+
+def test_lower_case_name_recognizer() -> None:
+    from scrubbers.recognizers.person import LowerCaseNameRecognizer
+
+    recognizer = LowerCaseNameRecognizer()
+    assert _alone(recognizer, "the leah holmberg version recorded") == ["leah holmberg"]
+    assert _alone(recognizer, "will smith and grace period, the mark down") == []
