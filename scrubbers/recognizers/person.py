@@ -145,7 +145,8 @@ class PersonNameListRecognizer(PatternRecognizer):
 
     def validate_result(self, pattern_text: str) -> bool | None:
         first, *_, last = pattern_text.lower().split()
-        return None if first in FIRST_NAMES or last in LAST_NAMES else False
+        # a known surname after a common word is no name ('New York')
+        return None if first in FIRST_NAMES or (last in LAST_NAMES and name_like(first)) else False
 
 
 GAZETTEER_LOCALES = (

@@ -350,3 +350,9 @@ def test_lower_case_name_recognizer() -> None:
     recognizer = LowerCaseNameRecognizer()
     assert _alone(recognizer, "the leah holmberg version recorded") == ["leah holmberg"]
     assert _alone(recognizer, "will smith and grace period, the mark down") == []
+
+
+def test_person_name_list_recognizer_takes_no_surname_after_a_common_word() -> None:
+    from scrubbers.recognizers.person import PersonNameListRecognizer
+
+    assert _alone(PersonNameListRecognizer(), "I moved to New York, Karen Moreno too") == ["Karen Moreno"]

@@ -432,3 +432,10 @@ def test_a_detected_word_no_name_list_knows_is_not_searched_for_elsewhere(scrubb
     texts = ["Dear Cleaner, thanks", "the cleaner broke again"]
     first, second = scrubber.find_spans(texts)
     assert [texts[0][f.start : f.end] for f in first] == ["Cleaner"] and second == []
+
+
+def test_a_town_field_is_left_as_it_is(scrubber) -> None:
+    """Alone, 'Austin' is a person to NER and 'New York' to the name lists: a town field is not read."""
+    value = {"address": {"city": "Austin"}, "city": "Austin", "capacity": "750ml", "note": "I moved to New York"}
+    scrubbed, _ = scrubber.scrub_json(value)
+    assert scrubbed == value
