@@ -91,6 +91,10 @@ class ConsistencyMap:
             known = self._known("PERSON", names[0])
             return " ".join(title + [known or self._pseudonymizer.stand_in("PERSON", value).split()[-1]])
         stand_in = self._full_name(" ".join(names)).split()
+        # a part already bound (a surname two customers share) keeps its stand-in: the full name reads as its parts
+        composed = [self._known("PERSON", original) or replacement for original, replacement in zip(names, stand_in)]
+        if composed != stand_in and self._pseudonymizer.digest("PERSON", " ".join(composed)) not in self._avoid:
+            stand_in = composed
         for original, replacement in zip(names, stand_in):
             part_digest = self._pseudonymizer.digest("PERSON", original)
             self._stand_ins.setdefault(part_digest, replacement)

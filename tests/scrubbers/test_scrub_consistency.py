@@ -110,3 +110,13 @@ def test_a_full_name_stand_in_is_never_a_real_person_s_name(pseudo: Pseudonymize
     registered = ConsistencyMap(pseudo)
     registered.register_people([taken, "Jane Gonzalez"])
     assert registered.replace("PERSON", "Jane Gonzalez") != taken
+
+
+def test_two_people_sharing_a_surname_keep_it_in_their_full_names(scrubber) -> None:
+    """'Johnson' is bound once; 'Fatima Johnson' then reads as her name fields do, not as a third name."""
+    value = [{"name": {"first_name": "Daiki", "last_name": "Johnson"}}, {"name": {"first_name": "Fatima", "last_name": "Johnson"}},
+             "Fatima Johnson wrote", "Daiki Johnson wrote"]
+    (daiki, fatima, fatima_text, daiki_text), _ = scrubber.scrub_json(value)
+    assert fatima_text == f"{fatima['name']['first_name']} {fatima['name']['last_name']} wrote"
+    assert daiki_text == f"{daiki['name']['first_name']} {daiki['name']['last_name']} wrote"
+    assert daiki["name"]["last_name"] == fatima["name"]["last_name"] != "Johnson"
