@@ -14,6 +14,7 @@ from scrubbers.recognizers.url import personal_url_parts
 from scrubbers.recognizers.username import name_built
 
 _HANDLE_PIECES = re.compile(r"([._\-+]|\d+)")
+_CAPITALISED = re.compile(r"\b[A-Z][a-z]+\b")
 LAYOUT_TYPES = frozenset({"PHONE_NUMBER", "CREDIT_CARD", "US_SSN", "IBAN_CODE", "DATE_OF_BIRTH"})
 """Types whose stand-in follows each mention's own layout (one number, several formats)."""
 
@@ -81,7 +82,18 @@ class ConsistencyMap:
             return prefix + (self._handle_from_names(handle) or self._pseudonymizer.stand_in(entity_type, handle))
         if entity_type == "URL":
             return self._url(value)
+        if entity_type in {"STREET_ADDRESS", "ADDRESS"}:
+            return self._street(entity_type, value)
         return self._pseudonymizer.stand_in(entity_type, value)
+
+    def _street(self, entity_type: str, value: str) -> str:
+        """An address stand-in none of whose words is a real person's name found in the run: Faker names
+        streets after people ('313 Nguyen Junction' for the address of a Nguyen)."""
+        for attempt in range(MAX_ATTEMPTS):
+            stand_in = self._pseudonymizer.stand_in(entity_type, value, attempt)
+            if not any(self._known("PERSON", word) for word in _CAPITALISED.findall(stand_in)):
+                break
+        return stand_in
 
     def _person(self, value: str) -> str:
         tokens = value.split()

@@ -120,3 +120,17 @@ def test_two_people_sharing_a_surname_keep_it_in_their_full_names(scrubber) -> N
     assert fatima_text == f"{fatima['name']['first_name']} {fatima['name']['last_name']} wrote"
     assert daiki_text == f"{daiki['name']['first_name']} {daiki['name']['last_name']} wrote"
     assert daiki["name"]["last_name"] == fatima["name"]["last_name"] != "Johnson"
+
+
+def test_an_address_stand_in_never_carries_a_real_persons_name(scrubber) -> None:
+    """Faker names streets after people: the stand-in of an address is never named after a person
+    whose name the run replaced (they would read as a surviving original)."""
+    import re
+
+    surnames = ["Nguyen", "Johnson", "Smith", "Garcia", "Brown", "Miller", "Davis", "Wilson", "Moore", "Taylor", "Anderson",
+                "Thomas", "Jackson", "White", "Harris", "Martin", "Thompson", "Young", "Allen", "King", "Wright", "Scott", "Hill"]
+    people = [{"first_name": "Ava", "last_name": name} for name in surnames]
+    streets = [{"address1": f"{n} Elm Street"} for n in range(100, 400)]
+    (scrubbed_people, scrubbed_streets), _ = scrubber.scrub_json([people, streets])
+    words = {w for s in scrubbed_streets for w in re.findall(r"[A-Z][a-z]+", s["address1"])}
+    assert not words & set(surnames)
