@@ -115,10 +115,14 @@ class ConsistencyMap:
         return " ".join(title + stand_in)
 
     def _full_name(self, name: str) -> str:
-        """The first stand-in for `name` that is no real person's full name (the last tried, if all were)."""
+        """The first stand-in for `name` that is no real person's full name and reuses no real name part
+        met so far, its own included ('Mei Martin' -> 'Patricia Martin' would keep 'Martin' for every
+        Martin whose surname follows it); the last tried, if all were."""
+        originals = [part.lower() for part in name.split()]
         for attempt in range(MAX_ATTEMPTS):
             stand_in = self._pseudonymizer.stand_in("PERSON", name, attempt)
-            if self._pseudonymizer.digest("PERSON", stand_in) not in self._avoid:
+            reused = any(part.lower() in originals or self._known("PERSON", part) for part in stand_in.split())
+            if self._pseudonymizer.digest("PERSON", stand_in) not in self._avoid and not reused:
                 break
         return stand_in
 
