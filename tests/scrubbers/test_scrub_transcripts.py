@@ -71,7 +71,7 @@ def test_tau_bench_transcripts_through_scrub_meet_the_goals(scrubber) -> None:
     (scrubbed,), _ = scrubber.scrub_json([[t.messages for t in transcripts]])
     result = score(transcripts, scrubbed)
     assert result.transcripts == 115 and result.structure_broken == 0
-    assert result.leaked["user id"] == result.leaked["e-mail"] == result.leaked["street line"] == 0
+    assert not result.leaked
     assert result.user_ids_same_shape == result.user_ids > 100 and result.streets_replaced == result.streets
     assert result.protected_kept / result.protected >= 0.999 and result.kept >= 0.98
     assert result.zips_misshapen == 0
