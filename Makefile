@@ -42,6 +42,7 @@ mutation: install
 eval-scrub: install
 	$(BIN)/python -m scrubbers.evaluation
 	$(BIN)/python -m scrubbers.gold
+	$(BIN)/python -m scrubbers.transcripts
 
 # Producers that cannot share the test environment: each in a throwaway virtual environment,
 # its output committed as a small sample under tests/conformance/samples/ (see its README).
