@@ -372,7 +372,9 @@ def _land_everything(config: AppConfig) -> None:
     from ingest.models import SOURCES
 
     from .landing import land_source
+    from .telemetry import configure
 
+    configure(config.telemetry, config.base_dir)
     store = _store(config)
     today = datetime.now(timezone.utc).date().isoformat()
     for source in SOURCES:
