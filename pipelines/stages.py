@@ -29,13 +29,15 @@ from taskgen.health import check_set, summarize, with_issues
 from taskgen import decisions
 from taskgen.output import load_task, refresh_manifest, task_path, write_seed
 from taskgen.review import current_version
-from taskgen.sample import StratifiedSample, stratified_sample
+from taskgen.sample import StratifiedSample, sample_by_signature, stratified_sample
 from taskgen.sample import coverage_markdown as _coverage_markdown
 from taskgen.seeds import Seed, state_as_of_incident
 from taskgen.task import DraftTask
 from taskgen.validate import validate_set, validate_task
 
 from .config import AppConfig
+from .day_assembly import assemble_day_in_chunks
+from .day_assembly import day_fingerprint as fingerprint
 from .store import (
     ClassificationRow,
     RawRecordRow,
@@ -110,7 +112,7 @@ def unchanged_partitions(store: Store, config: AppConfig, days: list[str]) -> se
             since = max(since, datetime.fromisoformat(recorded["verified_at"]))
         if recorded.get("settings") == settings and last_landed is not None and last_landed <= since:
             unchanged.add(day)
-        elif recorded.get("fingerprint") == day_fingerprint(store.raw_hashes_for_day(day), settings):
+        elif recorded.get("fingerprint") == fingerprint(store, day, settings):
             unchanged.add(day)  # the fingerprint holds the settings digest: they match too
             verified.append(
                 dict(run.model_dump(), summary=canonical_json(recorded | {"settings": settings, "verified_at": checked.isoformat()}))
@@ -170,24 +172,19 @@ def assemble_day(
     that has nothing new.
     """
     started = datetime.now(timezone.utc)  # before reading: a record landing meanwhile makes the next run look again
-    if only:
-        records = [_raw_record(row) for row in store.raw_records_for_sessions(only)]
-    else:  # converted a chunk at a time: the rows and the records are never all held at once
-        records = [_raw_record(row) for chunk in store.raw_record_chunks(store.raw_hashes_for_day(day)) for row in chunk]
-        records.sort(key=lambda r: (r.source, r.file, r.position))
     settings = config_digest(config)
-    store.upsert(
-        RunRow,
-        [dict(run_id=run_id, kind="incident" if only else "nightly", partition=day, scope=scope,
-              started_at=started, finished_at=None,
-              summary=canonical_json({"fingerprint": day_fingerprint([r.sha256 for r in records], settings), "settings": settings}))],
-    )
+    if not only:  # the day's sessions a chunk at a time (pipelines.day_assembly): memory does not grow with the day
+        _record_run(store, run_id, day, scope, started, fingerprint(store, day, settings), settings, incident=False)
+        written, quarantined = assemble_day_in_chunks(store, config.ingest, day)
+        store.quarantine(quarantined, day=day, stage="assemble", run_id=run_id)
+        by_source = store.tally(RawRecordRow.source, where=[RawRecordRow.day == day], raw=True)
+        return AssembleResult(sessions=written, quarantined=len(quarantined), records_by_source=dict(sorted(by_source.items())))
+    records = [_raw_record(row) for row in store.raw_records_for_sessions(only)]
+    _record_run(store, run_id, day, scope, started, day_fingerprint([r.sha256 for r in records], settings), settings,
+                incident=True)
     result = assemble_sessions(records, config.ingest)
-    if only:
-        wanted = set(only)
-        kept = [s for s in result.sessions if s.session_id in wanted]
-    else:
-        kept = [s for s in result.sessions if _session_day(s) in (day, None)]
+    wanted = set(only)
+    kept = [s for s in result.sessions if s.session_id in wanted]
     now = datetime.now(timezone.utc)
     for start in range(0, len(kept), CHUNK):
         store.upsert(
@@ -201,6 +198,16 @@ def assemble_day(
         sessions=len(kept),
         quarantined=len(result.quarantined),
         records_by_source=dict(Counter(r.source for r in records if day_of(r.occurred_at) == day)),
+    )
+
+
+def _record_run(store: Store, run_id: str, day: str, scope: str, started: datetime, fingerprint: str, settings: str,
+                *, incident: bool) -> None:
+    store.upsert(
+        RunRow,
+        [dict(run_id=run_id, kind="incident" if incident else "nightly", partition=day, scope=scope,
+              started_at=started, finished_at=None,
+              summary=canonical_json({"fingerprint": fingerprint, "settings": settings}))],
     )
 
 
@@ -268,6 +275,9 @@ def classify_day(store: Store, config: AppConfig, day: str, *, only: list[str]) 
             dict(session_id=session.session_id, day=_home_day(session, day), intent=c.intent, outcome=c.outcome,
                  signature=c.signature, evidence=canonical_json(c.evidence))
         )
+        if len(rows) >= CHUNK:  # written a chunk at a time: the day's rows are never all held
+            store.upsert(ClassificationRow, rows)
+            rows = []
     store.upsert(ClassificationRow, rows)
     return cells
 
@@ -288,15 +298,20 @@ def _classifications(store: Store, day: str, only: list[str] | None = None) -> d
     }
 
 
+_SAMPLE_KEYS = (ClassificationRow.session_id, ClassificationRow.intent, ClassificationRow.outcome, ClassificationRow.signature)
+_SAMPLE_ORDER = (ClassificationRow.signature, ClassificationRow.session_id)
+
+
 def sample_day(store: Store, config: AppConfig, day: str, *, scope: str, only: list[str]) -> StratifiedSample:
-    items = sorted(_classifications(store, day, only).items())
     if only:
+        items = sorted(_classifications(store, day, only).items())
         every = max(1, len(items))  # the on-call path drafts every session of its incident
         sample = stratified_sample(
             items, config.taskgen.sampling.model_copy(update={"easy_cell_cap": every, "default_quota": every})
         )
-    else:
-        sample = stratified_sample(items, config.taskgen.sampling)
+    else:  # the day's classifications streamed by signature into per-cell reservoirs
+        sample = sample_by_signature(store.stream(_SAMPLE_KEYS, ClassificationRow.day == day, order_by=_SAMPLE_ORDER),
+                                     config.taskgen.sampling)
     store.upsert(
         SampleRow,
         [dict(day=day, scope=scope, selected=canonical_json(sample.selected),

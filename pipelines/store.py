@@ -548,6 +548,14 @@ class Store:
         with self.session(raw=raw) as s:
             return list(s.execute(select(column).where(*where)).scalars())
 
+    def stream(self, columns: Sequence[Any], *where, order_by: Sequence[Any] = (), raw: bool = False,
+               batch: int = 5000) -> Iterator[tuple]:
+        """The matching rows' `columns`, in `order_by` order, fetched `batch` rows at a time (not all held)."""
+        with self.session(raw=raw) as s:
+            query = select(*columns).where(*where).order_by(*order_by)
+            for row in s.execute(query.execution_options(yield_per=batch)):
+                yield tuple(row)
+
     def count(self, model: type[SQLModel], *where, raw: bool = False) -> int:
         with self.session(raw=raw) as s:
             return s.exec(select(func.count()).select_from(model).where(*where)).scalar_one()
