@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections import defaultdict
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -91,7 +92,9 @@ def run_day(root: Path, sessions: int, *, seed: int, workers: int) -> dict:
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
     print(f"generating one day of {sessions} sessions ...", flush=True)
+    started = time.perf_counter()
     generate_drop(folder / "drop", sessions=sessions, days=1, seed=seed, start=START)
+    generated = time.perf_counter() - started
     config = _write_config(folder, folder / "drop")
     env = dict(os.environ, TRACE2TASK_SECRET=SECRET)
     print(f"trace2task run --all, {sessions} sessions, {workers} workers ...", flush=True)
@@ -112,6 +115,7 @@ def run_day(root: Path, sessions: int, *, seed: int, workers: int) -> dict:
         "stage_shares": {k: round(v / measured.seconds, 3) for k, v in stages.items()},
         "other_seconds": round(measured.seconds - sum(stages.values()), 3),
         "exit_code": measured.returncode,
+        "generate_seconds": round(generated, 3),
     }
 
 

@@ -114,19 +114,37 @@ def _continued(store: Store, day: str) -> dict[str, str]:
 
 
 def _records_for(store: Store, continued: dict[str, str]) -> Callable[[list[str]], list[RawRecord]]:
+    """`records_for` of `assemble_in_chunks`: the sessions' records, their traces' records (and
+    those of the unnamed traces that continue them), the records linking to them and their
+    tickets' threads, read as plain rows (no ORM objects: this is most of a day's reading)."""
     by_session: dict[str, list[str]] = {}
     for trace_id, session_id in continued.items():
         by_session.setdefault(session_id, []).append(trace_id)
+    r, link = _RECORD.c, _LINK.c
 
     def records_for(ids: list[str]) -> list[RawRecord]:
-        rows = {row.sha256: row for row in store.raw_records_for_sessions(ids)}
-        traces = sorted({t for sid in ids for t in by_session.get(sid, [])} - {r.trace_id for r in rows.values()})
-        for start in range(0, len(traces), 900):
-            for row in store.rows(RawRecordRow, RawRecordRow.trace_id.in_(traces[start : start + 900]), raw=True):
-                rows.setdefault(row.sha256, row)
-        return [_raw_record(row) for row in rows.values()]
+        found: dict[str, object] = {}
+        with store.raw_engine.connect() as conn:
+            def add(*where) -> None:
+                for row in conn.execute(select(_RECORD).where(*where)):
+                    found.setdefault(row.sha256, row)
+
+            add(r.session_id.in_(ids))
+            traces = {row.trace_id for row in found.values() if row.trace_id}
+            traces |= {trace for sid in ids for trace in by_session.get(sid, [])}
+            for chunk in _chunks(sorted(traces)):
+                add(r.trace_id.in_(chunk))
+            add(r.sha256.in_(select(link.sha256).where(link.session_id.in_(ids))))
+            for chunk in _chunks(sorted({row.thread for row in found.values() if row.thread})):
+                add(r.thread.in_(chunk))
+        return [_raw_record(row) for row in found.values()]
 
     return records_for
+
+
+def _chunks(values: list, size: int = 900) -> Iterator[list]:
+    for start in range(0, len(values), size):
+        yield values[start : start + size]
 
 
 def _unclaimed(store: Store, day: str, continued: dict[str, str]) -> list[QuarantinedRecord]:
