@@ -24,10 +24,9 @@ from ingest.config import IngestConfig
 from ingest.error_templates import templates_for
 from ingest.models import QuarantinedRecord, RawRecord, Session
 
-from .store import RawLinkRow, RawRecordRow, RawSessionRow, Store, day_of
-
-CHUNK = 200
-"""Sessions assembled, written or read at a time."""
+from pipelines.stages.partition import CHUNK, session_day
+from pipelines.store.repository import Store
+from pipelines.store.rows import RawLinkRow, RawRecordRow, RawSessionRow
 
 _RECORD = RawRecordRow.__table__
 _LINK = RawLinkRow.__table__
@@ -66,15 +65,16 @@ def day_hashes(store: Store, day: str) -> Iterator[str]:
             yield sha
 
 
-def day_fingerprint(store: Store, day: str, digest: str) -> str:
-    """`stages.day_fingerprint` of the day's hashes, hashed as they stream in sorted order."""
+def streamed_fingerprint(store: Store, day: str, digest: str) -> str:
+    """`fingerprint.day_fingerprint` of the day's hashes, hashed as they stream in sorted order."""
     fingerprint = hashlib.sha256(digest.encode("utf-8"))
     for sha in day_hashes(store, day):
         fingerprint.update(sha.encode("utf-8"))
     return fingerprint.hexdigest()
 
 
-def _raw_record(row) -> RawRecord:
+def raw_record(row) -> RawRecord:
+    """A raw-zone row (ORM object or plain row) as the record it was landed from."""
     occurred = row.occurred_at
     return RawRecord(
         source=row.source, kind=row.kind, external_id=row.external_id, file=row.file, position=row.position,
@@ -89,8 +89,8 @@ def _in_day(day: str):
 
 def _candidate_sessions(store: Store, day: str) -> list[str]:
     """Every session id the day's records name or link to (a superset of the sessions they make)."""
-    named = store.distinct(RawRecordRow.session_id, _in_day(day), RawRecordRow.session_id.is_not(None), raw=True)
-    linked = store.distinct(RawLinkRow.session_id, RawLinkRow.sha256.in_(day_records(day)), raw=True)
+    named = store.distinct(RawRecordRow.session_id, _in_day(day), RawRecordRow.session_id.is_not(None))
+    linked = store.distinct(RawLinkRow.session_id, RawLinkRow.sha256.in_(day_records(day)))
     return sorted(set(named) | set(linked))
 
 
@@ -109,8 +109,8 @@ def _continued(store: Store, day: str) -> dict[str, str]:
     such traces are there (a framework that names no conversation, such as the OpenAI Agents SDK)."""
     if not _unnamed_traces(store, day):
         return {}
-    rows = store.rows(RawRecordRow, _in_day(day), RawRecordRow.kind.in_(("span", "genai_event")), raw=True)
-    return continued_runs(_raw_record(row) for row in rows)
+    rows = store.rows(RawRecordRow, _in_day(day), RawRecordRow.kind.in_(("span", "genai_event")))
+    return continued_runs(raw_record(row) for row in rows)
 
 
 def _records_for(store: Store, continued: dict[str, str]) -> Callable[[list[str]], list[RawRecord]]:
@@ -137,7 +137,7 @@ def _records_for(store: Store, continued: dict[str, str]) -> Callable[[list[str]
             add(r.sha256.in_(select(link.sha256).where(link.session_id.in_(ids))))
             for chunk in _chunks(sorted({row.thread for row in found.values() if row.thread})):
                 add(r.thread.in_(chunk))
-        return [_raw_record(row) for row in found.values()]
+        return [raw_record(row) for row in found.values()]
 
     return records_for
 
@@ -152,28 +152,24 @@ def _unclaimed(store: Store, day: str, continued: dict[str, str]) -> list[Quaran
     names no session, with the spans of its trace and the records of its ticket thread."""
     found: dict[tuple, QuarantinedRecord] = {}
     ids = store.values(RawRecordRow.sha256, _in_day(day), RawRecordRow.session_id.is_(None),
-                       RawRecordRow.kind != "span", raw=True)
+                       RawRecordRow.kind != "span")
     ids.sort()
     for start in range(0, len(ids), 900):
-        chunk = {row.sha256: row for row in store.rows(RawRecordRow, RawRecordRow.sha256.in_(ids[start : start + 900]), raw=True)}
+        chunk = {row.sha256: row for row in store.rows(RawRecordRow, RawRecordRow.sha256.in_(ids[start : start + 900]))}
         traces = sorted({row.trace_id for row in chunk.values() if row.trace_id})
         threads = sorted({row.thread for row in chunk.values() if row.thread})
         context = {}
         for part in range(0, len(traces), 900):
             context.update((r.sha256, r) for r in store.rows(
-                RawRecordRow, RawRecordRow.trace_id.in_(traces[part : part + 900]), RawRecordRow.kind == "span", raw=True))
+                RawRecordRow, RawRecordRow.trace_id.in_(traces[part : part + 900]), RawRecordRow.kind == "span"))
         for part in range(0, len(threads), 900):
             context.update((r.sha256, r) for r in store.rows(
-                RawRecordRow, RawRecordRow.thread.in_(threads[part : part + 900]), RawRecordRow.kind == "ticket", raw=True))
-        records = [_raw_record(row) for row in {**context, **chunk}.values()]
+                RawRecordRow, RawRecordRow.thread.in_(threads[part : part + 900]), RawRecordRow.kind == "ticket"))
+        records = [raw_record(row) for row in {**context, **chunk}.values()]
         for entry in unclaimed_records(records, continued=continued):
             if entry.sha256 in chunk:
                 found[(entry.source, entry.file, entry.position, entry.reason)] = entry
     return [found[key] for key in sorted(found)]
-
-
-def _session_day(session: Session) -> str | None:
-    return day_of(session.started_at or session.ended_at)
 
 
 def assemble_day_in_chunks(store: Store, config: IngestConfig, day: str) -> tuple[int, list[QuarantinedRecord]]:
@@ -193,14 +189,13 @@ def assemble_day_in_chunks(store: Store, config: IngestConfig, day: str) -> tupl
     def flush(sessions: list[Session]) -> None:
         store.upsert(
             RawSessionRow,
-            [dict(session_id=s.session_id, day=_session_day(s) or day, body=s.model_dump_json(), assembled_at=now)
-             for s in sessions],
-            raw=True,
+            [dict(session_id=s.session_id, day=session_day(s) or day, body=s.model_dump_json(), assembled_at=now)
+             for s in sessions]
         )
 
     for session in assemble_in_chunks(candidates, _records_for(store, continued), config, chunk=CHUNK, continued=continued):
         messages |= error_messages([session])
-        if _session_day(session) not in (day, None):
+        if session_day(session) not in (day, None):
             continue
         batch.append(session)
         if session.signals.errors:
@@ -212,7 +207,7 @@ def assemble_day_in_chunks(store: Store, config: IngestConfig, day: str) -> tupl
     written += len(batch)
     templates = templates_for(messages)
     for start in range(0, len(with_errors), CHUNK):
-        rows = store.rows(RawSessionRow, RawSessionRow.session_id.in_(with_errors[start : start + CHUNK]), raw=True)
+        rows = store.rows(RawSessionRow, RawSessionRow.session_id.in_(with_errors[start : start + CHUNK]))
         sessions = [Session.model_validate_json(row.body) for row in sorted(rows, key=lambda r: r.session_id)]
         assign_templates(sessions, templates)
         flush(sessions)

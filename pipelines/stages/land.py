@@ -17,8 +17,9 @@ from ingest.config import IngestConfig
 from ingest.models import QuarantinedRecord, RawRecord
 from ingest.readers import list_source_files, read_file
 
-from .store import CursorRow, Store
-from .telemetry import stage_span
+from pipelines.store.rows import CursorRow
+from pipelines.store.repository import Store
+from pipelines.telemetry import stage_span
 
 BATCH = 2000
 LINE_FORMATS = {".jsonl", ".log"}  # read line by line, so an appended file resumes at its cursor

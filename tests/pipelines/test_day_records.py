@@ -9,9 +9,10 @@ from ingest.assemble import assemble_sessions
 from ingest.config import IngestConfig
 from ingest.demo import generate_drop
 from ingest.models import SOURCES, Session
-from pipelines import day_assembly
-from pipelines.landing import land_source
-from pipelines.store import RawLinkRow, RawRecordRow, RawSessionRow, day_of
+from pipelines.stages import day_records
+from pipelines.stages.land import land_source
+from pipelines.store.repository import day_of
+from pipelines.store.rows import RawLinkRow, RawRecordRow, RawSessionRow
 
 from test_pipeline_store import store  # noqa: F401 - the store fixture, on SQLite and on PostgreSQL
 
@@ -34,25 +35,25 @@ def landed(store, tmp_path, monkeypatch):  # noqa: F811 - the imported fixture
     generate_drop(tmp_path / "drop", sessions=40, days=2, seed=3, start=date(2026, 11, 16))
     for source in SOURCES:
         land_source(store, tmp_path / "drop", source, IngestConfig(), run_id="t", default_day="2026-11-16")
-    monkeypatch.setattr(day_assembly, "CHUNK", 3)  # many chunks, so sessions meet across them
+    monkeypatch.setattr(day_records, "CHUNK", 3)  # many chunks, so sessions meet across them
     return store
 
 
 def test_chunked_days_equal_the_day_assembled_at_once(landed):
     config = IngestConfig()
-    rows, links = landed.rows(RawRecordRow, raw=True), landed.rows(RawLinkRow, raw=True)
+    rows, links = landed.rows(RawRecordRow), landed.rows(RawLinkRow)
     days = sorted({r.day for r in rows if r.day})
     assert len(days) >= 2
     templated = unclaimed = 0
     for day in days:
         hashes = _one_link_away(rows, links, day)
-        assert list(day_assembly.day_hashes(landed, day)) == hashes
-        records = [day_assembly._raw_record(r) for r in rows if r.sha256 in set(hashes)]
+        assert list(day_records.day_hashes(landed, day)) == hashes
+        records = [day_records.raw_record(r) for r in rows if r.sha256 in set(hashes)]
         whole = assemble_sessions(records, config)
         expected = [s for s in whole.sessions if day_of(s.started_at or s.ended_at) in (day, None)]
-        landed.delete(RawSessionRow, raw=True)
-        written, quarantined = day_assembly.assemble_day_in_chunks(landed, config, day)
-        got = sorted(landed.rows(RawSessionRow, raw=True), key=lambda r: r.session_id)
+        landed.delete(RawSessionRow)
+        written, quarantined = day_records.assemble_day_in_chunks(landed, config, day)
+        got = sorted(landed.rows(RawSessionRow), key=lambda r: r.session_id)
         assert written == len(expected)
         assert [Session.model_validate_json(r.body) for r in got] == expected
         assert quarantined == whole.quarantined
