@@ -6,11 +6,11 @@ from collections import Counter
 
 from ingest.models import canonical_json
 from taskgen.classify import classify
-from taskgen.sample import StratifiedSample, stratified_sample
+from taskgen.sample import StratifiedSample, sample_by_signature, stratified_sample
 from taskgen.sample import coverage_markdown as _coverage_markdown
 
 from pipelines.stages.context import RunContext
-from pipelines.stages.partition import classifications, home_day, raw_sessions
+from pipelines.stages.partition import CHUNK, classifications, home_day, raw_sessions
 from pipelines.store.rows import ClassificationRow, SampleRow
 from pipelines.store.repository import Store
 
@@ -24,6 +24,9 @@ def classify_day(store: Store, run: RunContext, day: str, *, only: list[str]) ->
             dict(session_id=session.session_id, day=home_day(session, day), intent=c.intent, outcome=c.outcome,
                  signature=c.signature, evidence=canonical_json(c.evidence))
         )
+        if len(rows) >= CHUNK:  # written a chunk at a time: the day's rows are never all held
+            store.upsert(ClassificationRow, rows)
+            rows = []
     store.upsert(ClassificationRow, rows)
     return cells
 
@@ -34,15 +37,20 @@ def strata_markdown(cells: Counter) -> str:
     return "\n".join(lines)
 
 
+_SAMPLE_KEYS = (ClassificationRow.session_id, ClassificationRow.intent, ClassificationRow.outcome, ClassificationRow.signature)
+_SAMPLE_ORDER = (ClassificationRow.signature, ClassificationRow.session_id)
+
+
 def sample_day(store: Store, run: RunContext, day: str, *, scope: str, only: list[str]) -> StratifiedSample:
-    items = sorted(classifications(store, day, only).items())
     if only:
+        items = sorted(classifications(store, day, only).items())
         every = max(1, len(items))  # the on-call path drafts every session of its incident
         sample = stratified_sample(
             items, run.config.taskgen.sampling.model_copy(update={"easy_cell_cap": every, "default_quota": every})
         )
-    else:
-        sample = stratified_sample(items, run.config.taskgen.sampling)
+    else:  # the day's classifications streamed by signature into per-cell reservoirs
+        sample = sample_by_signature(store.stream(_SAMPLE_KEYS, ClassificationRow.day == day, order_by=_SAMPLE_ORDER),
+                                     run.config.taskgen.sampling)
     store.upsert(
         SampleRow,
         [dict(day=day, scope=scope, selected=canonical_json(sample.selected),
