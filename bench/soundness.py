@@ -493,6 +493,7 @@ def main() -> None:
     report: dict[str, Any] = {"count": args.count}
     if (args.source, args.offset) != ("tau", 0):
         report.update(source=args.source, offset=args.offset)
+    failures: list[str] = []
     for name, variant in (("tau", False), ("variant", True)):
         folder = work / name
         shutil.rmtree(folder, ignore_errors=True)
@@ -500,6 +501,7 @@ def main() -> None:
         completed = run_pipeline(config)
         report[name] = {"pipeline_exit": completed.returncode, **measure(config)}
         print(name, json.dumps(report[name], indent=1), flush=True)
+        failures += [f"{name}: {reason}" for reason in run_failures(completed, report[name])]
         if args.sample and not variant:
             write_sample(config, args.sample, args.sample_file, f"{args.source} tasks {args.offset}..{args.offset + args.count - 1}")
     RESULTS.mkdir(exist_ok=True)
@@ -507,6 +509,26 @@ def main() -> None:
     (RESULTS / name).write_text(json.dumps(report, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
+    if failures:
+        print("soundness: the figures above do not measure a whole run:", file=sys.stderr)
+        for failure in failures:
+            print(f"  {failure}", file=sys.stderr)
+        sys.exit(1)
+
+
+_FAILED_LINE = re.compile(r"fail|error|check", re.IGNORECASE)
+
+
+def run_failures(completed: subprocess.CompletedProcess, figures: dict[str, Any]) -> list[str]:
+    """Why a drop's figures are not a measurement: the pipeline's exit status with the lines of its output
+    that say what failed (a failed check names itself there), or a run that drafted no pair at all."""
+    failures = []
+    if completed.returncode != 0:
+        said = [line.strip() for line in f"{completed.stdout}\n{completed.stderr}".splitlines() if _FAILED_LINE.search(line)]
+        failures.append(f"the pipeline exited {completed.returncode}: " + (" | ".join(said[-8:]) or "it said nothing about why"))
+    if not figures.get("pairs"):
+        failures.append(f"no pair was drafted from {figures.get('sessions_scrubbed', 0)} scrubbed sessions")
+    return failures
 
 
 if __name__ == "__main__":

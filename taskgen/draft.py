@@ -156,7 +156,7 @@ def draft_pair(
     """
     config = config or TaskgenConfig()
     policy = policy if policy is not None else domain.policy
-    actor = domain.actor(session)
+    actor = domain.actor(session, seed)
     positive_plan = domain.plan_positive(session, classification, seed, actor, policy)
     # Both tasks carry the positive's scope sentence: the same request, about the same one order.
     prompt = "\n\n".join(part for part in (positive_plan.scope, user_prompt(session)) if part)
@@ -170,7 +170,9 @@ def draft_pair(
         for entry in seed.uncertain
     ]
 
-    views = [AgentView(prompt=prompt, intent=classification.intent, actor=who, clock=seed.clock) for who in (actor, negative_plan.actor)]
+    negative_prompt = negative_plan.prompt or prompt
+    views = [AgentView(prompt=words, intent=classification.intent, actor=who, clock=seed.clock)
+             for words, who in ((prompt, actor), (negative_prompt, negative_plan.actor))]
     needed_turns = max(reference_turns(seed, domain, views[0]), reference_turns(negative_seed, domain, views[1]))
     pair_id = pair_id_for(session.session_id)
     pair_hash = pair_id.removeprefix("pair-")
@@ -215,6 +217,6 @@ def draft_pair(
         synthetic=True,
         boundary=negative_plan.boundary,
         boundary_question=negative_plan.boundary_question,
-        **common,
+        **{**common, "prompt": negative_prompt},
     )
     return DraftPair(positive=positive, negative=negative, negative_seed=negative_seed)

@@ -43,9 +43,11 @@ def test_a_changed_column_outside_the_task_fails_and_the_expected_one_does_not(d
     reply = ("send_reply", {"text": "Cancelled."})
     env = _trial(domain, seed, cancel, reply)
     assert grade(pair.positive, env.state, env.calls, seed.state).passed
-    moved = _trial(domain, seed, cancel, reply, ("update_address", {"customer_id": "cus_1001", "address": "1 Elm St, Dayton, OH 45402"}))
+    moved = _trial(domain, seed, cancel, reply)
+    moved.state["customer"]["cus_1002"]["address"] = "1 Elm St, Dayton, OH 45402"  # no tool of the task writes it
     verdict = grade(pair.positive, moved.state, moved.calls, seed.state)
-    assert "changed outside the task: customer cus_1001 changed (address)" in verdict.reasons
+    assert verdict.failed_checks == ["nothing_else_changed"]
+    assert "changed outside the task: customer cus_1002 changed (address)" in verdict.reasons
     removed = _trial(domain, seed, cancel, reply)
     del removed.state["payment"]["pay_5"]
     assert grade(pair.positive, removed.state, removed.calls, seed.state).reasons == ["changed outside the task: payment pay_5 removed"]

@@ -245,3 +245,42 @@ def test_a_request_outside_the_tools_of_several_words_is_read_as_the_phrase(doma
     view = AgentView(prompt="Please change the  Size of my kettle order.", intent="other", actor={"customer_id": "cus_1001"}, clock=format_timestamp(CLOCK))
     reference.reference_agent(domain.policy)(view, env)
     assert [call.name for call in env.calls] == ["escalate_to_human", "send_reply"]
+
+
+@pytest.mark.parametrize(
+    ("intent", "prompt", "status", "action"),
+    [
+        # a pending order cannot be returned, but the item change the customer asks for is a human's to make
+        ("return_label", "I want to modify #W1000002: take the speaker out, or I return it later.", "processing", "escalate"),
+        ("cancellation", "Please exchange the kettle in #W1000001, or cancel it.", "delivered", "escalate"),
+        # a change merely mentioned, not asked for, leaves the refusal
+        ("return_label", "A return label for #W1000002 please, not an exchange.", "processing", "decline"),
+        ("refund", "I don't want to exchange #W1000001, refund it.", "shipped", "decline"),
+        # the tool is allowed: the customer's own request is done, a fallback change does not override it
+        ("cancellation", "Cancel #W1000002 if you cannot exchange the kettle.", "processing", "cancel"),
+    ],
+)
+def test_a_change_only_a_human_can_make_is_handed_over_where_the_status_rules_the_tool_out(taxonomy, domain, intent, prompt, status, action):
+    """Drafter and reference agent agree: both are written from the policy's `requests_outside_tools`."""
+    state = _state(status=status, delivered=timedelta(days=3) if status == "delivered" else None)
+    order_id = "#W1000002" if "#W1000002" in prompt else "#W1000001"
+    if order_id == "#W1000002":
+        state["order"]["#W1000002"]["status"] = status
+    decision = rules.decide(intent, prompt, state, {"customer_id": "cus_1001"}, CLOCK, domain.policy, order_id)
+    assert decision.action == action
+    env = domain.environment(freeze_seed(state, CLOCK))
+    reference.reference_agent(domain.policy)(AgentView(prompt=prompt, intent=intent, actor={"customer_id": "cus_1001"}, clock=format_timestamp(CLOCK)), env)
+    handed = any(call.name == "escalate_to_human" for call in env.calls)
+    assert handed is (action == "escalate")
+
+
+def test_a_change_only_a_human_can_make_on_another_customers_order_is_refused_not_handed_on(domain):
+    state = _state()
+    prompt = "I'd like to exchange the kettle in #W1000003 for a blue one."
+    decision = rules.decide("other", prompt, state, {"customer_id": "cus_1001"}, CLOCK, domain.policy, "#W1000003")
+    assert (decision.action, decision.rule) == ("decline", "not_order_owner")
+    assert rules.decide("other", prompt, state, {"customer_id": "cus_1002"}, CLOCK, domain.policy, "#W1000003").action == "escalate"
+    env = domain.environment(freeze_seed(state, CLOCK))
+    reference.reference_agent(domain.policy)(AgentView(prompt=prompt, intent="other", actor={"customer_id": "cus_1001"}, clock=format_timestamp(CLOCK)), env)
+    assert not any(call.name == "escalate_to_human" for call in env.calls)
+    assert "not on your account" in env.state["reply"]["reply-0001"]["text"]

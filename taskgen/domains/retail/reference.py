@@ -84,9 +84,11 @@ def _hand_over(env: Environment, reason: str) -> None:
     env.call("send_reply", text=HANDED_OVER)
 
 
-def _refund(order: dict, env: Environment, clock: datetime, policy: RetailPolicy) -> None:
+def _refund(order: dict, env: Environment, clock: datetime, policy: RetailPolicy, human_can: bool = False) -> None:
     order_id = order["id"]
-    if order.get("status") not in policy.refundable_statuses or not _inside_return_window(order, clock, policy):
+    if order.get("status") not in policy.refundable_statuses:
+        return _hand_over(env, "a change the tools cannot carry out") if human_can else _refuse(env, f"refund order {order_id}")
+    if not _inside_return_window(order, clock, policy):
         return _refuse(env, f"refund order {order_id}")
     remaining = int(order.get("total_cents", 0)) - _already_refunded(env, order_id)
     if remaining <= 0:
@@ -97,16 +99,18 @@ def _refund(order: dict, env: Environment, clock: datetime, policy: RetailPolicy
     env.call("send_reply", text=f"I have refunded {remaining / 100:.2f} for order {order_id}.")
 
 
-def _return_label(order: dict, env: Environment, clock: datetime, policy: RetailPolicy) -> None:
-    if order.get("status") not in policy.returnable_statuses or not _inside_return_window(order, clock, policy):
+def _return_label(order: dict, env: Environment, clock: datetime, policy: RetailPolicy, human_can: bool = False) -> None:
+    if order.get("status") not in policy.returnable_statuses:
+        return _hand_over(env, "a change the tools cannot carry out") if human_can else _refuse(env, f"create a return label for order {order['id']}")
+    if not _inside_return_window(order, clock, policy):
         return _refuse(env, f"create a return label for order {order['id']}")
     env.call("create_return_label", order_id=order["id"])
     env.call("send_reply", text=f"Here is the return label for order {order['id']}.")
 
 
-def _cancel(order: dict, env: Environment, policy: RetailPolicy) -> None:
+def _cancel(order: dict, env: Environment, policy: RetailPolicy, human_can: bool = False) -> None:
     if order.get("status") not in policy.cancellable_statuses:
-        return _refuse(env, f"cancel order {order['id']}")
+        return _hand_over(env, "a change the tools cannot carry out") if human_can else _refuse(env, f"cancel order {order['id']}")
     env.call("cancel_order", order_id=order["id"])
     env.call("send_reply", text=f"Order {order['id']} is cancelled.")
 
@@ -127,26 +131,46 @@ def _change_address(view: AgentView, env: Environment, policy: RetailPolicy) -> 
 
 
 def _order_request(view: AgentView, env: Environment, policy: RetailPolicy) -> None:
+    """An order's status that rules the asked tool out still lets a human make a change the customer
+    also asks for (an item change on a pending order): then the request is handed over, not refused."""
     order = _named_order(view, env) or _only_order(view, env)
     if order is None:
         return _refuse(env, "find that order")
     if order.get("customer_id") != view.actor.get("customer_id"):
         return _refuse(env, "help with an order that is not on your account")
     clock = parse_timestamp(view.clock)
+    human_can = _outside_tools(view, policy)
     if view.intent == "refund":
-        return _refund(order, env, clock, policy)
+        return _refund(order, env, clock, policy, human_can)
     if view.intent == "return_label":
-        return _return_label(order, env, clock, policy)
+        return _return_label(order, env, clock, policy, human_can)
     if view.intent == "cancellation":
-        return _cancel(order, env, policy)
+        return _cancel(order, env, policy, human_can)
     tracking = f" Its tracking number is {order['tracking_number']}." if order.get("tracking_number") else ""
     env.call("send_reply", text=f"Your order {order['id']} is {str(order.get('status', '')).replace('_', ' ')}.{tracking}")
 
 
+_REFUSED_WORDS = {"not", "no", "never", "without", "dont", "don't", "doesn't", "didn't", "won't", "isn't"}
+
+
 def _outside_tools(view: AgentView, policy: RetailPolicy) -> bool:
-    """policy.yaml `requests_outside_tools`: the customer asks for something only a human can do."""
+    """policy.yaml `requests_outside_tools`: the customer asks for something only a human can do (a
+    phrase with a 'not' among the three words before it is not asked for: "a refund, not an exchange")."""
     text = " ".join(view.prompt.lower().split())
-    return any(re.search(rf"(?<!\w){re.escape(' '.join(phrase.lower().split()))}(?!\w)", text) for phrase in policy.requests_outside_tools)
+    for phrase in policy.requests_outside_tools:
+        for found in re.finditer(rf"(?<!\w){re.escape(' '.join(phrase.lower().split()))}(?!\w)", text):
+            before = re.findall(r"[a-z']+", text[: found.start()])[-3:]
+            if not any(word in _REFUSED_WORDS or word.endswith("n't") for word in before):
+                return True
+    return False
+
+
+def _outside_request(view: AgentView, env: Environment, policy: RetailPolicy) -> None:
+    """Only a human can do it, and only for the order's owner: an order of someone else is refused."""
+    order = _named_order(view, env)
+    if order is not None and order.get("customer_id") != view.actor.get("customer_id"):
+        return _refuse(env, "help with an order that is not on your account")
+    return _hand_over(env, "a request the tools cannot carry out")
 
 
 def _signed_in(view: AgentView, env: Environment) -> bool:
@@ -164,7 +188,7 @@ def reference_agent(policy: RetailPolicy) -> Agent:
         if acting and policy.identity_required and not _signed_in(view, env):
             return _refuse(env, "help with your account or orders before you sign in")
         if outside:
-            return _hand_over(env, "a request the tools cannot carry out")
+            return _outside_request(view, env, policy)
         if view.intent == "account_access":
             return _hand_over(env, "account access")
         if view.intent == "address_change":

@@ -145,10 +145,21 @@ def _decide_address(prompt: str, state: StateRows, actor: dict[str, str], policy
 ORDER_INTENTS = ("refund", "return_label", "cancellation", "order_status")
 
 
+_NEGATED = re.compile(r"\b(?:not|no|never|without|n't)\b(?:\W+\w+){0,2}\W*$|n't(?:\W+\w+){0,2}\W*$")
+
+
 def _outside_tools(prompt: str, policy: RetailPolicy) -> bool:
-    """The request asks for something only a human can do (the policy's `requests_outside_tools`)."""
+    """The request asks for something only a human can do (the policy's `requests_outside_tools`), not
+    merely mentions it ("a refund, not an exchange")."""
     lowered = " ".join(prompt.lower().split())
-    return any(re.search(r"\b" + re.escape(phrase.lower()) + r"\b", lowered) for phrase in policy.requests_outside_tools)
+    for phrase in policy.requests_outside_tools:
+        for match in re.finditer(r"\b" + re.escape(phrase.lower()) + r"\b", lowered):
+            if not _NEGATED.search(lowered[: match.start()]):
+                return True
+    return False
+
+
+_STATUS_REFUSALS = ("status_not_refundable", "status_not_returnable", "status_not_cancellable")
 
 
 def decide(
@@ -166,6 +177,10 @@ def decide(
     if intent == "address_change":
         return _decide_address(prompt, state, actor, policy)
     if intent not in ORDER_INTENTS:
+        # Only a human can do it, for the order's owner: someone else's order is refused, not handed on.
+        order = state.get("order", {}).get(order_id or "")
+        if order is not None and order.get("customer_id") != actor.get("customer_id"):
+            return Decision(action="decline", rule="not_order_owner", order_id=order_id)
         return Decision(action="escalate", rule="outside_agent_tools", order_id=order_id)
     if order_id is None:
         return Decision(action="decline", rule="order_not_found")
@@ -173,9 +188,15 @@ def decide(
     if refusal is not None:
         return refusal
     if intent == "refund":
-        return _decide_refund(order_id, state, clock, policy)
-    if intent == "return_label":
-        return _decide_return(order_id, state, clock, policy)
-    if intent == "cancellation":
-        return _decide_cancel(order_id, state, policy)
-    return Decision(action="inform", rule="order_status_lookup", order_id=order_id)
+        decision = _decide_refund(order_id, state, clock, policy)
+    elif intent == "return_label":
+        decision = _decide_return(order_id, state, clock, policy)
+    elif intent == "cancellation":
+        decision = _decide_cancel(order_id, state, policy)
+    else:
+        return Decision(action="inform", rule="order_status_lookup", order_id=order_id)
+    if decision.rule in _STATUS_REFUSALS and outside:
+        # The order's status rules the tool out, but the customer also asks for a change only a human
+        # can make (an item change on a pending order): that goes to a human, not a refusal.
+        return Decision(action="escalate", rule="outside_agent_tools", order_id=order_id)
+    return decision
