@@ -284,3 +284,25 @@ def test_a_change_only_a_human_can_make_on_another_customers_order_is_refused_no
     reference.reference_agent(domain.policy)(AgentView(prompt=prompt, intent="other", actor={"customer_id": "cus_1001"}, clock=format_timestamp(CLOCK)), env)
     assert not any(call.name == "escalate_to_human" for call in env.calls)
     assert "not on your account" in env.state["reply"]["reply-0001"]["text"]
+
+
+@pytest.mark.parametrize(
+    ("intent", "prompt", "status", "writes"),
+    [
+        ("return_label", "I want to return the kettle in #W1000002. If it cannot be returned, see if it can be canceled.", "processing", ["cancel_order"]),
+        ("return_label", "Swap the lamp in #W1000002 for a coat. If there is no way, return it. If there are any issues, cancel the entire order.",
+         "processing", ["cancel_order"]),  # a return is ruled out too: the next fallback
+        ("cancellation", "Cancel #W1000001. If you can't, I want to return it.", "delivered", ["create_return_label"]),
+        ("return_label", "I want to return the kettle in #W1000002.", "processing", []),  # no fallback said: a refusal
+    ],
+)
+def test_the_customers_own_fallback_is_what_a_correct_agent_does_when_the_first_request_cannot_be(domain, intent, prompt, status, writes):
+    state = _state(status=status, delivered=timedelta(days=3) if status == "delivered" else None)
+    state["order"]["#W1000002"]["status"] = status if "#W1000002" in prompt else state["order"]["#W1000002"]["status"]
+    order_id = "#W1000002" if "#W1000002" in prompt else "#W1000001"
+    decision = rules.decide(intent, prompt, state, {"customer_id": "cus_1001"}, CLOCK, domain.policy, order_id)
+    expected = {"cancel_order": "cancel", "create_return_label": "return_label"}
+    assert decision.action == (expected[writes[0]] if writes else "decline")
+    env = domain.environment(freeze_seed(state, CLOCK))
+    reference.reference_agent(domain.policy)(AgentView(prompt=prompt, intent=intent, actor={"customer_id": "cus_1001"}, clock=format_timestamp(CLOCK)), env)
+    assert [call.name for call in env.calls if call.name in ("cancel_order", "create_return_label", "refund_order")] == writes

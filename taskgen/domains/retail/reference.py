@@ -130,6 +130,35 @@ def _change_address(view: AgentView, env: Environment, policy: RetailPolicy) -> 
     env.call("send_reply", text="Your address is updated.")
 
 
+_ALLOWED_STATUSES = {"refund": "refundable_statuses", "return_label": "returnable_statuses", "cancellation": "cancellable_statuses"}
+_HANDLERS = {
+    "refund": _refund,
+    "return_label": _return_label,
+    "cancellation": lambda order, env, clock, policy, human_can: _cancel(order, env, policy, human_can),
+}
+_VERB_INTENT = (("cancel", "cancellation"), ("return", "return_label"), ("refund", "refund"))
+
+
+def _instead(prompt: str) -> list[str]:
+    """Fallbacks in the customer's words: the verb that opens what follows the comma closing an 'if'
+    clause (after 'then', 'just', 'please', 'I want to', 'see if it can be'), or what follows ', or'."""
+    wanted = []
+    lead = {"then", "just", "please", "i", "i'd", "want", "would", "like", "you", "to", "see", "if", "it", "can", "be", "don't", "care", "else"}
+    for clause in re.split(r"[.!?;]", prompt.lower()):
+        tails = []
+        if re.search(r"(?:^|\s)if\s", clause) and "," in clause:
+            tails.append(clause.split(",", 1)[1])
+        if ", or " in clause:
+            tails.append(clause.split(", or ", 1)[1])
+        for tail in tails:
+            for word in re.findall(r"[a-z']+", tail):
+                if word in lead:
+                    continue
+                wanted += [intent for verb, intent in _VERB_INTENT if word.startswith(verb)]
+                break
+    return list(dict.fromkeys(wanted))
+
+
 def _order_request(view: AgentView, env: Environment, policy: RetailPolicy) -> None:
     """An order's status that rules the asked tool out still lets a human make a change the customer
     also asks for (an item change on a pending order): then the request is handed over, not refused."""
@@ -140,12 +169,13 @@ def _order_request(view: AgentView, env: Environment, policy: RetailPolicy) -> N
         return _refuse(env, "help with an order that is not on your account")
     clock = parse_timestamp(view.clock)
     human_can = _outside_tools(view, policy)
-    if view.intent == "refund":
-        return _refund(order, env, clock, policy, human_can)
-    if view.intent == "return_label":
-        return _return_label(order, env, clock, policy, human_can)
-    if view.intent == "cancellation":
-        return _cancel(order, env, policy, human_can)
+    if view.intent in _ALLOWED_STATUSES:
+        if order.get("status") not in getattr(policy, _ALLOWED_STATUSES[view.intent]):
+            # what the customer said to do instead, if the order's status allows it
+            for intent in _instead(view.prompt):
+                if order.get("status") in getattr(policy, _ALLOWED_STATUSES[intent]):
+                    return _HANDLERS[intent](order, env, clock, policy, human_can)
+        return _HANDLERS[view.intent](order, env, clock, policy, human_can)
     tracking = f" Its tracking number is {order['tracking_number']}." if order.get("tracking_number") else ""
     env.call("send_reply", text=f"Your order {order['id']} is {str(order.get('status', '')).replace('_', ' ')}.{tracking}")
 

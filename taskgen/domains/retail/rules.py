@@ -161,6 +161,28 @@ def _outside_tools(prompt: str, policy: RetailPolicy) -> bool:
 
 _STATUS_REFUSALS = ("status_not_refundable", "status_not_returnable", "status_not_cancellable")
 
+_FALLBACK = re.compile(
+    r"\bif\b[^.!?;]*?,\s*(?:then\s+)?(?:just\s+|please\s+)?(?:i(?:'d| would)? (?:want|like) (?:you )?to\s+|see if it can be\s+)?"
+    r"(cancel|return|refund)|,\s*or(?: else)?\s+(?:just\s+)?(cancel|return|refund)",
+    re.IGNORECASE,
+)
+_FALLBACK_INTENT = {"cancel": "cancellation", "return": "return_label", "refund": "refund"}
+
+
+def fallback_intents(prompt: str) -> list[str]:
+    """What the customer says to do instead when the first request cannot be done ("if it cannot be
+    returned, cancel it"; "exchange it, or cancel the order"), in the order they say it."""
+    found = [(match.group(1) or match.group(2)).lower() for match in _FALLBACK.finditer(prompt)]
+    return list(dict.fromkeys(_FALLBACK_INTENT[verb] for verb in found))
+
+
+def _decide_order(intent: str, order_id: str, state: StateRows, clock: datetime, policy: RetailPolicy) -> Decision:
+    if intent == "refund":
+        return _decide_refund(order_id, state, clock, policy)
+    if intent == "return_label":
+        return _decide_return(order_id, state, clock, policy)
+    return _decide_cancel(order_id, state, policy)
+
 
 def decide(
     intent: str, prompt: str, state: StateRows, actor: dict[str, str], clock: datetime, policy: RetailPolicy,
@@ -187,14 +209,15 @@ def decide(
     refusal = _order_gate(order_id, state, actor)
     if refusal is not None:
         return refusal
-    if intent == "refund":
-        decision = _decide_refund(order_id, state, clock, policy)
-    elif intent == "return_label":
-        decision = _decide_return(order_id, state, clock, policy)
-    elif intent == "cancellation":
-        decision = _decide_cancel(order_id, state, policy)
-    else:
+    if intent == "order_status":
         return Decision(action="inform", rule="order_status_lookup", order_id=order_id)
+    decision = _decide_order(intent, order_id, state, clock, policy)
+    if decision.rule in _STATUS_REFUSALS:
+        # The customer's own fallback, when the order's status rules out what they asked first.
+        for other in fallback_intents(prompt):
+            instead = _decide_order(other, order_id, state, clock, policy) if other != intent else decision
+            if instead.action != "decline":
+                return instead.model_copy(update={"rule": f"customer_fallback_{instead.rule}"})
     if decision.rule in _STATUS_REFUSALS and outside:
         # The order's status rules the tool out, but the customer also asks for a change only a human
         # can make (an item change on a pending order): that goes to a human, not a refusal.
