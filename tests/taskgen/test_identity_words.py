@@ -30,10 +30,11 @@ TAU_ROWS = {
         ("My name is Chen Johnson.", None),  # a name alone verifies no one
         ("I'm Chen, zip 77004.", None),  # a zip without the full name neither
         ("My name is Chen Johnson; my order id is 9977004123.", None),  # the zip inside a longer number is no zip
-        ("My name is Chen Silva and my email is chen.johnson4204@example.com.", None),  # another customer's e-mail
+        ("It's chen.johnson4204@example.com here.", "cust_a"),  # an e-mail alone, as tau2-bench's policy allows
+        ("My name is Chen Silva and my email is chen.silva@example.co.uk.", None),  # an e-mail that is not theirs
     ],
 )
-def test_a_customer_is_identified_by_full_name_and_email_or_zip(words, who):
+def test_a_customer_is_identified_by_email_or_full_name_and_zip(words, who):
     assert identity.identified_customer(words, TAU_ROWS) == who
 
 

@@ -46,7 +46,7 @@ class RetailDomain:
     def actor(self, session: Session, seed: Seed | None = None) -> dict[str, str]:
         """The requester: the first customer id of the session, else the id a successful customer
         look-up answered with (`find_user_id_by_email` -> 'cust_…': the agent verified who asks), else
-        the one customer of the seed whose full name and e-mail or zip code the customer's words give
+        the one customer of the seed whose e-mail, or full name and zip code, the customer's words give
         (`identity.py`: the rule both tasks of a pair follow)."""
         customers = session.entity_ids.get("customer", [])
         if customers:

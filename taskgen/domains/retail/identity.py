@@ -1,9 +1,10 @@
 """Who is asking, told from the customer's own words: the identity rule a task states in its prompt.
 
 A session an app signed in names its customer (an id among the session's entities, or a customer
-look-up the agent made). A session that names none is verified the way a support desk verifies a
-caller: the words give the full name of a customer on the seed together with that customer's e-mail
-address or zip code, and no other customer of the seed fits them. The rule is the same on both
+look-up the agent made). A session that names none is verified the way tau2-bench's retail policy has
+the agent do it ("locating their user id via email, or via name + zip code"): the words give the e-mail
+address of a customer on the seed, or their full name together with their zip code, and no other
+customer of the seed fits them. The rule is the same on both
 tasks of a pair, so "verified" is never a flag the prompt does not show: the identity negative
 changes the words (the customer cannot give the details), never only the requester.
 
@@ -59,15 +60,16 @@ def said(text: str, value: str) -> bool:
 
 
 def gives_identity(text: str, row: dict[str, Any]) -> bool:
-    """The words give this customer's full name and their e-mail address or zip code."""
+    """The words give this customer's e-mail address, or their full name and their zip code."""
     found = details(row)
-    if not found["name"] or not all(said(text, word) for word in found["name"]):
-        return False
-    return any(said(text, value) for value in (*found["email"], *found["zip"]))
+    if any(said(text, value) for value in found["email"]):
+        return True
+    full_name = bool(found["name"]) and all(said(text, word) for word in found["name"])
+    return full_name and any(said(text, value) for value in found["zip"])
 
 
 def identified_customer(text: str, customers: dict[str, dict[str, Any]]) -> str | None:
-    """The one customer of the seed whose name and e-mail or zip the words give; None when none or several fit."""
+    """The one customer of the seed whose e-mail, or name and zip, the words give; None when none or several fit."""
     matching = sorted(customer_id for customer_id, row in customers.items() if gives_identity(text, row))
     return matching[0] if len(matching) == 1 else None
 

@@ -13,7 +13,9 @@ from taskgen.domains.retail import identity
 from taskgen.domains.retail.environment import WRITE_TOOLS
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.grader import holds, is_reply_check
-from taskgen.domains.retail.rules import ORDER_INTENTS, Decision, customer_orders, decide, order_ids_in, refunded_cents, requested_order_id
+from taskgen.domains.retail.rules import (
+    ORDER_INTENTS, Decision, asks_outside_tools, customer_orders, decide, order_ids_in, refunded_cents, requested_order_id,
+)
 from taskgen.domains.retail.schema import RetailSchema
 from taskgen.seeds import Seed, format_timestamp, parse_timestamp
 from taskgen.task import Expectation
@@ -562,14 +564,8 @@ def negative_words(
         return head + changed
     if boundary == "outside_request":
         sentence = _outside_sentence(policy)
-        return f"{prompt.rstrip()} {sentence}" if sentence and not _outside_request(prompt, policy) else None
+        return f"{prompt.rstrip()} {sentence}" if sentence and not asks_outside_tools(prompt, policy) else None
     return ""
-
-
-def _outside_request(prompt: str, policy: RetailPolicy) -> bool:
-    from taskgen.domains.retail.rules import _outside_tools
-
-    return _outside_tools(prompt, policy)
 
 
 def plan_negative(

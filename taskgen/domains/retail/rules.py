@@ -148,7 +148,7 @@ ORDER_INTENTS = ("refund", "return_label", "cancellation", "order_status")
 _NEGATED = re.compile(r"\b(?:not|no|never|without|n't)\b(?:\W+\w+){0,2}\W*$|n't(?:\W+\w+){0,2}\W*$")
 
 
-def _outside_tools(prompt: str, policy: RetailPolicy) -> bool:
+def asks_outside_tools(prompt: str, policy: RetailPolicy) -> bool:
     """The request asks for something only a human can do (the policy's `requests_outside_tools`), not
     merely mentions it ("a refund, not an exchange")."""
     lowered = " ".join(prompt.lower().split())
@@ -189,7 +189,7 @@ def decide(
     order_id: str | None = None,
 ) -> Decision:
     """What the policy file says the agent should do for this request on this state, about `order_id`."""
-    outside = _outside_tools(prompt, policy)
+    outside = asks_outside_tools(prompt, policy)
     if intent not in ORDER_INTENTS and intent not in ("account_access", "address_change") and not outside:
         return Decision(action="inform", rule="information_only")
     if policy.identity_required and actor.get("customer_id") not in state.get("customer", {}):
