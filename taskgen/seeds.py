@@ -114,6 +114,28 @@ def _row_seen(candidate: dict[str, Any], row_id: str, row: dict[str, Any]) -> bo
     return any(str(value) == row_id and str(row.get(key)) == row_id for key, value in candidate.items() if not isinstance(value, (dict, list)))
 
 
+def _state_named_by_call(rows: dict[str, dict[str, Any]], row_id: str, call_name: str) -> list[tuple[str, Any]]:
+    """(column, value) the row stood at before a write that is named after it: a tool such as
+    `cancel_pending_order` or `return_delivered_order_items` acts only on a row in the state its name
+    says. Read where one column's values are an enumeration (a value several rows of the kind share),
+    the call's name names exactly one of them as a word of its own, and the row now holds another."""
+    words = set(call_name.lower().split("_"))
+    row = rows[row_id]
+    found = []
+    for column, current in sorted(row.items()):
+        if not isinstance(current, str):
+            continue
+        shared: dict[str, int] = {}
+        for other in rows.values():
+            value = other.get(column)
+            if isinstance(value, str) and value.isalpha():
+                shared[value] = shared.get(value, 0) + 1
+        named = [value for value, count in shared.items() if count >= 2 and value.lower() in words and value != current]
+        if len(named) == 1 and not any(value.lower() in words for value in [current] if value.isalpha()):
+            found.append((column, named[0]))
+    return found
+
+
 def state_as_of_incident(
     session: Session, state: StateRows, clock: datetime, updated_by: dict[str, str] | None = None
 ) -> AsOfIncident:
@@ -121,7 +143,8 @@ def state_as_of_incident(
 
     Evidence in order: what the agent itself observed in its tool results (a row's first observation
     before any of the agent's own write calls naming it; its fields override the snapshot's), then the
-    snapshot. A row the incident wrote to before seeing it, or (with an `updated_by` column declared in
+    state a write that is named after it says the row was in (`cancel_pending_order` on an order now
+    'cancelled': it was 'pending'), then the snapshot. A row the incident wrote to before seeing it, or (with an `updated_by` column declared in
     the mapping) one changed after the clock and never observed, cannot be turned back: it is listed
     as uncertain, for a reviewer to settle. Rows created after the clock are already out of the snapshot."""
     restored_state = copy.deepcopy(state)
@@ -150,6 +173,10 @@ def state_as_of_incident(
                     if not _same(candidate[column], row[column]):
                         row[column] = copy.deepcopy(candidate[column])
                         restored.append(f"{kind} {row_id}: {column}")
+    for (kind, row_id), name in sorted(written.items()):
+        for column, value in _state_named_by_call(restored_state[kind], row_id, name):
+            restored_state[kind][row_id][column] = value
+            restored.append(f"{kind} {row_id}: {column} (named by the incident's own {name})")
     uncertain = [f"{kind} {row_id}: changed by the incident's own {name} before the agent saw it" for (kind, row_id), name in sorted(written.items())]
     for kind, column in sorted((updated_by or {}).items()):
         for row_id, row in sorted(restored_state.get(kind, {}).items()):

@@ -48,6 +48,8 @@ def test_the_words_without_the_details_identify_no_one_and_say_why():
     changed = identity.without_identity(words, TAU_ROWS["cust_a"])
     assert "77004" not in changed and identity.identified_customer(changed, TAU_ROWS) is None
     assert changed.startswith(identity.CANNOT_SAY) and changed.endswith("I want to cancel my order.")
+    greeted = identity.without_identity("Hi, I'm Chen Johnson. I live in Houston, 77004. Cancel my order.", TAU_ROWS["cust_a"])
+    assert greeted == f"Hi, I'm Chen Johnson. {identity.CANNOT_SAY} Cancel my order."
     long = "I'm Chen Johnson and my zip is 77004 and I want to cancel order #W1000002 because it came late and I no longer need it at all."
     assert "cancel order #W1000002" in identity.without_identity(long, TAU_ROWS["cust_a"])  # the request is kept
 

@@ -22,6 +22,7 @@ CANNOT_SAY = "I can't give the e-mail address or the zip code on my account: I d
 """What the identity negative's customer says in place of the details that would identify them."""
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_OPENING = re.compile(r"(?:hi|hello|hey|good (?:morning|afternoon|evening))\b|(?:my name is|i'm|i am) [A-Z]", re.IGNORECASE)
 
 
 def _leaves(value: Any, key: str = "") -> Iterator[tuple[str, str]]:
@@ -89,7 +90,9 @@ def without_identity(text: str, row: dict[str, Any]) -> str:
         for value in values:
             sentence = _token(value.strip()).sub("(which I don't remember)", sentence)
         kept.append(sentence)
-    return " ".join([CANNOT_SAY, *kept]).strip()
+    # said after a greeting or the customer's name, where the details stood
+    opening = 1 if kept and _OPENING.match(kept[0]) and not any(said(kept[0], value) for value in values) else 0
+    return " ".join([*kept[:opening], CANNOT_SAY, *kept[opening:]]).strip()
 
 
 def with_identity(text: str, row: dict[str, Any]) -> str | None:
