@@ -114,26 +114,24 @@ def _row_seen(candidate: dict[str, Any], row_id: str, row: dict[str, Any]) -> bo
     return any(str(value) == row_id and str(row.get(key)) == row_id for key, value in candidate.items() if not isinstance(value, (dict, list)))
 
 
-def _state_named_by_call(rows: dict[str, dict[str, Any]], row_id: str, call_name: str) -> list[tuple[str, Any]]:
-    """(column, value) the row stood at before a write that is named after it: a tool such as
-    `cancel_pending_order` or `return_delivered_order_items` acts only on a row in the state its name
-    says. Read where one column's values are an enumeration (a value several rows of the kind share),
-    the call's name names exactly one of them as a word of its own, and the row now holds another."""
-    words = set(call_name.lower().split("_"))
-    row = rows[row_id]
-    found = []
-    for column, current in sorted(row.items()):
-        if not isinstance(current, str):
-            continue
-        shared: dict[str, int] = {}
-        for other in rows.values():
-            value = other.get(column)
-            if isinstance(value, str) and value.isalpha():
-                shared[value] = shared.get(value, 0) + 1
-        named = [value for value, count in shared.items() if count >= 2 and value.lower() in words and value != current]
-        if len(named) == 1 and not any(value.lower() in words for value in [current] if value.isalpha()):
-            found.append((column, named[0]))
-    return found
+def _state_named_by_call(kind: str, row: dict[str, Any], call_name: str) -> list[tuple[str, Any]]:
+    """(column, value) the row stood at before a write named after the state it needs: `<verb>_<state>_<noun>`
+    (`cancel_pending_order`, `return_delivered_order_items`) acts only on a row in that state. Read where
+    one column's value now carries the verb (`cancelled`, `return requested`, `pending (item modified)`) and
+    the name holds exactly one other word that is neither the kind, a column of the row, nor a generic noun."""
+    verb, *rest = call_name.lower().split("_")
+    stem = verb.rstrip("ey")
+    if len(stem) < 4 or not rest:
+        return []
+    nouns = {kind.lower(), kind.lower().rstrip("s"), f"{kind.lower()}s", *(column.lower() for column in row), *_GENERIC_NOUNS}
+    left = [word for word in rest if word not in nouns and word.rstrip("s") not in nouns]
+    if len(left) != 1:
+        return []
+    return [(column, left[0]) for column, value in sorted(row.items())
+            if isinstance(value, str) and stem in value.lower() and value.lower() != left[0]]
+
+
+_GENERIC_NOUNS = frozenset({"order", "item", "user", "customer", "account", "payment", "method", "detail", "details", "info"})
 
 
 def state_as_of_incident(
@@ -174,7 +172,7 @@ def state_as_of_incident(
                         row[column] = copy.deepcopy(candidate[column])
                         restored.append(f"{kind} {row_id}: {column}")
     for (kind, row_id), name in sorted(written.items()):
-        for column, value in _state_named_by_call(restored_state[kind], row_id, name):
+        for column, value in _state_named_by_call(kind, restored_state[kind][row_id], name):
             restored_state[kind][row_id][column] = value
             restored.append(f"{kind} {row_id}: {column} (named by the incident's own {name})")
     uncertain = [f"{kind} {row_id}: changed by the incident's own {name} before the agent saw it" for (kind, row_id), name in sorted(written.items())]
