@@ -126,6 +126,18 @@ def test_incident_action_reads_each_outcome_from_its_own_evidence():
     assert incident_action(resolved, _classified("errored")) == (None, "errored:agent_path_untrusted")
 
 
+@pytest.mark.parametrize(
+    ("calls", "action"),
+    [(["get_order_details", "cancel_pending_order"], "cancel"), (["return_delivered_order_items"], "return_label"),
+     (["exchange_delivered_order_items"], "escalate"), (["modify_pending_order_items", "calculate"], "escalate"),
+     (["modify_user_address"], "update_address"), (["find_user_id_by_email", "get_user_details"], "inform")],
+)
+def test_another_products_write_tools_are_read_by_their_verb(calls, action):
+    """tau2-bench's tools: the incident's own path is evidence in the policy's actions, not 'inform'."""
+    session = make_session("s", "x", "cus_1001", [], [ToolCall(name=name, arguments={}) for name in calls])
+    assert incident_action(session, _classified("resolved")) == (action, "resolved:agent_path")
+
+
 def test_boundary_questions_carry_the_policy_numbers(domain):
     policy = domain.policy
     assert boundary_question("return_window", policy).startswith("The policy allows 30 days after delivery: is day 30 itself inside")

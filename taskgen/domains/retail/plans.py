@@ -38,6 +38,25 @@ _TEXT_ACTIONS: tuple[tuple[str, str], ...] = (
 )
 
 ACTION_KINDS = ("refund", "return_label", "cancel", "update_address")
+
+_VERB_ACTIONS: tuple[tuple[str, str], ...] = (
+    (r"^refund", "refund"),
+    (r"^return", "return_label"),
+    (r"^cancel", "cancel"),
+    (r"^(?:modify|update|change)_(?:user|customer)_address$", "update_address"),
+    (r"^(?:exchange|modify|swap|replace)_", "escalate"),
+)
+"""Another product's write tools read by their verb: `cancel_pending_order` cancels; an exchange or an item
+change is, on the policy's tools, a human's to make (`requests_outside_tools`)."""
+
+
+def tool_action(name: str) -> str | None:
+    """What an incident's successful call did, in the policy's actions: the domain's own tools by name,
+    another product's write tools by their verb; reads and anything else, nothing."""
+    if name in _TOOL_ACTIONS:
+        return _TOOL_ACTIONS[name]
+    lowered = name.lower()
+    return next((action for pattern, action in _VERB_ACTIONS if re.search(pattern, lowered)), None)
 _READ_PREFIXES = ("get_", "list_", "find_", "search_", "lookup_", "calculate", "think", "send_reply", "transfer", "escalate")
 
 
@@ -65,7 +84,7 @@ def incident_action(session: Session, classification: Classification) -> tuple[s
                 return action, f"escalation:{escalation.id}:resolution"
         return None, "escalated:no_resolution"
     if classification.outcome == "resolved":
-        done = [_TOOL_ACTIONS[call.name] for call in session.tool_calls if call.status == "ok" and call.name in _TOOL_ACTIONS]
+        done = [action for call in session.tool_calls if call.status == "ok" and (action := tool_action(call.name))]
         return (done[-1] if done else "inform"), "resolved:agent_path"
     return None, f"{classification.outcome}:agent_path_untrusted"
 
