@@ -200,7 +200,7 @@ def decide(
         return _decide_address(prompt, state, actor, policy)
     if intent not in ORDER_INTENTS:
         # Only a human can do it, for the order's owner: someone else's order is refused, not handed on.
-        order = state.get("order", {}).get(order_id or "")
+        order = state["order"].get(order_id or "")  # the canonical view carries every role's kind
         if order is not None and order.get("customer_id") != actor.get("customer_id"):
             return Decision(action="decline", rule="not_order_owner", order_id=order_id)
         return Decision(action="escalate", rule="outside_agent_tools", order_id=order_id)
@@ -215,7 +215,7 @@ def decide(
     if decision.rule in _STATUS_REFUSALS:
         # The customer's own fallback, when the order's status rules out what they asked first.
         for other in fallback_intents(prompt):
-            instead = _decide_order(other, order_id, state, clock, policy) if other != intent else decision
+            instead = _decide_order(other, order_id, state, clock, policy)
             if instead.action != "decline":
                 return instead.model_copy(update={"rule": f"customer_fallback_{instead.rule}"})
     if decision.rule in _STATUS_REFUSALS and outside:
