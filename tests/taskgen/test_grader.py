@@ -157,6 +157,10 @@ def test_every_seed_carries_a_canary_order_per_customer_that_no_correct_trial_to
     for order_id in canaries:
         order = seed.state["order"][order_id]
         assert (CLOCK - parse_timestamp(order["delivered_at"])).days > domain.policy.return_window_days
+        # no policy path reaches it, even where the shop keeps no dates to close the return window
+        policy = domain.policy
+        assert order["status"] not in {*policy.refundable_statuses, *policy.returnable_statuses, *policy.cancellable_statuses,
+                                       *policy.address_change.escalate_when_order_status_in}
         assert [row["order_id"] for row in seed.state["payment"].values()].count(order_id) == 1
     assert add_canaries(plain, CLOCK) == seed.state and canary_id("#W1000001", {"#W1000001"}) == canary_id("#W1000001", set())
     # no drafted task is about a canary, and the reference agent leaves them as they were
