@@ -100,10 +100,12 @@ def reference_turns(seed: Seed, domain: Domain, view: AgentView) -> int:
 
 def budget_for(session: Session, config: BudgetConfig, needed_turns: int = 0) -> Budget:
     """The incident's own usage times the headroom; never below the minimums nor the turns a correct
-    agent needs (`needed_turns`: the reference agent's, on either seed of the pair)."""
+    agent needs (`needed_turns`: the terse reference agent's, on either seed of the pair), with the same
+    headroom: an agent that confirms with the customer before acting is correct too."""
     usage = session.usage
+    needed = max(needed_turns, model_turns(session))
     return Budget(
-        turns=max(config.min_turns, needed_turns, math.ceil(model_turns(session) * config.turns_headroom)),
+        turns=max(config.min_turns, math.ceil(needed * config.turns_headroom)),
         tokens=max(config.min_tokens, math.ceil((usage.input_tokens + usage.output_tokens) * config.tokens_headroom)),
         latency_ms=max(config.min_latency_ms, math.ceil(usage.latency_ms * config.latency_headroom)),
     )

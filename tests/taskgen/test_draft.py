@@ -75,6 +75,10 @@ def test_the_turn_budget_counts_tool_calls_and_covers_what_the_reference_needs(d
     short = session.model_copy(update={"usage": session.usage.model_copy(update={"agent_turns": 1}), "tool_calls": []})
     pair = draft_pair(short, classification, seed, domain, config=bare)
     assert pair.positive.budget.turns == 4 == pair.negative.budget.turns  # get_order, refund_order, send_reply, last message
+    # a short incident's budget still leaves a correct agent room to confirm before it acts: the headroom
+    # applies to what the reference needs too (cold review: 4-turn budgets on tasks that need a confirmation)
+    roomy = TaskgenConfig(budget=BudgetConfig(min_turns=1, turns_headroom=2.0))
+    assert draft_pair(short, classification, seed, domain, config=roomy).positive.budget.turns == 8
 
 
 def test_disagreement_between_incident_and_policy_becomes_a_review_question(drafted, domain):
