@@ -170,6 +170,18 @@ def test_a_request_outside_the_tools_goes_to_a_human_once_the_requester_is_known
     assert [call.name for call in env.calls] == ["send_reply"]
 
 
+@pytest.mark.parametrize("words", ["Please change it to the other bottle.", "Can you switch the blue one for the red?",
+                                   "Remove the charger from my order #W1000001.", "I'd like a refund, not an exchange."])
+def test_item_changes_in_the_customers_words_are_a_humans_to_make(domain, words):
+    """An item change without the word 'exchange' (cold review: "change it to the other bottle" got an
+    answer instead of a hand-off); the drafter's rules and the reference agent read the policy alike."""
+    asked = not words.startswith("I'd like a refund")
+    seed = freeze_seed(_state(), CLOCK)
+    view = AgentView(prompt=words, intent="other", actor={"customer_id": "cus_1001"}, clock=seed.clock)
+    assert rules.asks_outside_tools(words, domain.policy) is asked
+    assert reference._outside_tools(view, domain.policy) is asked
+
+
 REFERENCE_PATHS = [
     ("refund", "refund #W1000001", {}, ["get_order", "refund_order", "send_reply"], "I have refunded 89.99 for order #W1000001.", None),
     ("refund", "refund order W1000001 of 2 items", {}, ["get_order", "refund_order", "send_reply"],
