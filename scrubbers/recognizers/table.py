@@ -66,7 +66,8 @@ beside them), each built with its class constants."""
 
 
 def build_recognizers(entities: Iterable[str], language: str, phone_regions: Sequence[str]) -> list[EntityRecognizer]:
-    """One of each recognizer of the table's rows for `entities` (in the order of the sorted types)."""
+    """One of each recognizer of the table's rows for `entities` (in the order of the sorted types);
+    the phone-number recognizers validate numbers without a country code for `phone_regions`."""
     entities = sorted(set(entities))
     unknown = [entity for entity in entities if entity not in RECOGNIZERS]
     if unknown:
@@ -76,5 +77,5 @@ def build_recognizers(entities: Iterable[str], language: str, phone_regions: Seq
 
 def _build(recognizer: type[EntityRecognizer], language: str, phone_regions: Sequence[str]) -> EntityRecognizer:
     if issubclass(recognizer, PhoneRecognizer):
-        return recognizer(list(phone_regions), supported_language=language)  # as before: the regions are its context words
+        return recognizer(supported_language=language, supported_regions=tuple(phone_regions))
     return recognizer(supported_language=language)

@@ -187,3 +187,10 @@ def test_twelve_and_nineteen_digit_cards_are_found(detector) -> None:
 def test_a_street_line_is_replaced_whole(detector, text: str, street: str) -> None:
     (findings,) = detector.analyze_batch([text])
     assert street in [text[f.start : f.end] for f in findings if f.entity_type == "STREET_ADDRESS"]
+
+@pytest.mark.parametrize(("regions", "expected"), [(("US",), []), (("IL",), [(5, 17, "PHONE_NUMBER")])])
+def test_the_leak_gate_validates_phone_numbers_for_the_configured_regions(regions, expected) -> None:
+    """An Israeli number without its country code is valid for 'IL' only."""
+    from scrubbers.residual import ResidualScanner
+
+    assert ResidualScanner(["PHONE_NUMBER"], regions).find("call 050-234-5678 now") == expected
