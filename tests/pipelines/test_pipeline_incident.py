@@ -35,7 +35,7 @@ def test_incident_by_deploy_id_drafts_its_regression_sessions(world):
 
 
 def test_unknown_incident_is_one_line_and_exit_2(world):
-    result = world.cli("incident", "no-such-incident", "--config", str(world.config))
+    result = world.cli_in_process("incident", "no-such-incident", "--config", str(world.config))
     assert result.returncode == 2
     assert "not found" in result.stderr and "Traceback" not in result.stderr
 
