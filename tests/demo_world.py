@@ -89,7 +89,7 @@ def cli_in_process(args: Sequence[str], *, cwd: Path, secret: str | None = SECRE
     end-to-end tests keep the installed command (`World.cli`)."""
     from pipelines.cli.app import main
 
-    out, err = io.StringIO(), io.StringIO()
+    out, err, environment = io.StringIO(), io.StringIO(), dict(os.environ)
     with pytest.MonkeyPatch.context() as patch:
         patch.delenv("TRACE2TASK_SECRET", raising=False)
         for name, value in cli_env(secret, env).items():
@@ -103,6 +103,8 @@ def cli_in_process(args: Sequence[str], *, cwd: Path, secret: str | None = SECRE
                 code = 0
             except SystemExit as exit:
                 code = exit.code if isinstance(exit.code, int) else (0 if exit.code is None else 1)
+    os.environ.clear()  # whatever the command set leaves with it, as a process's environment would
+    os.environ.update(environment)
     return subprocess.CompletedProcess([TRACE2TASK, *args], code, out.getvalue(), err.getvalue())
 
 
