@@ -12,45 +12,13 @@ import regex
 import spacy
 from presidio_analyzer import AnalyzerEngine, EntityRecognizer, RecognizerRegistry
 from presidio_analyzer.nlp_engine import NerModelConfiguration, NlpArtifacts, SpacyNlpEngine
-from presidio_analyzer.predefined_recognizers import (
-    CreditCardRecognizer,
-    IbanRecognizer,
-    IpRecognizer,
-    UsSsnRecognizer,
-)
 from spacy.tokens import Doc
 from wordfreq import zipf_frequency
 
 from scrubbers.config import ScrubConfig
-from scrubbers.recognizers import (
-    DateOfBirthRecognizer,
-    OfflineEmailRecognizer,
-    PersonalUrlRecognizer,
-    PersonClosingRecognizer,
-    PersonContextRecognizer,
-    PersonNameListRecognizer,
-    StreetAddressRecognizer,
-    UsernameRecognizer,
-    ValidPhoneRecognizer,
-)
-from scrubbers.recognizers.address import AddressUnitRecognizer, InternationalStreetRecognizer, PostcodeRecognizer
-from scrubbers.recognizers.card import CardLengthRecognizer, MastercardTwoSeriesRecognizer
-from scrubbers.recognizers.iban import LowerCaseIbanRecognizer
-from scrubbers.recognizers.phone import PhoneLayoutRecognizer
-from scrubbers.recognizers.username import NameBuiltIdRecognizer
 from scrubbers.pseudonyms import PARTICLES
-from scrubbers.recognizers.person import (
-    COMMON_WORD_ZIPF,
-    NOT_NAMES,
-    NerPersonRecognizer,
-    WORLD_FIRST_NAMES,
-    WORLD_LAST_NAMES,
-    LowerCaseNameRecognizer,
-    PersonAddressedRecognizer,
-    PersonGazetteerRecognizer,
-    PersonRelationRecognizer,
-    name_like,
-)
+from scrubbers.recognizers.person import COMMON_WORD_ZIPF, NOT_NAMES, WORLD_FIRST_NAMES, WORLD_LAST_NAMES, name_like
+from scrubbers.recognizers.table import build_recognizers
 from scrubbers.residual import ResidualScanner
 
 NER_COMPONENTS = ("ner",)
@@ -116,39 +84,6 @@ class LazyNlpArtifacts(NlpArtifacts):
 
 
 
-def _recognizer_factories(config: ScrubConfig) -> dict[str, Callable[[], list[EntityRecognizer]]]:
-    lang = config.language
-    return {
-        "PERSON": lambda: [
-            NerPersonRecognizer(lang),
-            PersonContextRecognizer(lang),
-            PersonClosingRecognizer(lang),
-            PersonNameListRecognizer(lang),
-            PersonGazetteerRecognizer(lang),
-            PersonAddressedRecognizer(lang),
-            PersonRelationRecognizer(lang),
-            LowerCaseNameRecognizer(lang),
-        ],
-        "EMAIL_ADDRESS": lambda: [OfflineEmailRecognizer(lang)],
-        "PHONE_NUMBER": lambda: [ValidPhoneRecognizer(config.phone_regions, lang), PhoneLayoutRecognizer(lang)],
-        "STREET_ADDRESS": lambda: [
-            StreetAddressRecognizer(lang),
-            InternationalStreetRecognizer(lang),
-            AddressUnitRecognizer(lang),
-            PostcodeRecognizer(lang),
-        ],
-        "CREDIT_CARD": lambda: [
-            CreditCardRecognizer(supported_language=lang), MastercardTwoSeriesRecognizer(lang), CardLengthRecognizer(lang),
-        ],
-        "IBAN_CODE": lambda: [IbanRecognizer(supported_language=lang), LowerCaseIbanRecognizer(lang)],
-        "US_SSN": lambda: [UsSsnRecognizer(supported_language=lang)],
-        "IP_ADDRESS": lambda: [IpRecognizer(supported_language=lang)],
-        "DATE_OF_BIRTH": lambda: [DateOfBirthRecognizer(lang)],
-        "USERNAME": lambda: [UsernameRecognizer(lang), NameBuiltIdRecognizer(lang)],
-        "URL": lambda: [PersonalUrlRecognizer(lang)],
-    }
-
-
 def _always(text: str, digits: int) -> bool:
     return True
 
@@ -167,7 +102,7 @@ _TRIGGERS: dict[str, Callable[[str, int], bool]] = {
 }
 """Cheap necessary conditions, given a text and its count of digits outside protected identifiers:
 a recognizer whose trigger fails on a text cannot make a finding that is kept. A recognizer's own
-`CUES` (a pattern every match needs somewhere in the text) takes precedence."""
+`cues` (a pattern every match needs somewhere in the text) take precedence."""
 _DIGIT = re.compile(r"\d")
 
 
@@ -195,21 +130,16 @@ def _may_name(pieces: list[str]) -> bool:
 
 
 def _trigger(recognizer: EntityRecognizer) -> Callable[[str, int], bool]:
-    cues = getattr(recognizer, "CUES", None)
+    cues = getattr(recognizer, "cues", None)
     if cues is not None:
         return lambda text, digits: cues.search(text) is not None
     return _TRIGGERS.get(recognizer.supported_entities[0], _always)
 
 
 def _registry(config: ScrubConfig, entities: Sequence[str]) -> RecognizerRegistry:
-    factories = _recognizer_factories(config)
-    unknown = sorted(set(entities) - set(factories))
-    if unknown:
-        raise ValueError(f"no recognizer for entity types {unknown}")
     registry = RecognizerRegistry(supported_languages=[config.language])
-    for entity in sorted(set(entities)):
-        for recognizer in factories[entity]():
-            registry.add_recognizer(recognizer)
+    for recognizer in build_recognizers(entities, config.language, config.phone_regions):
+        registry.add_recognizer(recognizer)
     return registry
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import phonenumbers
 import tldextract
-from presidio_analyzer import RecognizerResult
+from presidio_analyzer import Pattern, RecognizerResult
 from presidio_analyzer.predefined_recognizers import EmailRecognizer, PhoneRecognizer
 
 
@@ -23,8 +23,16 @@ class OfflineEmailRecognizer(EmailRecognizer):
     public suffix list over the network on first use. This one never does.
     """
 
-    def __init__(self, supported_language: str = "en") -> None:
-        super().__init__(supported_language=supported_language, name="OfflineEmailRecognizer")
+    def __init__(
+        self,
+        patterns: list[Pattern] | None = None,
+        context: list[str] | None = None,
+        supported_language: str = "en",
+        supported_entity: str = "EMAIL_ADDRESS",
+        name: str | None = None,
+    ) -> None:
+        super().__init__(patterns, context, supported_language, supported_entity, name)
+        self.cues = self.CUES
         self._has_domain = functools.lru_cache(maxsize=1 << 16)(lambda domain: OFFLINE_TLD_EXTRACT(domain).fqdn != "")
 
     CUES = re.compile("@")

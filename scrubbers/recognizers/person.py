@@ -12,10 +12,12 @@ from faker.providers.person.en_IN import Provider as InPerson
 from faker.providers.person.en_US import Provider as UsPerson
 from faker.providers.person.es_ES import Provider as EsPerson
 from faker.providers.person.fr_FR import Provider as FrPerson
-from presidio_analyzer import LocalRecognizer, Pattern, PatternRecognizer, RecognizerResult
+from presidio_analyzer import LocalRecognizer, Pattern, RecognizerResult
 from presidio_analyzer.predefined_recognizers import SpacyRecognizer
 from spacy.lang.en.stop_words import STOP_WORDS
 from wordfreq import zipf_frequency
+
+from scrubbers.recognizers.preset import PresetPatternRecognizer
 
 _PROVIDERS = (UsPerson, GbPerson, InPerson, EsPerson, FrPerson, DePerson)
 FIRST_NAMES = frozenset(n.lower() for p in _PROVIDERS for n in (*p.first_names_female, *p.first_names_male))
@@ -64,9 +66,11 @@ _GREETING = r"(?:^|\n)[^\S\n]*(?i:hi|hello|hey|dear|thanks|thank[^\S\n]+you|good
 _SIGN_OFF = r"(?i:regards|thanks|thank[^\S\n]+you|cheers|best|sincerely|br)[,!.]?[^\S\n]*\n[^\S\n]*(?:-[^\S\n]*)?"
 
 
-class PersonContextRecognizer(PatternRecognizer):
+class PersonContextRecognizer(PresetPatternRecognizer):
     """A name right after a cue word; lower-case names only when the first token is a known first name."""
 
+    ENTITY = "PERSON"
+    FLAGS = regex.MULTILINE
     PATTERNS = [
         Pattern("After a title", f"(?<={_TITLE}){_CAP}(?:[^\\S\\n]+{_CAP})?", 0.7),
         Pattern("Introduction", f"(?<={_INTRO}){_NAME}(?=[\\s,.!?;]|$)", 0.55),
@@ -81,16 +85,6 @@ class PersonContextRecognizer(PatternRecognizer):
     )
     """Every pattern above needs one of these before the name; a text without any cannot match."""
 
-    def __init__(self, supported_language: str = "en") -> None:
-        super().__init__(
-            supported_entity="PERSON",
-            name="PersonContextRecognizer",
-            patterns=self.PATTERNS,
-            context=self.CONTEXT,
-            supported_language=supported_language,
-            global_regex_flags=regex.MULTILINE,
-        )
-
     def validate_result(self, pattern_text: str) -> bool | None:
         first = pattern_text.split()[0]
         if first.lower() in NOT_NAMES:
@@ -100,30 +94,24 @@ class PersonContextRecognizer(PatternRecognizer):
         return None
 
 
-class PersonClosingRecognizer(PatternRecognizer):
+class PersonClosingRecognizer(PresetPatternRecognizer):
     """The last word(s) of a text after 'thx,' / 'cheers' / 'regards,': lower-case single names too ('thx, harinakshi')."""
 
+    ENTITY = "PERSON"
     PATTERNS = [Pattern("Closing name", f"(?<={_CLOSING})(?:{_CAP}(?:[^\\S\\n]+{_CAP})?|\\p{{Ll}}+)(?=[.!]?[^\\S\\n]*\\Z)", 0.6)]
     CONTEXT = ["thanks", "regards"]
     CUES = regex.compile(_CLOSING)
-
-    def __init__(self, supported_language: str = "en") -> None:
-        super().__init__(
-            supported_entity="PERSON",
-            name="PersonClosingRecognizer",
-            patterns=self.PATTERNS,
-            context=self.CONTEXT,
-            supported_language=supported_language,
-        )
 
     def validate_result(self, pattern_text: str) -> bool | None:
         first = pattern_text.split()[0].lower()
         return False if first in NOT_NAMES or first in STOP_WORDS else None
 
 
-class PersonNameListRecognizer(PatternRecognizer):
+class PersonNameListRecognizer(PresetPatternRecognizer):
     """'First Last' where either part is in Faker's name lists (catches what NER tags as ORG or misses)."""
 
+    ENTITY = "PERSON"
+    FLAGS = regex.MULTILINE
     PATTERNS = [
         Pattern(
             "Listed first and last name",
@@ -132,16 +120,6 @@ class PersonNameListRecognizer(PatternRecognizer):
         )
     ]
     CONTEXT = ["name", "customer", "called", "spoke"]
-
-    def __init__(self, supported_language: str = "en") -> None:
-        super().__init__(
-            supported_entity="PERSON",
-            name="PersonNameListRecognizer",
-            patterns=self.PATTERNS,
-            context=self.CONTEXT,
-            supported_language=supported_language,
-            global_regex_flags=regex.MULTILINE,
-        )
 
     def validate_result(self, pattern_text: str) -> bool | None:
         first, *_, last = pattern_text.lower().split()
@@ -189,9 +167,11 @@ class PersonGazetteerRecognizer(LocalRecognizer):
         supported_language: str = "en",
         first_names: frozenset[str] = WORLD_FIRST_NAMES,
         last_names: frozenset[str] = WORLD_LAST_NAMES,
+        score: float | None = None,
     ) -> None:
         self.first_names = first_names
         self.last_names = last_names
+        self.score = self.SCORE if score is None else score
         self.is_name = functools.lru_cache(maxsize=1 << 16)(self.is_name)  # capitalised words recur in every session
         super().__init__(supported_entities=["PERSON"], name="PersonGazetteerRecognizer", supported_language=supported_language)
 
@@ -214,7 +194,7 @@ class PersonGazetteerRecognizer(LocalRecognizer):
             if word[-2:] in ("'s", "’s"):  # a possessive: "Zlata's address"
                 word = word[:-2]
             if self.is_name(word):
-                results.append(RecognizerResult("PERSON", match.start(), match.start() + len(word), self.SCORE))
+                results.append(RecognizerResult("PERSON", match.start(), match.start() + len(word), self.score))
         return results
 
 
@@ -223,11 +203,13 @@ _VOCATIVE_NEXT = r"(?i:can|could|would|will|please|do|did|are|is|have|has|thank|
 _CALLED = r"(?i:\b(?:call|calls|called)[^\S\n]+me|\bsays|\bsaid|\bnamed(?:[^\S\n]+(?:him|her|them))?|\bi[’']m|\bi[^\S\n]+am)[^\S\n]+"
 
 
-class PersonAddressedRecognizer(PatternRecognizer):
+class PersonAddressedRecognizer(PresetPatternRecognizer):
     """One word that could only be a name where a person is addressed or quoted: a vocative opening a
     line ('Raimond, can I …'), a speaker's label ('Emma: "Who are you?"'), after 'call me' / 'says' /
     'named' / "I'm" ("I'm lindsay's daughter")."""
 
+    ENTITY = "PERSON"
+    FLAGS = regex.MULTILINE
     PATTERNS = [
         Pattern("Vocative", rf"(?<=(?:^|\n)[^\S\n]*){_ONE_NAME}(?=,[^\S\n]+{_VOCATIVE_NEXT}\b)", 0.55),
         Pattern("Speaker", rf"(?<=(?:^|\n)[^\S\n]*){_ONE_NAME}(?=:[^\S\n]*\\?[\"“'])", 0.55),
@@ -235,16 +217,6 @@ class PersonAddressedRecognizer(PatternRecognizer):
     ]
     CONTEXT = ["name", "called", "says"]
     CUES = regex.compile(rf"(?:^|\n)[^\S\n]*{_ONE_NAME}[,:]|{_CALLED}", regex.MULTILINE)
-
-    def __init__(self, supported_language: str = "en") -> None:
-        super().__init__(
-            supported_entity="PERSON",
-            name="PersonAddressedRecognizer",
-            patterns=self.PATTERNS,
-            context=self.CONTEXT,
-            supported_language=supported_language,
-            global_regex_flags=regex.MULTILINE,
-        )
 
     def validate_result(self, pattern_text: str) -> bool | None:
         word = pattern_text.lower()
@@ -301,8 +273,8 @@ class NerPersonRecognizer(SpacyRecognizer):
     without a sentence around them (a JSON value, a heading) the small model calls product names,
     verbs and sizes people."""
 
-    def __init__(self, supported_language: str = "en") -> None:
-        super().__init__(supported_language=supported_language, supported_entities=["PERSON"])
+    def __init__(self, supported_language: str = "en", supported_entities: list[str] | None = None) -> None:
+        super().__init__(supported_language=supported_language, supported_entities=supported_entities or ["PERSON"])
 
     def analyze(self, text: str, entities: list[str], nlp_artifacts=None) -> list[RecognizerResult]:
         results = super().analyze(text, entities, nlp_artifacts) or []
@@ -318,10 +290,12 @@ _OWNED = _RELATIONS + r"|address|phone|number|email|e-mail|account|order|birthda
 _WORD_NAME = r"\p{L}[\p{L}'’-]*\p{L}"
 
 
-class PersonRelationRecognizer(PatternRecognizer):
+class PersonRelationRecognizer(PresetPatternRecognizer):
     """A third party a customer names by their relation ('my neighbour Anna Wirth', 'my partner, Joost')
     or whose things they mention ("Gregorina's address", "I'm lindsay's daughter")."""
 
+    ENTITY = "PERSON"
+    FLAGS = regex.MULTILINE
     PATTERNS = [
         Pattern("After a relation", rf"(?<=(?i:\b(?:my|our|his|her|their)[^\S\n]+(?:{_RELATIONS}))[^\S\n]*,?[^\S\n]+)"
                 rf"{_WORD_NAME}(?:[^\S\n]+\p{{Lu}}[\p{{L}}'’-]*\p{{L}})?", 0.55),
@@ -329,16 +303,6 @@ class PersonRelationRecognizer(PatternRecognizer):
     ]
     CONTEXT = ["name", "called"]
     CUES = regex.compile(rf"(?i)\b(?:my|our|his|her|their)[^\S\n]+(?:{_RELATIONS})\b|[’']s[^\S\n]+(?:{_OWNED})\b")
-
-    def __init__(self, supported_language: str = "en") -> None:
-        super().__init__(
-            supported_entity="PERSON",
-            name="PersonRelationRecognizer",
-            patterns=self.PATTERNS,
-            context=self.CONTEXT,
-            supported_language=supported_language,
-            global_regex_flags=regex.MULTILINE,
-        )
 
     def validate_result(self, pattern_text: str) -> bool | None:
         first = pattern_text.split()[0]
@@ -359,7 +323,8 @@ class LowerCaseNameRecognizer(LocalRecognizer):
     SCORE = 0.55
     PAIR = regex.compile(r"(?<![\w@.#/-])(\p{Ll}+)[^\S\n]+(\p{Ll}[\p{Ll}'’-]*\p{Ll})(?![\w@-])")
 
-    def __init__(self, supported_language: str = "en") -> None:
+    def __init__(self, supported_language: str = "en", score: float | None = None) -> None:
+        self.score = self.SCORE if score is None else score
         super().__init__(supported_entities=["PERSON"], name="LowerCaseNameRecognizer", supported_language=supported_language)
 
     def load(self) -> None:
@@ -370,7 +335,7 @@ class LowerCaseNameRecognizer(LocalRecognizer):
         for match in self.PAIR.finditer(text, overlapped=True):
             first, last = match.group(1), match.group(2)
             if _lower_first_name(first) and _lower_surname(last):
-                results.append(RecognizerResult("PERSON", match.start(), match.end(), self.SCORE))
+                results.append(RecognizerResult("PERSON", match.start(), match.end(), self.score))
         return results
 
 

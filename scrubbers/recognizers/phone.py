@@ -8,7 +8,9 @@ from __future__ import annotations
 import re
 
 import regex
-from presidio_analyzer import Pattern, PatternRecognizer
+from presidio_analyzer import Pattern
+
+from scrubbers.recognizers.preset import PresetPatternRecognizer
 
 _EXTENSION = r"(?:[^\S\n]*(?:x|ext\.?|extension)[^\S\n]*\d{1,6})?"
 _GROUPS = r"(?:\+|\()?\d[\d \t()./-]{4,18}\d"
@@ -20,7 +22,9 @@ _LABEL_AFTER = r"(?=[^\S\n]*-?[^\S\n]*(?i:office|fax|mobile|cell|home|work)\b)"
 _LABEL_BEFORE = r"(?<=(?i:\bphone|\btel|\btelephone|\bmobile|\bcell|\bfax|\bcall(?:[^\S\n]+me)?(?:[^\S\n]+at)?)[^\S\n]*(?:number)?[^\S\n]*[:#]?[^\S\n]*)"
 
 
-class PhoneLayoutRecognizer(PatternRecognizer):
+class PhoneLayoutRecognizer(PresetPatternRecognizer):
+    ENTITY = "PHONE_NUMBER"
+    FLAGS = regex.MULTILINE
     PATTERNS = [
         Pattern(
             "North American layout",
@@ -37,16 +41,6 @@ class PhoneLayoutRecognizer(PatternRecognizer):
     alone scores below the threshold, after one of these words ('reach me at 30/166 1318') above it."""
     NOT_PHONES = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}|\d{3}-\d{2}-\d{4}|\d{4}-\d{2}-\d{2}|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}")
     """IPv4 addresses, US SSN layouts and dates."""
-
-    def __init__(self, supported_language: str = "en") -> None:
-        super().__init__(
-            supported_entity="PHONE_NUMBER",
-            name="PhoneLayoutRecognizer",
-            patterns=self.PATTERNS,
-            context=self.CONTEXT,
-            supported_language=supported_language,
-            global_regex_flags=regex.MULTILINE,
-        )
 
     def validate_result(self, pattern_text: str) -> bool | None:
         digits = sum(c.isdigit() for c in pattern_text)

@@ -44,7 +44,8 @@ def _kill_when_budget_appears(process, out, turns: int, timeout: float = 300) ->
 
 
 def _review(ws, *args: str):
-    result = ws.cli("review", *args, "--config", str(ws.config))
+    """A review command, through the command's entry point in this process (it launches no run)."""
+    result = ws.cli_in_process("review", *args, "--config", str(ws.config))
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     return result
 

@@ -113,7 +113,7 @@ def test_rerun_reads_nothing_new_and_writes_identical_files(world, first_run):
 def test_validate_passes_the_written_set_and_flags_a_broken_task(world, first_run, tmp_path):
     import shutil
 
-    result = world.cli("validate", str(world.out))
+    result = world.cli_in_process("validate", str(world.out))
     assert "capability" in result.stdout and "regression" in result.stdout
     copy = tmp_path / "out"
     shutil.copytree(world.out, copy)
@@ -123,7 +123,7 @@ def test_validate_passes_the_written_set_and_flags_a_broken_task(world, first_ru
         if expectation["check"] == "refund_exists":
             expectation["args"]["amount_cents"] += 1
     path.write_text(json.dumps(task))
-    broken = world.cli("validate", str(copy))
+    broken = world.cli_in_process("validate", str(copy))
     assert broken.returncode == 1
     assert task["task_id"] in broken.stdout
 
