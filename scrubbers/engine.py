@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import regex
 import spacy
+from faker.providers.address.en_US import Provider as UsAddress
 from presidio_analyzer import AnalyzerEngine, EntityRecognizer, RecognizerRegistry
 from presidio_analyzer.nlp_engine import NerModelConfiguration, NlpArtifacts, SpacyNlpEngine
 from presidio_analyzer.predefined_recognizers import (
@@ -230,8 +231,8 @@ def tidy_people(text: str, findings: Sequence[Finding]) -> list[Finding]:
         if f.entity_type == "PERSON":
             while (match := re.match(r"([^\W\d_]+)[.,:]?\s+", text[start : f.end])) and match.group(1).lower() in NOT_NAMES:
                 start += match.end()
-            if text[start : f.end].strip(",: ").lower() in NOT_NAMES:
-                continue
+            if text[start : f.end].strip(",: ").lower() in NOT_NAMES or _STATE_AFTER.match(text, f.end):
+                continue  # a cue word alone; a town before its state's code ('Austin, TX')
             if (unit := _UNIT_AFTER_NAME.search(text, start, end)) and unit.start() > start:
                 end = unit.start()  # 'Katie Giles Apt' -> 'Katie Giles': the unit word starts an address
         trimmed.append(Finding(start, end, f.entity_type, f.score))
@@ -249,6 +250,11 @@ def tidy_people(text: str, findings: Sequence[Finding]) -> list[Finding]:
     return _tidy_streets(text, _with_listed(text, people))
 
 
+_STATE_AFTER = regex.compile(
+    r",?[^\S\n]+(?:" + "|".join(sorted(set(UsAddress.states_abbr) - {"MD", "OK", "ME", "OR", "IN", "HI", "DE"})) + r")(?![\w'’])"
+)
+"""A US state's code after a name: the name is a town ('Austin, TX'); codes that are words or a doctor's
+degree ('OK', 'MD') do not count."""
 _NUMBER_BEFORE = regex.compile(r"(?:^|(?<=[\s:]))\d{1,5}[^\S\n]+$")
 _CORNER_BEFORE = regex.compile(r"(?i)\bthe[^\S\n]+corner[^\S\n]+of[^\S\n]+$")
 
@@ -267,8 +273,32 @@ def _tidy_streets(text: str, findings: list[Finding]) -> list[Finding]:
                 start -= len(match.group())
             if start != f.start and not any(o is not f and o.end > start and o.start < f.start for o in findings):
                 f = Finding(start, f.end, f.entity_type, f.score)
+            end = _locality_end(text, f.end)
+            if end != f.end and not any(o is not f and o.start < end and o.end > f.end and o.entity_type != "STREET_ADDRESS" for o in findings):
+                f = Finding(f.start, end, f.entity_type, f.score)
         tidied.append(f)
-    return tidied
+    return resolve_overlaps(tidied) if len(tidied) != len(findings) or tidied != findings else tidied
+
+
+_POSTCODE_WORD = r"(?:\d{3}[^\S\n]?\d{2}|\d{4,6}(?:-\d{3,4})?|[A-Z]{1,2}\d[A-Z\d]?[^\S\n]*\d[A-Z]{2})"
+_PLACE_WORD = rf"(?:\p{{Lu}}(?:[\p{{L}}'’-]|\.(?=\p{{L}}))*|{_POSTCODE_WORD}|(?:de|la|le|del|di|da|am|an|im|sur|upon|on)(?=[^\S\n]+\p{{Lu}}))"
+_LOCALITY_PIECE = regex.compile(
+    rf"(?:[^\S\n]*,[^\S\n]*|[^\S\n]*\n[^\S\n]*)({_PLACE_WORD}(?:[^\S\n]+{_PLACE_WORD}){{0,4}})(?=[^\S\n]*(?:[,\n]|[.!?;)](?:\s|$)|$))"
+)
+"""One piece of the town, region, postcode and country after a street line: capitalised words and
+postcodes only, up to a comma, a line break or a sentence's end ('Philadelphia', 'PA 19122', 'USA')."""
+MAX_LOCALITY_PIECES = 4
+
+
+def _locality_end(text: str, end: int) -> int:
+    """Where an address ends when the pieces after its street line are its town, region, postcode and
+    country ('763 Broadway, Suite 135, Philadelphia, PA 19122, USA'): the address is one unit."""
+    for _ in range(MAX_LOCALITY_PIECES):
+        match = _LOCALITY_PIECE.match(text, end)
+        if match is None or match.group(1).split()[0].lower() in NOT_NAMES:
+            break
+        end = match.end(1)
+    return end
 
 
 _UNIT_AFTER_NAME = regex.compile(r"[^\S\n]+(?i:apt|apartment|suite|ste|unit|flat|room)\.?$")

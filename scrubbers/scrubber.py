@@ -22,7 +22,7 @@ from scrubbers.recognizers.person import COMMON_WORD_ZIPF, NAME_LISTS, RARE_WORD
 from scrubbers.recognizers.username import name_built_ids
 from scrubbers.pseudonyms import DIGIT_TYPES, PARTICLES, TITLES, Pseudonymizer
 from scrubbers.shapes import digits_only
-from scrubbers.structured import Policy, iter_fields, rule_policy, transform
+from scrubbers.structured import Policy, address_records, iter_fields, rule_policy, transform
 
 SESSION_SKIP = (
     "session_id", "trace_ids", "started_at", "ended_at", "provenance*", "usage*",
@@ -119,7 +119,7 @@ def _as_written(entity: str, value: str) -> bool:
     """Whether a known value matches only as written: an English stop word ('Will', 'May'), or one
     word of a name that is a common English word ('Brown' is not the colour 'brown')."""
     lower = value.lower()
-    if lower in STOP_WORDS:
+    if lower in STOP_WORDS or entity == "CITY":  # 'Reading' the town, not 'reading'
         return True
     return entity == "PERSON" and " " not in value and not value.islower() and zipf_frequency(lower, "en") >= COMMON_WORD_ZIPF
 
@@ -174,6 +174,17 @@ def _non_personal_values(item: _Item) -> NonPersonalValues:
     # ids the item's own fields name as ids ('item_id': '6469567736'), where a sentence repeats them
     values += [text for rule, text in item.fields if rule == IDS and _DIGIT.search(text) and not name_built_ids(text)]
     return NonPersonalValues(values, personal=[text for rule, text in item.fields if rule not in (None, IDS)])
+
+
+NOT_SEARCHED = frozenset({"STATE", "COUNTRY"})
+"""Field-rule types not searched for in free text ('PA', 'OK', 'USA' are words too): replaced in their
+field, and in a sentence only as a part of a detected address."""
+
+
+def _address_records(document: _Document) -> list[dict[str, str]]:
+    if not document.keyed:
+        return list(address_records(document.value, document.policy))
+    return [r for kind, rows in sorted(document.value.items()) for row in rows.values() for r in address_records(row, document.policy, kind)]
 
 
 def _listed(word: str) -> bool:
@@ -306,6 +317,7 @@ class Scrubber:
         texts = list(dict.fromkeys(text for item in items for rule, text in item.fields if rule is None))
         findings = _with_ids((pair for item in items for pair in item.fields), dict(zip(texts, self.detector.analyze_batch(texts))))
         cmap = ConsistencyMap(self._pseudonymizer, avoid=real_people)
+        cmap.register_addresses([record for item in items for d in item.documents for record in _address_records(d)])
         people: list[str] = []
         for item in items:
             item.non_personal = _non_personal_values(item)
@@ -323,6 +335,8 @@ class Scrubber:
         known: set[tuple[str, str]] = set()
         detected_names: set[str] = set()
         for rule, text in item.fields:
+            if rule in NOT_SEARCHED:
+                continue
             if rule not in (None, IDS):
                 known.add((rule, text.strip()))
             else:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 
 import regex
+from faker.providers.address.en_US import Provider as UsAddress
 from faker.providers.person.de_DE import Provider as DePerson
 from faker.providers.person.en_GB import Provider as GbPerson
 from faker.providers.person.en_IN import Provider as InPerson
@@ -172,6 +173,24 @@ def _locale_names(locales: tuple[str, ...]) -> tuple[frozenset[str], frozenset[s
 
 
 WORLD_FIRST_NAMES, WORLD_LAST_NAMES = _locale_names(GAZETTEER_LOCALES)
+
+
+def _gendered_names(locales: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]]:
+    """(female, male) first names of Faker's lists, lower case; a name both lists hold is in neither."""
+    import importlib
+
+    female: set[str] = set()
+    male: set[str] = set()
+    for locale in locales:
+        provider = importlib.import_module(f"faker.providers.person.{locale}").Provider
+        for attribute, names in (("first_names_female", female), ("first_names_male", male)):
+            values = getattr(provider, attribute, ())
+            names.update(n.lower() for n in (values.keys() if hasattr(values, "keys") else values))
+    return frozenset(female - male), frozenset(male - female)
+
+
+FEMALE_FIRST_NAMES, MALE_FIRST_NAMES = _gendered_names(GAZETTEER_LOCALES)
+"""A stand-in first name keeps the original's gender where the lists tell it ('Mr. Yusuf' stays a 'Mr.')."""
 _AFTER_PARTICLE = regex.compile(r"(?<!\w)(?:de|la|del|della|di|da|van|von|der|den|le|du|dos)[^\S\n]+$")
 RARE_WORD_ZIPF = 3.2
 """Below this wordfreq Zipf frequency a capitalised word of the last-name lists is taken alone as a name."""
@@ -261,6 +280,10 @@ _TITLE_OR_SUFFIX = frozenset({"mr", "mrs", "ms", "miss", "mx", "dr", "prof", "md
 _OPENS = regex.compile(r"(?:^|[.!?:#*>-])[^\S\n]*\Z|(?:^|\n)[^\S\n]*\Z")
 
 
+_PLACE_WITH_STATE = regex.compile(r"\p{L}[^\S\n]*,?[^\S\n]+(?:" + "|".join(UsAddress.states_abbr) + r")\Z")
+"""A town and a US state's code ('Houston TX', 'Austin, TX'): a place, not a person."""
+
+
 def _known_or_rare(word: str) -> bool:
     return word in NAME_LISTS or zipf_frequency(word, "en") < RARE_WORD_ZIPF
 
@@ -277,7 +300,7 @@ def ner_name_plausible(text: str, start: int, end: int) -> bool:
     opening a heading) needs to be known, rare, or not to open a line or a sentence.
     """
     span = text[start:end]
-    if any(c.isdigit() or c == "_" for c in span):
+    if any(c.isdigit() or c == "_" for c in span) or _PLACE_WITH_STATE.search(span):
         return False
     if (start > 0 and text[start - 1].isalnum()) or (end < len(text) and text[end].isalnum()):
         return False
