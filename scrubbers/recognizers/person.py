@@ -232,6 +232,8 @@ class PersonGazetteerRecognizer(LocalRecognizer):
             word = match.group()
             if word[-2:] in ("'s", "’s"):  # a possessive: "Zlata's address"
                 word = word[:-2]
+            if (after := _NEXT_CAPITALISED.match(text, match.end())) and _title_case_word(after.group(1)) and not self.is_name(after.group(1)):
+                continue  # a title-case phrase: 'the Merino Wool Crew Socks'
             if self.is_name(word):
                 results.append(RecognizerResult("PERSON", match.start(), match.start() + len(word), self.SCORE))
         return results
@@ -239,7 +241,11 @@ class PersonGazetteerRecognizer(LocalRecognizer):
 
 _ONE_NAME = r"\p{L}[\p{Ll}'’-]*\p{Ll}"
 _VOCATIVE_NEXT = r"(?i:can|could|would|will|please|do|did|are|is|have|has|thank|thanks|i|we|you|let|it|this|that|how|what|when|where|why)"
-_CALLED = r"(?i:\b(?:call|calls|called)[^\S\n]+me|\bsays|\bsaid|\bnamed(?:[^\S\n]+(?:him|her|them))?|\bi[’']m|\bi[^\S\n]+am)[^\S\n]+"
+_CALLED = r"(?i:\b(?:call|calls|called)[^\S\n]+me|\bsays|\bsaid|\bnamed(?:[^\S\n]+(?:him|her|them))?|\bi\\?[’']m|\bi[^\S\n]+am)[^\S\n]+"
+_SUBJECT_VERBS = r"(?:is|was|has|had|said|says|asked|asks|shouted|told|wrote|writes|wants|wanted|will|would|can|could|called|replied)"
+"""Verbs after a sentence's first word that make it the subject ('samantha is a very sympathetic person')."""
+_INTRODUCED = r"(?i:\bmy[^\S\n]+name[^\S\n]+is|\bname[^\S\n]*:|\bcall[^\S\n]+me)[^\S\n]+"
+"""Cues that say the next word is a name, whatever its case ('my name is oles and …')."""
 
 
 class PersonAddressedRecognizer(PatternRecognizer):
@@ -250,10 +256,14 @@ class PersonAddressedRecognizer(PatternRecognizer):
     PATTERNS = [
         Pattern("Vocative", rf"(?<=(?:^|\n)[^\S\n]*){_ONE_NAME}(?=,[^\S\n]+{_VOCATIVE_NEXT}\b)", 0.55),
         Pattern("Speaker", rf"(?<=(?:^|\n)[^\S\n]*){_ONE_NAME}(?=:[^\S\n]*\\?[\"“'])", 0.55),
-        Pattern("Called", rf"(?<={_CALLED}){_ONE_NAME}(?=[’']s\b|[^\S\n]*(?:[.,!?;]|$))", 0.55),
+        Pattern("Called", rf"(?<={_CALLED}){_ONE_NAME}(?=\\?[’']s\b|[^\S\n]*(?:[.,!?;]|$))", 0.55),
+        Pattern("Introduced", rf"(?<={_INTRODUCED}){_ONE_NAME}(?![\w'’-])", 0.55),
+        Pattern("Subject", rf"(?<=(?:^|[.!?][^\S\n]+|\n[^\S\n]*)){_ONE_NAME}(?=[^\S\n]+{_SUBJECT_VERBS}\b)", 0.55),
     ]
     CONTEXT = ["name", "called", "says"]
-    CUES = regex.compile(rf"(?:^|\n)[^\S\n]*{_ONE_NAME}[,:]|{_CALLED}", regex.MULTILINE)
+    CUES = regex.compile(
+        rf"(?:^|\n)[^\S\n]*{_ONE_NAME}[,:]|{_CALLED}|{_INTRODUCED}|{_ONE_NAME}[^\S\n]+{_SUBJECT_VERBS}\b", regex.MULTILINE
+    )
 
     def __init__(self, supported_language: str = "en") -> None:
         super().__init__(
@@ -266,9 +276,13 @@ class PersonAddressedRecognizer(PatternRecognizer):
         )
 
     def validate_result(self, pattern_text: str) -> bool | None:
+        """A word the lists know or a rare one; where a cue says a name follows, a capitalised word that
+        is no common English word ('Brodie: "Who are you?"')."""
         word = pattern_text.lower()
         known = word in WORLD_FIRST_NAMES or word in WORLD_LAST_NAMES or word in FIRST_NAMES or word in LAST_NAMES
-        return None if name_like(word) and (known or zipf_frequency(word, "en") < RARE_WORD_ZIPF) else False
+        if not name_like(word):
+            return False
+        return None if known or pattern_text[0].isupper() or zipf_frequency(word, "en") < RARE_WORD_ZIPF else False
 
 
 NAME_LISTS = FIRST_NAMES | LAST_NAMES | WORLD_FIRST_NAMES | WORLD_LAST_NAMES
@@ -405,3 +419,58 @@ def _lower_first_name(word: str) -> bool:
 @functools.lru_cache(maxsize=1 << 16)
 def _lower_surname(word: str) -> bool:
     return name_like(word) and (word in LAST_NAMES or word in WORLD_LAST_NAMES or zipf_frequency(word, "en") < RARE_WORD_ZIPF)
+
+
+UNKNOWN_WORD_ZIPF = 2.0
+"""Below this wordfreq Zipf frequency a word is practically absent from English text ('Avtorhan', 'Szôllôs')."""
+
+
+class PersonRareWordRecognizer(LocalRecognizer):
+    """A capitalised word English does not use and no name list holds ('Why is Avtorhan so impulsive?',
+    'than early Szôllôs?'): inside a sentence a name; opening one, only a word English has never seen
+    (a rare English word opens sentences: 'Kudos')."""
+
+    SCORE = 0.5
+    WORD = regex.compile(r"(?<![\w@.#/'’&+-])\p{Lu}\p{Ll}{2,}(?:[-'’]\p{Lu}?\p{Ll}+)*(?![\w@&+-]|\.\w)")
+    OPENS = regex.compile(r"(?:^|[.!?:\"“(\n])[^\S\n]*\Z")
+    CUES = regex.compile(r"\p{Lu}\p{Ll}{2}")
+
+    def __init__(self, supported_language: str = "en") -> None:
+        super().__init__(supported_entities=["PERSON"], name="PersonRareWordRecognizer", supported_language=supported_language)
+
+    def load(self) -> None:
+        pass
+
+    def analyze(self, text: str, entities: list[str], nlp_artifacts=None) -> list[RecognizerResult]:
+        results = []
+        for match in self.WORD.finditer(text):
+            word = match.group()
+            lower = word.lower()
+            if lower in NAME_LISTS or lower in NOT_NAMES or lower in ADDRESS_WORDS or lower in STOP_WORDS:
+                continue  # listed names are the gazetteer's
+            frequency = _frequency(lower)
+            if frequency >= UNKNOWN_WORD_ZIPF:
+                continue
+            if frequency > 0 and self.OPENS.search(text, max(0, match.start() - 3), match.start()):
+                continue
+            if _AFTER_PARTICLE.search(text, max(0, match.start() - 8), match.start()):
+                continue
+            if (after := _NEXT_CAPITALISED.match(text, match.end())) and _title_case_word(after.group(1)):
+                continue  # a title-case phrase: 'the Packable Down Jacket'
+            end = match.end() - 2 if word[-2:] in ("'s", "’s") else match.end()
+            results.append(RecognizerResult("PERSON", match.start(), end, self.SCORE))
+        return results
+
+
+_NEXT_CAPITALISED = regex.compile(r"[^\S\n]+(\p{Lu}\p{Ll}+)\b")
+
+
+def _title_case_word(word: str) -> bool:
+    """A capitalised common English word no name list holds ('Down', 'Wool'): of a product's or a title's name."""
+    lower = word.lower()
+    return lower not in NAME_LISTS and _frequency(lower) >= RARE_WORD_ZIPF
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _frequency(word: str) -> float:
+    return zipf_frequency(word, "en")

@@ -54,7 +54,7 @@ CASES = [
     ("moved to 77 Harbor Blvd. last year", [("77 Harbor Blvd.", "STREET_ADDRESS")]),
     # street first, then number; a unit on its own line; a postcode after the country
     ("Ship to 55 Školní 645\n Suite 992\n Kámen\n Mexico 33716",
-     [("55 Školní 645", "STREET_ADDRESS"), ("Suite 992\n Kámen\n Mexico 33716", "STREET_ADDRESS")]),
+     [("55 Školní 645\n Suite 992\n Kámen\n Mexico 33716", "STREET_ADDRESS")]),  # the address is one unit
     ("my address is Puruntie 82, Helsinki", [("Puruntie 82, Helsinki", "STREET_ADDRESS")]),  # the address is one unit
     ("she lives at 25 Rákóczi út 81. Suite 540 Balatonalmádi Algeria", [("25 Rákóczi út 81. Suite 540 Balatonalmádi Algeria", "STREET_ADDRESS")]),
     ("please return to 43 p.o. box 178\nwarszawa", [("43 p.o. box 178", "STREET_ADDRESS")]),
@@ -323,7 +323,7 @@ def test_a_number_named_as_an_id_is_not_a_phone_number() -> None:
 ])
 def test_a_street_line_is_replaced_whole(detector, text: str, street: str) -> None:
     (findings,) = detector.analyze_batch([text])
-    assert street in [text[f.start : f.end] for f in findings if f.entity_type == "STREET_ADDRESS"]
+    assert any(text[f.start : f.end].startswith(street) for f in findings if f.entity_type == "STREET_ADDRESS")
 
 
 def test_the_town_after_a_unit_may_hold_a_short_lower_case_code() -> None:
