@@ -7,9 +7,9 @@ from scrubbers.engine import Detector
 
 CASES = [
     # PersonRareWordRecognizer: a capitalised word English does not use, inside a sentence or opening one
-    ("Why is Ozbekov so quiet today?", [("Ozbekov", "PERSON")]),
-    ("Wrzesniewski wrote the first draft", [("Wrzesniewski", "PERSON")]),
-    ("is there a better example than early Tuomikoski's work?", [("Tuomikoski", "PERSON")]),
+    ("Unlike the Wyrzykowska book, it is long.", [("Wyrzykowska", "PERSON")]),  # spaCy's model misses these three
+    ("Is anything better than early Szôllôs?", [("Szôllôs", "PERSON")]),
+    ("Roeterdink and Lopez were engineers.", [("Roeterdink", "PERSON"), ("Lopez", "PERSON")]),
     ("I need the Packable Down Jacket before Friday", []),  # a title-case product phrase
     # PersonAddressedRecognizer: cues that say a name follows, whatever its case
     ("my name is ottoline and my order is late", [("ottoline", "PERSON")]),
