@@ -178,7 +178,8 @@ def _non_personal_values(item: _Item) -> NonPersonalValues:
 
 NOT_SEARCHED = frozenset({"STATE", "COUNTRY"})
 """Field-rule types not searched for in free text ('PA', 'OK', 'USA' are words too): replaced in their
-field, and in a sentence only as a part of a detected address."""
+field, and in a sentence only as a part of a detected address; the leak gate does not look for them
+either (a state's code left in a sentence is no leak that should quarantine a session)."""
 
 
 def _address_records(document: _Document) -> list[dict[str, str]]:
@@ -247,7 +248,8 @@ class Scrubber:
         for (session, _), item, (session_out, state_out) in zip(items, prepared, outputs):
             scrubbed = [_Document(out, d.policy, d.keyed) for d, out in zip(item.documents, (session_out, state_out))]
             content = [text for document in scrubbed for _, text in _fields(document)]
-            verdict = check_leaks(item.originals | set(item.known), content, cmap.stand_ins, self.detector)
+            originals = {(entity, value) for entity, value in item.originals | set(item.known) if entity not in NOT_SEARCHED}
+            verdict = check_leaks(originals, content, cmap.stand_ins, self.detector)
             report = ScrubReport(
                 session_id=session.session_id,
                 counts=dict(sorted(item.counts.items())),
