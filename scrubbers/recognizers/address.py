@@ -147,11 +147,13 @@ _COUNTRIES = "|".join(regex.escape(c) for c in sorted(UsAddress.countries, key=l
 
 class PostcodeRecognizer(PatternRecognizer):
     """A postcode where an address puts it: after a country or a state/region code at the end of an
-    address block ('Uruguay 93613', 'Dallas TX 48486'), or named ('my zip code is 35649')."""
+    address block ('Uruguay 93613', 'Dallas TX 48486'), after a town ('living in Jacksonville 32278'),
+    or named ('my zip code is 35649')."""
 
     PATTERNS = [
         Pattern("After a country", rf"(?<=\b(?i:{_COUNTRIES})[^\S\n]+)\d{{3,6}}(?:-\d{{3,4}})?\b", 0.55),
         Pattern("After a region code", r"(?<=\p{L}[^\S\n]+\p{Lu}{1,3}[^\S\n]+)\d{5}(?:-\d{4})?(?=[^\S\n]*(?:$|,))", 0.55),
+        Pattern("After a town", r"(?<=\b(?i:in|at|from|near|to)[^\S\n]+\p{Lu}\p{Ll}+(?:[^\S\n]+\p{Lu}\p{Ll}+){0,2},?[^\S\n]+)\d{5}(?:-\d{4})?(?![\w-])", 0.55),
         Pattern("Named", r"(?<=(?i:\bzip(?:[^\S\n]?code)?|\bpost(?:al)?[^\S\n]?code)[^\S\n]*(?:is|:|=)?[^\S\n]*)[A-Z0-9]{3,7}(?:-\d{4})?\b", 0.6),
     ]
     CONTEXT = ["zip", "postcode", "postal", "address"]

@@ -89,3 +89,10 @@ def test_json_address_fields_and_prose_get_one_coherent_stand_in_address(scrubbe
     low, high = UsAddress.states_postcode[new["state"]]
     assert low <= int(new["zip"]) <= high
     assert other == {"state": "pending", "city": "Philadelphia"}
+
+
+def test_a_zip_after_a_town_is_a_postcode(detector: Detector) -> None:
+    text = "You're Maria King, living in Jacksonville 32278. Ship order 12345678 in 2 days."
+    (findings,) = detector.analyze_batch([text])
+    assert ("32278", "STREET_ADDRESS") in [(text[f.start : f.end], f.entity_type) for f in findings]
+    assert not any(text[f.start : f.end] in ("12345678", "2") for f in findings)
