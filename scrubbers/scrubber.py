@@ -176,6 +176,9 @@ def _non_personal_values(item: _Item) -> NonPersonalValues:
     return NonPersonalValues(values, personal=[text for rule, text in item.fields if rule not in (None, IDS)])
 
 
+PROPAGATED_SCORE = 0.55
+"""A detected name is searched for in other texts only from this score up: a name found by weak evidence
+alone (a word English does not use, a neighbour in a list) is replaced where it was found."""
 NOT_SEARCHED = frozenset({"STATE", "COUNTRY"})
 """Field-rule types not searched for in free text ('PA', 'OK', 'USA' are words too): replaced in their
 field, and in a sentence only as a part of a detected address; the leak gate does not look for them
@@ -343,7 +346,7 @@ class Scrubber:
                 known.add((rule, text.strip()))
             else:
                 detected = item.non_personal.keep(text, findings.get(text, []))
-                names = (text[f.start : f.end] for f in detected if f.entity_type == "PERSON")
+                names = (text[f.start : f.end] for f in detected if f.entity_type == "PERSON" and f.score >= PROPAGATED_SCORE)
                 # a detected name is searched for elsewhere only when each of its words could be a name and
                 # a name list knows one of them: a word taken for one ('and', 'Apt', 'Modify', 'Wristwatch')
                 # is replaced where it was found, nowhere else

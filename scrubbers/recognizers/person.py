@@ -243,7 +243,9 @@ _ONE_NAME = r"\p{L}[\p{Ll}'’-]*\p{Ll}"
 _VOCATIVE_NEXT = r"(?i:can|could|would|will|please|do|did|are|is|have|has|thank|thanks|i|we|you|let|it|this|that|how|what|when|where|why)"
 _CALLED = r"(?i:\b(?:call|calls|called)[^\S\n]+me|\bsays|\bsaid|\bnamed(?:[^\S\n]+(?:him|her|them))?|\bi\\?[’']m|\bi[^\S\n]+am)[^\S\n]+"
 _SUBJECT_VERBS = r"(?:is|was|has|had|said|says|asked|asks|shouted|told|wrote|writes|wants|wanted|will|would|can|could|called|replied)"
-"""Verbs after a sentence's first word that make it the subject ('samantha is a very sympathetic person')."""
+"""Verbs after a sentence's first word that make it the subject ('samantha is a very sympathetic person'):
+read in lower-case texts only (capitalised names are NER's and the gazetteer's), and too weak a cue for the
+name to be searched for elsewhere."""
 _INTRODUCED = r"(?i:\bmy[^\S\n]+name[^\S\n]+is|\bname[^\S\n]*:|\bcall[^\S\n]+me)[^\S\n]+"
 """Cues that say the next word is a name, whatever its case ('my name is oles and …')."""
 
@@ -255,15 +257,11 @@ class PersonAddressedRecognizer(PatternRecognizer):
 
     PATTERNS = [
         Pattern("Vocative", rf"(?<=(?:^|\n)[^\S\n]*){_ONE_NAME}(?=,[^\S\n]+{_VOCATIVE_NEXT}\b)", 0.55),
-        Pattern("Speaker", rf"(?<=(?:^|\n)[^\S\n]*){_ONE_NAME}(?=:[^\S\n]*\\?[\"“'])", 0.55),
         Pattern("Called", rf"(?<={_CALLED}){_ONE_NAME}(?=\\?[’']s\b|[^\S\n]*(?:[.,!?;]|$))", 0.55),
-        Pattern("Introduced", rf"(?<={_INTRODUCED}){_ONE_NAME}(?![\w'’-])", 0.55),
-        Pattern("Subject", rf"(?<=(?:^|[.!?][^\S\n]+|\n[^\S\n]*)){_ONE_NAME}(?=[^\S\n]+{_SUBJECT_VERBS}\b)", 0.55),
+        Pattern("Subject", rf"(?<=(?:^|[.!?][^\S\n]+|\n[^\S\n]*))\p{{Ll}}[\p{{Ll}}'’-]*\p{{Ll}}(?=[^\S\n]+{_SUBJECT_VERBS}\b)", 0.5),
     ]
     CONTEXT = ["name", "called", "says"]
-    CUES = regex.compile(
-        rf"(?:^|\n)[^\S\n]*{_ONE_NAME}[,:]|{_CALLED}|{_INTRODUCED}|{_ONE_NAME}[^\S\n]+{_SUBJECT_VERBS}\b", regex.MULTILINE
-    )
+    CUES = regex.compile(rf"(?:^|\n)[^\S\n]*{_ONE_NAME},|{_CALLED}|{_ONE_NAME}[^\S\n]+{_SUBJECT_VERBS}\b", regex.MULTILINE)
 
     def __init__(self, supported_language: str = "en") -> None:
         super().__init__(
@@ -276,13 +274,38 @@ class PersonAddressedRecognizer(PatternRecognizer):
         )
 
     def validate_result(self, pattern_text: str) -> bool | None:
-        """A word the lists know or a rare one; where a cue says a name follows, a capitalised word that
-        is no common English word ('Brodie: "Who are you?"')."""
         word = pattern_text.lower()
         known = word in WORLD_FIRST_NAMES or word in WORLD_LAST_NAMES or word in FIRST_NAMES or word in LAST_NAMES
+        return None if name_like(word) and (known or zipf_frequency(word, "en") < RARE_WORD_ZIPF) else False
+
+
+class PersonNamedRecognizer(PatternRecognizer):
+    """One word a cue says is a name: after 'my name is' / 'name:' / 'call me' in any case ('my name is
+    oles'), and a speaker's label before a quote ('Brodie: "Who are you?"', quotes escaped as in a log line).
+    Taken when it could be a name: capitalised and no common English word, or in lower case known or rare."""
+
+    PATTERNS = [
+        Pattern("Speaker", rf"(?<=(?:^|\n)[^\S\n]*){_ONE_NAME}(?=:[^\S\n]*\\?[\"“'])", 0.55),
+        Pattern("Introduced", rf"(?<={_INTRODUCED}){_ONE_NAME}(?![\w'’-])", 0.55),
+    ]
+    CONTEXT = ["name", "called"]
+    CUES = regex.compile(rf"(?:^|\n)[^\S\n]*{_ONE_NAME}:|{_INTRODUCED}", regex.MULTILINE)
+
+    def __init__(self, supported_language: str = "en") -> None:
+        super().__init__(
+            supported_entity="PERSON",
+            name="PersonNamedRecognizer",
+            patterns=self.PATTERNS,
+            context=self.CONTEXT,
+            supported_language=supported_language,
+            global_regex_flags=regex.MULTILINE,
+        )
+
+    def validate_result(self, pattern_text: str) -> bool | None:
+        word = pattern_text.lower()
         if not name_like(word):
             return False
-        return None if known or pattern_text[0].isupper() or zipf_frequency(word, "en") < RARE_WORD_ZIPF else False
+        return None if pattern_text[0].isupper() or word in NAME_LISTS or zipf_frequency(word, "en") < RARE_WORD_ZIPF else False
 
 
 NAME_LISTS = FIRST_NAMES | LAST_NAMES | WORLD_FIRST_NAMES | WORLD_LAST_NAMES

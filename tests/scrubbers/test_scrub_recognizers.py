@@ -241,10 +241,20 @@ def test_person_addressed_recognizer() -> None:
 
     recognizer = PersonAddressedRecognizer()
     assert _alone(recognizer, "Raimond, can I please speak to your manager?") == ["Raimond"]
-    assert _alone(recognizer, 'marilena: "who are you?"\nangela: "a friend"') == ["marilena", "angela"]
     assert _alone(recognizer, "sometimes people call me philipp") == ["philipp"]
     assert _alone(recognizer, "I'm lindsay's daughter") == ["lindsay"]
     assert _alone(recognizer, 'Note: "fragile"\nThanks, can you check? I am fine. Customer: "hi"') == []
+
+
+def test_person_named_recognizer() -> None:
+    """Speakers before a quote, and one word after 'my name is', in any case."""
+    from scrubbers.recognizers.person import PersonNamedRecognizer
+
+    recognizer = PersonNamedRecognizer()
+    assert _alone(recognizer, 'marilena: "who are you?"\nangela: "a friend"') == ["marilena", "angela"]
+    assert _alone(recognizer, 'Brodie: \\"Who are you?\\"') == ["Brodie"]
+    assert _alone(recognizer, "my name is oles and I need help") == ["oles"]
+    assert _alone(recognizer, 'Note: "fragile"\nmy name is on the order. Customer: "hi"') == []
 
 
 def test_ner_person_recognizer_drops_what_no_name_could_be(detector) -> None:
