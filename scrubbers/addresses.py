@@ -90,7 +90,7 @@ def parts(value: str) -> list[Part]:
     found: list[Part] = []
     for index, (start, end) in enumerate(pieces):
         piece = value[start:end]
-        if unit := _UNIT_ONLY.fullmatch(piece.strip()):
+        if _UNIT_ONLY.fullmatch(piece.strip()):
             found.append(Part("ADDRESS_UNIT", start, end))
         elif index == 0 and any(c.isdigit() for c in piece) or index == 0 and len(pieces) == 1:
             found += _street(value, start, end)

@@ -109,7 +109,7 @@ class ConsistencyMap:
         if entity_type in {"STREET_ADDRESS", "ADDRESS"}:
             return self._address(entity_type, value)
         if entity_type in ADDRESS_PARTS:
-            return self._address_part(entity_type, value, None)
+            return self._address_part(entity_type, value)
         return self._pseudonymizer.stand_in(entity_type, value)
 
     def _address(self, entity_type: str, value: str) -> str:
@@ -140,7 +140,7 @@ class ConsistencyMap:
             self._stand_ins[digest] = addresses.postcode(rng, value, in_state)
         return self._stand_ins[digest]
 
-    def _address_part(self, kind: str, value: str, context: str | None) -> str:
+    def _address_part(self, kind: str, value: str) -> str:
         digest = self._pseudonymizer.digest(kind, value)
         if kind == "POSTCODE":
             in_state = self._zip_states.get(digest)
