@@ -48,11 +48,12 @@ class StreetAddressRecognizer(PatternRecognizer):
 _LETTER_WORD = r"\p{L}[\p{L}'’.-]*"
 _STREET_TYPES_BEFORE = (
     r"(?i:via|viale|vicolo|piazza|corso|largo|rua|travessa|avenida|av\.|avda\.|calle|c/|camino|cami[ñn]o|carrer|paseo"
-    r"|plaza|pra[çc]a|rue|boulevard|bd\.?|chemin|all[ée]e|impasse|quai|ul\.|ulica|aleja|al\.|strada|bulevar|trg|ulitsa)"
+    r"|plaza|pra[çc]a|rue|avenue|boulevard|bd\.?|chemin|all[ée]e|impasse|quai|ul\.|ulica|aleja|al\.|strada|bulevar|trg|ulitsa)"
 )
 _STREET_TYPES_AFTER = (
     r"\p{L}+\.?(?<=(?i:stra(?:ss|ß)e|str\.|gasse|weg|vej|vejen|veien|vegen|gata|gatan|gade|gränd|laan|straat|plein|gracht|kade"
-    r"|tie|katu|kuja|polku|väg|vägen|allee|ring|platz|damm|ufer|steig|markt|u\.|út|utca|tér|köz|sokak|sokağı|caddesi|cad\."
+    r"|tie|katu|kuja|polku|väg|vägen|allee|ring|platz|damm|ufer|steig|markt|u\.|út|útja|utca|tér|köz|sokak|sokağı|caddesi|cad\."
+    r"|ulica|ulice|cesta|iela|gatvė|gatve|tänav|maantee"
     r"|street|road|lane|avenue|drive|way|court|place|square|terrace|close|crescent|gardens|grove|hill|park|row|walk))"
 )
 """A word ending in a street type ('Puruntie', 'Floridusgasse', 'tér'): the whole word, then one look back at its end."""

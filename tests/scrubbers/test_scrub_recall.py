@@ -21,6 +21,9 @@ CASES = [
      [("Mrs. Ana Weber", "PERSON"), ("Apt. 434 40 Rue de la Sarthe 421\nHousse WLG 95697", "STREET_ADDRESS")]),
     ("The letter arrived at 11 Rookopli 96 Apt. 478 Uralaane Valgamaa last night.",
      [("11 Rookopli 96 Apt. 478 Uralaane Valgamaa", "STREET_ADDRESS")]),
+    # street types of more languages: after the name ('ulica', 'útja', 'iela'), before it ('Avenue des …')
+    ("she lives at 12 Trubarjeva ulica 7 now", [("12 Trubarjeva ulica 7", "STREET_ADDRESS")]),
+    ("my address: 5 18 Avenue des Acacias", [("5 18 Avenue des Acacias", "STREET_ADDRESS")]),
     ("new address: 11 Brucknerweg 141\nHaldenstein nan 76216", [("11 Brucknerweg 141\nHaldenstein nan 76216", "STREET_ADDRESS")]),
 ]
 
