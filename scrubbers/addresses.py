@@ -47,8 +47,10 @@ STREET_NAMES: tuple[str, ...] = tuple(
 """Common US street names that are no one's name."""
 STREET_SUFFIXES = ("Street", "Avenue", "Road", "Drive", "Lane", "Court", "Place", "Way", "Boulevard", "Terrace")
 US_COUNTRY_FORMS = frozenset({"usa", "us", "u.s.", "u.s.a.", "u.s", "u.s.a", "united states", "united states of america", "america"})
-STATE_NAMES = dict(zip(UsAddress.states_abbr, UsAddress.states))
-"""Abbreviation -> name of the 50 states and DC (Faker's en_US lists)."""
+STATE_NAMES = dict(zip([a for a in UsAddress.states_abbr if a != "DC"], UsAddress.states, strict=True)) | {
+    "DC": "District of Columbia"
+}
+"""Abbreviation -> name of the 50 states (Faker's en_US lists, whose abbreviations hold DC and names do not) and DC."""
 _STATE_BY_NAME = {name.lower(): abbr for abbr, name in STATE_NAMES.items()}
 _COUNTRIES = sorted({*UsAddress.countries, "USA", "U.S.A.", "U.S.", "US", "United States", "UK"}, key=lambda c: (-len(c), c))
 
@@ -57,6 +59,7 @@ _UNIT_ONLY = re.compile(_UNIT.pattern + r"\.?$")
 _ZIP = re.compile(r"\d{5}(?:-\d{4})?")
 _POSTCODE = re.compile(r"\b(?:\d{3}[^\S\n]?\d{2}|\d{4,6}(?:-\d{3,4})?|[A-Z]{1,2}\d[A-Z\d]?[^\S\n]*\d[A-Z]{2})\b")
 _STATE_ZIP = re.compile(r"\b([A-Z]{2}|" + "|".join(sorted(UsAddress.states, key=len, reverse=True)) + r")[^\S\n]+(\d{5}(?:-\d{4})?)$")
+_TOWN_STATE = re.compile(r"([A-Z][A-Za-z.'-]*(?: [A-Z][A-Za-z.'-]*){0,2}),? (" + "|".join(UsAddress.states_abbr) + r")")
 _SEPARATORS = re.compile(r"[^\S\n]*(?:,|\n)[^\S\n]*")
 
 
@@ -92,6 +95,11 @@ def parts(value: str) -> list[Part]:
         piece = value[start:end]
         if _UNIT_ONLY.fullmatch(piece.strip()):
             found.append(Part("ADDRESS_UNIT", start, end))
+        elif _POSTCODE.fullmatch(piece.strip()):  # a postcode alone ('my zip code is 19122')
+            found.append(Part("POSTCODE", start, end))
+        elif (town_state := _TOWN_STATE.fullmatch(piece)) and not any(c.isdigit() for c in piece):  # 'Collinwood DC'
+            found += [Part("CITY", start + town_state.start(1), start + town_state.end(1)),
+                      Part("STATE", start + town_state.start(2), start + town_state.end(2))]
         elif index == 0 and any(c.isdigit() for c in piece) or index == 0 and len(pieces) == 1:
             found += _street(value, start, end)
         elif index == len(pieces) - 1 and index > 0 and is_country(piece):
@@ -169,10 +177,13 @@ def town(rng: random.Random, value: str) -> str:
 
 
 def state(rng: random.Random, value: str) -> str:
-    """Another state, written as the original was: an abbreviation ('PA') or a name ('Pennsylvania')."""
-    original = value.strip().upper()
-    original = _STATE_BY_NAME.get(value.strip().lower(), original)
-    abbreviation = rng.choice([a for a in sorted(STATE_NAMES) if a != original])
+    """Another state's abbreviation ('PA' -> 'UT'; the caller writes it as the original was written)."""
+    original = state_abbreviation(value) or value.strip().upper()
+    return rng.choice([a for a in sorted(STATE_NAMES) if a != original])
+
+
+def written_as(value: str, abbreviation: str) -> str:
+    """A state's abbreviation written as `value` was: 'UT', 'ut' or 'Utah'."""
     if len(value.strip()) == 2:
         return abbreviation if value.strip().isupper() else abbreviation.lower()
     return STATE_NAMES[abbreviation]

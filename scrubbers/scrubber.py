@@ -13,6 +13,7 @@ from spacy.lang.en.stop_words import STOP_WORDS
 from wordfreq import zipf_frequency
 
 from ingest.models import Session, StateRows
+from scrubbers import addresses
 from scrubbers.config import ScrubConfig
 from scrubbers.consistency import ConsistencyMap
 from scrubbers.engine import Finding, get_detector, tidy_people
@@ -119,7 +120,7 @@ def _as_written(entity: str, value: str) -> bool:
     """Whether a known value matches only as written: an English stop word ('Will', 'May'), or one
     word of a name that is a common English word ('Brown' is not the colour 'brown')."""
     lower = value.lower()
-    if lower in STOP_WORDS or entity == "CITY":  # 'Reading' the town, not 'reading'
+    if lower in STOP_WORDS or entity in ("CITY", "STATE"):  # 'Reading' the town, not 'reading'
         return True
     return entity == "PERSON" and " " not in value and not value.islower() and zipf_frequency(lower, "en") >= COMMON_WORD_ZIPF
 
@@ -180,9 +181,9 @@ PROPAGATED_SCORE = 0.55
 """A detected name is searched for in other texts only from this score up: a name found by weak evidence
 alone (a word English does not use, a neighbour in a list) is replaced where it was found."""
 NOT_SEARCHED = frozenset({"STATE", "COUNTRY"})
-"""Field-rule types not searched for in free text ('PA', 'OK', 'USA' are words too): replaced in their
-field, and in a sentence only as a part of a detected address; the leak gate does not look for them
-either (a state's code left in a sentence is no leak that should quarantine a session)."""
+"""Field-rule types not searched for in free text as they are ('PA', 'OK', 'USA' are words too): replaced
+in their field, and in a sentence as a part of a detected address or, for a state, by its full name; the
+leak gate does not look for them either (a state's code left in a sentence should not quarantine a session)."""
 
 
 def _address_records(document: _Document) -> list[dict[str, str]]:
@@ -357,6 +358,9 @@ class Scrubber:
         for first, last in zip(fielded, fielded[1:]):
             if len(first.split()) == len(last.split()) == 1:
                 known.update(("USERNAME", handle) for handle in _name_handles([first, last]))
+        # a state field's name is searched for in sentences ('you live in Texas'); its code is a word ('OK', 'IN')
+        known.update(("STATE", addresses.STATE_NAMES[code]) for rule, text in item.fields
+                     if rule == "STATE" and (code := addresses.state_abbreviation(text)))
         for entity, value in list(known):
             if entity == "PERSON":
                 parts = _name_parts(value) if value not in detected_names else [p for p in _name_parts(value) if _listed(p)]

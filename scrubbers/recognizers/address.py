@@ -154,6 +154,8 @@ class PostcodeRecognizer(PatternRecognizer):
     PATTERNS = [
         Pattern("After a country", rf"(?<=\b(?i:{_COUNTRIES})[^\S\n]+)\d{{3,6}}(?:-\d{{3,4}})?\b", 0.55),
         Pattern("After a region code", r"(?<=\p{L}[^\S\n]+\p{Lu}{1,3}[^\S\n]+)\d{5}(?:-\d{4})?(?=[^\S\n]*(?:$|,))", 0.55),
+        Pattern("Town, state and zip", r"\b\p{Lu}\p{Ll}+(?:[^\S\n]+\p{Lu}\p{Ll}+){0,2},[^\S\n]*(?:" + "|".join(UsAddress.states_abbr)
+                + r"),?[^\S\n]+\d{5}(?:-\d{4})?(?![\w-])", 0.55),
         Pattern("After a town", r"(?<=\b(?i:in|at|from|near|to)[^\S\n]+\p{Lu}\p{Ll}+(?:[^\S\n]+\p{Lu}\p{Ll}+){0,2},?[^\S\n]+)\d{5}(?:-\d{4})?(?![\w-])", 0.55),
         Pattern("Named", r"(?<=(?i:\bzip(?:[^\S\n]?code)?|\bpost(?:al)?[^\S\n]?code)[^\S\n]*(?:is|:|=)?[^\S\n]*)[A-Z0-9]{3,7}(?:-\d{4})?\b", 0.6),
     ]

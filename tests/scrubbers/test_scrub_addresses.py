@@ -96,3 +96,23 @@ def test_a_zip_after_a_town_is_a_postcode(detector: Detector) -> None:
     (findings,) = detector.analyze_batch([text])
     assert ("32278", "STREET_ADDRESS") in [(text[f.start : f.end], f.entity_type) for f in findings]
     assert not any(text[f.start : f.end] in ("12345678", "2") for f in findings)
+
+
+def test_a_postcode_alone_and_a_town_with_its_state_are_parts(cmap: ConsistencyMap) -> None:
+    assert [p.kind for p in addresses.parts("19122")] == ["POSTCODE"]
+    assert [p.kind for p in addresses.parts("Collinwood DC")] == ["CITY", "STATE"]
+    assert cmap.replace("STREET_ADDRESS", "19122").isdigit()  # a zip stays a zip, not a street line
+
+
+def test_a_state_s_code_and_name_are_one_state(cmap: ConsistencyMap) -> None:
+    code = cmap.replace("STATE", "TX")
+    assert cmap.replace("STATE", "Texas") == addresses.STATE_NAMES[code] and cmap.replace("STATE", "tx") == code.lower()
+
+
+def test_a_town_state_and_zip_without_a_street_are_an_address(detector: Detector, scrubber) -> None:
+    text = "You are Seth Harris from Pekin, CA, 20022. You live in Texas."
+    (findings,) = detector.analyze_batch([text])
+    assert ("Pekin, CA, 20022", "STREET_ADDRESS") in [(text[f.start : f.end], f.entity_type) for f in findings]
+    (said, result), _ = scrubber.scrub_json([text, {"address": {"address1": "1 Elm Street", "state": "TX", "zip": "75001"}}])
+    state = result["address"]["state"]
+    assert said.endswith(f"You live in {addresses.STATE_NAMES[state]}.") and "Pekin" not in said and "CA, 20022" not in said
