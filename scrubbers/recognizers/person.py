@@ -246,6 +246,9 @@ _SUBJECT_VERBS = r"(?:is|was|has|had|said|says|asked|asks|shouted|told|wrote|wri
 """Verbs after a sentence's first word that make it the subject ('samantha is a very sympathetic person'):
 read in lower-case texts only (capitalised names are NER's and the gazetteer's), and too weak a cue for the
 name to be searched for elsewhere."""
+_SPOKE = r"(?i:shouted|yelled|screamed|said|says|whispered|replied|spoke|talked|wrote|waved|smiled|nodded)"
+"""Verbs after which 'at' / 'to' and one word before a colon or a stop name the person spoken to
+('oles shouted at samantha: "…"')."""
 _INTRODUCED = r"(?i:\bmy[^\S\n]+name[^\S\n]+is|\bname[^\S\n]*:|\bcall[^\S\n]+me)[^\S\n]+"
 """Cues that say the next word is a name, whatever its case ('my name is oles and …')."""
 
@@ -258,10 +261,13 @@ class PersonAddressedRecognizer(PatternRecognizer):
     PATTERNS = [
         Pattern("Vocative", rf"(?<=(?:^|\n)[^\S\n]*){_ONE_NAME}(?=,[^\S\n]+{_VOCATIVE_NEXT}\b)", 0.55),
         Pattern("Called", rf"(?<={_CALLED}){_ONE_NAME}(?=\\?[’']s\b|[^\S\n]*(?:[.,!?;]|$))", 0.55),
+        Pattern("Addressee", rf"(?<=\b{_SPOKE}[^\S\n]+(?:at|to)[^\S\n]+){_ONE_NAME}(?=[^\S\n]*[:,.!?])", 0.55),
         Pattern("Subject", rf"(?<=(?:^|[.!?][^\S\n]+|\n[^\S\n]*))\p{{Ll}}[\p{{Ll}}'’-]*\p{{Ll}}(?=[^\S\n]+{_SUBJECT_VERBS}\b)", 0.5),
     ]
     CONTEXT = ["name", "called", "says"]
-    CUES = regex.compile(rf"(?:^|\n)[^\S\n]*{_ONE_NAME},|{_CALLED}|{_ONE_NAME}[^\S\n]+{_SUBJECT_VERBS}\b", regex.MULTILINE)
+    CUES = regex.compile(
+        rf"(?:^|\n)[^\S\n]*{_ONE_NAME},|{_CALLED}|{_ONE_NAME}[^\S\n]+{_SUBJECT_VERBS}\b|\b{_SPOKE}[^\S\n]+(?:at|to)\b", regex.MULTILINE
+    )
 
     def __init__(self, supported_language: str = "en") -> None:
         super().__init__(

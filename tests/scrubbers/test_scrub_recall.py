@@ -14,6 +14,8 @@ CASES = [
     # PersonAddressedRecognizer: cues that say a name follows, whatever its case
     ("my name is ottoline and my order is late", [("ottoline", "PERSON")]),
     ("samantha is a very patient person.", [("samantha", "PERSON")]),
+    ('the agent said to ottilie: "wait here"', [("ottilie", "PERSON")]),  # the person spoken to
+    ("She waved to everyone.", []),
     ("Brixby: \\\"Who are you?\\\"", [("Brixby", "PERSON")]),  # a speaker, quotes escaped as in a log line
     ("I'm disappointed, my name is on the order", []),
     # an address is one unit: overlapping street readings joined; the town after a unit; a short code after a town
