@@ -42,11 +42,12 @@ class StreetAddressRecognizer(PresetPatternRecognizer):
 _LETTER_WORD = r"\p{L}[\p{L}'’.-]*"
 _STREET_TYPES_BEFORE = (
     r"(?i:via|viale|vicolo|piazza|corso|largo|rua|travessa|avenida|av\.|avda\.|calle|c/|camino|cami[ñn]o|carrer|paseo"
-    r"|plaza|pra[çc]a|rue|boulevard|bd\.?|chemin|all[ée]e|impasse|quai|ul\.|ulica|aleja|al\.|strada|bulevar|trg|ulitsa)"
+    r"|plaza|pra[çc]a|rue|avenue|boulevard|bd\.?|chemin|all[ée]e|impasse|quai|ul\.|ulica|aleja|al\.|strada|bulevar|trg|ulitsa)"
 )
 _STREET_TYPES_AFTER = (
     r"\p{L}+\.?(?<=(?i:stra(?:ss|ß)e|str\.|gasse|weg|vej|vejen|veien|vegen|gata|gatan|gade|gränd|laan|straat|plein|gracht|kade"
-    r"|tie|katu|kuja|polku|väg|vägen|allee|ring|platz|damm|ufer|steig|markt|u\.|út|utca|tér|köz|sokak|sokağı|caddesi|cad\."
+    r"|tie|katu|kuja|polku|väg|vägen|allee|ring|platz|damm|ufer|steig|markt|u\.|út|útja|utca|tér|köz|sokak|sokağı|caddesi|cad\."
+    r"|ulica|ulice|cesta|iela|gatvė|gatve|tänav|maantee"
     r"|street|road|lane|avenue|drive|way|court|place|square|terrace|close|crescent|gardens|grove|hill|park|row|walk))"
 )
 """A word ending in a street type ('Puruntie', 'Floridusgasse', 'tér'): the whole word, then one look back at its end."""
@@ -125,13 +126,17 @@ _COUNTRIES = "|".join(regex.escape(c) for c in sorted(UsAddress.countries, key=l
 
 class PostcodeRecognizer(PresetPatternRecognizer):
     """A postcode where an address puts it: after a country or a state/region code at the end of an
-    address block ('Uruguay 93613', 'Dallas TX 48486'), or named ('my zip code is 35649')."""
+    address block ('Uruguay 93613', 'Dallas TX 48486'), after a town ('living in Jacksonville 32278'),
+    or named ('my zip code is 35649')."""
 
     ENTITY = "STREET_ADDRESS"
     FLAGS = regex.MULTILINE
     PATTERNS = [
         Pattern("After a country", rf"(?<=\b(?i:{_COUNTRIES})[^\S\n]+)\d{{3,6}}(?:-\d{{3,4}})?\b", 0.55),
         Pattern("After a region code", r"(?<=\p{L}[^\S\n]+\p{Lu}{1,3}[^\S\n]+)\d{5}(?:-\d{4})?(?=[^\S\n]*(?:$|,))", 0.55),
+        Pattern("Town, state and zip", r"\b\p{Lu}\p{Ll}+(?:[^\S\n]+\p{Lu}\p{Ll}+){0,2},[^\S\n]*(?:" + "|".join(UsAddress.states_abbr)
+                + r"),?[^\S\n]+\d{5}(?:-\d{4})?(?![\w-])", 0.55),
+        Pattern("After a town", r"(?<=\b(?i:in|at|from|near|to)[^\S\n]+\p{Lu}\p{Ll}+(?:[^\S\n]+\p{Lu}\p{Ll}+){0,2},?[^\S\n]+)\d{5}(?:-\d{4})?(?![\w-])", 0.55),
         Pattern("Named", r"(?<=(?i:\bzip(?:[^\S\n]?code)?|\bpost(?:al)?[^\S\n]?code)[^\S\n]*(?:is|:|=)?[^\S\n]*)[A-Z0-9]{3,7}(?:-\d{4})?\b", 0.6),
     ]
     CONTEXT = ["zip", "postcode", "postal", "address"]

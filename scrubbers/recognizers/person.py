@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 
 import regex
+from faker.providers.address.en_US import Provider as UsAddress
 from faker.providers.person.de_DE import Provider as DePerson
 from faker.providers.person.en_GB import Provider as GbPerson
 from faker.providers.person.en_IN import Provider as InPerson
@@ -150,6 +151,24 @@ def _locale_names(locales: tuple[str, ...]) -> tuple[frozenset[str], frozenset[s
 
 
 WORLD_FIRST_NAMES, WORLD_LAST_NAMES = _locale_names(GAZETTEER_LOCALES)
+
+
+def _gendered_names(locales: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]]:
+    """(female, male) first names of Faker's lists, lower case; a name both lists hold is in neither."""
+    import importlib
+
+    female: set[str] = set()
+    male: set[str] = set()
+    for locale in locales:
+        provider = importlib.import_module(f"faker.providers.person.{locale}").Provider
+        for attribute, names in (("first_names_female", female), ("first_names_male", male)):
+            values = getattr(provider, attribute, ())
+            names.update(n.lower() for n in (values.keys() if hasattr(values, "keys") else values))
+    return frozenset(female - male), frozenset(male - female)
+
+
+FEMALE_FIRST_NAMES, MALE_FIRST_NAMES = _gendered_names(GAZETTEER_LOCALES)
+"""A stand-in first name keeps the original's gender where the lists tell it ('Mr. Yusuf' stays a 'Mr.')."""
 _AFTER_PARTICLE = regex.compile(r"(?<!\w)(?:de|la|del|della|di|da|van|von|der|den|le|du|dos)[^\S\n]+$")
 RARE_WORD_ZIPF = 3.2
 """Below this wordfreq Zipf frequency a capitalised word of the last-name lists is taken alone as a name."""
@@ -193,6 +212,8 @@ class PersonGazetteerRecognizer(LocalRecognizer):
             word = match.group()
             if word[-2:] in ("'s", "’s"):  # a possessive: "Zlata's address"
                 word = word[:-2]
+            if (after := _NEXT_CAPITALISED.match(text, match.end())) and _title_case_word(after.group(1)) and not self.is_name(after.group(1)):
+                continue  # a title-case phrase: 'the Merino Wool Crew Socks'
             if self.is_name(word):
                 results.append(RecognizerResult("PERSON", match.start(), match.start() + len(word), self.score))
         return results
@@ -200,7 +221,16 @@ class PersonGazetteerRecognizer(LocalRecognizer):
 
 _ONE_NAME = r"\p{L}[\p{Ll}'’-]*\p{Ll}"
 _VOCATIVE_NEXT = r"(?i:can|could|would|will|please|do|did|are|is|have|has|thank|thanks|i|we|you|let|it|this|that|how|what|when|where|why)"
-_CALLED = r"(?i:\b(?:call|calls|called)[^\S\n]+me|\bsays|\bsaid|\bnamed(?:[^\S\n]+(?:him|her|them))?|\bi[’']m|\bi[^\S\n]+am)[^\S\n]+"
+_CALLED = r"(?i:\b(?:call|calls|called)[^\S\n]+me|\bsays|\bsaid|\bnamed(?:[^\S\n]+(?:him|her|them))?|\bi\\?[’']m|\bi[^\S\n]+am)[^\S\n]+"
+_SUBJECT_VERBS = r"(?:is|was|has|had|said|says|asked|asks|shouted|told|wrote|writes|wants|wanted|will|would|can|could|called|replied)"
+"""Verbs after a sentence's first word that make it the subject ('samantha is a very sympathetic person'):
+read in lower-case texts only (capitalised names are NER's and the gazetteer's), and too weak a cue for the
+name to be searched for elsewhere."""
+_SPOKE = r"(?i:shouted|yelled|screamed|said|says|whispered|replied|spoke|talked|wrote|waved|smiled|nodded)"
+"""Verbs after which 'at' / 'to' and one word before a colon or a stop name the person spoken to
+('oles shouted at samantha: "…"')."""
+_INTRODUCED = r"(?i:\bmy[^\S\n]+name[^\S\n]+is|\bname[^\S\n]*:|\bcall[^\S\n]+me)[^\S\n]+"
+"""Cues that say the next word is a name, whatever its case ('my name is oles and …')."""
 
 
 class PersonAddressedRecognizer(PresetPatternRecognizer):
@@ -212,16 +242,40 @@ class PersonAddressedRecognizer(PresetPatternRecognizer):
     FLAGS = regex.MULTILINE
     PATTERNS = [
         Pattern("Vocative", rf"(?<=(?:^|\n)[^\S\n]*){_ONE_NAME}(?=,[^\S\n]+{_VOCATIVE_NEXT}\b)", 0.55),
-        Pattern("Speaker", rf"(?<=(?:^|\n)[^\S\n]*){_ONE_NAME}(?=:[^\S\n]*\\?[\"“'])", 0.55),
-        Pattern("Called", rf"(?<={_CALLED}){_ONE_NAME}(?=[’']s\b|[^\S\n]*(?:[.,!?;]|$))", 0.55),
+        Pattern("Called", rf"(?<={_CALLED}){_ONE_NAME}(?=\\?[’']s\b|[^\S\n]*(?:[.,!?;]|$))", 0.55),
+        Pattern("Addressee", rf"(?<=\b{_SPOKE}[^\S\n]+(?:at|to)[^\S\n]+){_ONE_NAME}(?=[^\S\n]*[:,.!?])", 0.55),
+        Pattern("Subject", rf"(?<=(?:^|[.!?][^\S\n]+|\n[^\S\n]*))\p{{Ll}}[\p{{Ll}}'’-]*\p{{Ll}}(?=[^\S\n]+{_SUBJECT_VERBS}\b)", 0.5),
     ]
     CONTEXT = ["name", "called", "says"]
-    CUES = regex.compile(rf"(?:^|\n)[^\S\n]*{_ONE_NAME}[,:]|{_CALLED}", regex.MULTILINE)
+    CUES = regex.compile(
+        rf"(?:^|\n)[^\S\n]*{_ONE_NAME},|{_CALLED}|{_ONE_NAME}[^\S\n]+{_SUBJECT_VERBS}\b|\b{_SPOKE}[^\S\n]+(?:at|to)\b", regex.MULTILINE
+    )
 
     def validate_result(self, pattern_text: str) -> bool | None:
         word = pattern_text.lower()
         known = word in WORLD_FIRST_NAMES or word in WORLD_LAST_NAMES or word in FIRST_NAMES or word in LAST_NAMES
         return None if name_like(word) and (known or zipf_frequency(word, "en") < RARE_WORD_ZIPF) else False
+
+
+class PersonNamedRecognizer(PresetPatternRecognizer):
+    """One word a cue says is a name: after 'my name is' / 'name:' / 'call me' in any case ('my name is
+    oles'), and a speaker's label before a quote ('Brodie: "Who are you?"', quotes escaped as in a log line).
+    Taken when it could be a name: capitalised and no common English word, or in lower case known or rare."""
+
+    ENTITY = "PERSON"
+    FLAGS = regex.MULTILINE
+    PATTERNS = [
+        Pattern("Speaker", rf"(?<=(?:^|\n)[^\S\n]*){_ONE_NAME}(?=:[^\S\n]*\\?[\"“'])", 0.55),
+        Pattern("Introduced", rf"(?<={_INTRODUCED}){_ONE_NAME}(?![\w'’-])", 0.55),
+    ]
+    CONTEXT = ["name", "called"]
+    CUES = regex.compile(rf"(?:^|\n)[^\S\n]*{_ONE_NAME}:|{_INTRODUCED}", regex.MULTILINE)
+
+    def validate_result(self, pattern_text: str) -> bool | None:
+        word = pattern_text.lower()
+        if not name_like(word):
+            return False
+        return None if pattern_text[0].isupper() or word in NAME_LISTS or zipf_frequency(word, "en") < RARE_WORD_ZIPF else False
 
 
 NAME_LISTS = FIRST_NAMES | LAST_NAMES | WORLD_FIRST_NAMES | WORLD_LAST_NAMES
@@ -231,6 +285,10 @@ _NER_WORD = regex.compile(r"\p{L}+")
 
 _TITLE_OR_SUFFIX = frozenset({"mr", "mrs", "ms", "miss", "mx", "dr", "prof", "md", "dds", "phd", "dvm", "esq", "jr", "sr", "ii", "iii", "iv"})
 _OPENS = regex.compile(r"(?:^|[.!?:#*>-])[^\S\n]*\Z|(?:^|\n)[^\S\n]*\Z")
+
+
+_PLACE_WITH_STATE = regex.compile(r"\p{L}[^\S\n]*,?[^\S\n]+(?:" + "|".join(UsAddress.states_abbr) + r")\Z")
+"""A town and a US state's code ('Houston TX', 'Austin, TX'): a place, not a person."""
 
 
 def _known_or_rare(word: str) -> bool:
@@ -249,7 +307,7 @@ def ner_name_plausible(text: str, start: int, end: int) -> bool:
     opening a heading) needs to be known, rare, or not to open a line or a sentence.
     """
     span = text[start:end]
-    if any(c.isdigit() or c == "_" for c in span):
+    if any(c.isdigit() or c == "_" for c in span) or _PLACE_WITH_STATE.search(span):
         return False
     if (start > 0 and text[start - 1].isalnum()) or (end < len(text) and text[end].isalnum()):
         return False
@@ -347,3 +405,60 @@ def _lower_first_name(word: str) -> bool:
 @functools.lru_cache(maxsize=1 << 16)
 def _lower_surname(word: str) -> bool:
     return name_like(word) and (word in LAST_NAMES or word in WORLD_LAST_NAMES or zipf_frequency(word, "en") < RARE_WORD_ZIPF)
+
+
+UNKNOWN_WORD_ZIPF = 2.0
+"""Below this wordfreq Zipf frequency a word is practically absent from English text ('Avtorhan', 'Szôllôs')."""
+
+
+class PersonRareWordRecognizer(LocalRecognizer):
+    """A capitalised word English does not use and no name list holds ('Why is Avtorhan so impulsive?',
+    'than early Szôllôs?'): inside a sentence a name; opening one, only a word English has never seen
+    (a rare English word opens sentences: 'Kudos')."""
+
+    SCORE = 0.5
+    WORD = regex.compile(r"(?<![\w@.#/'’&+-])\p{Lu}\p{Ll}{2,}(?:[-'’]\p{Lu}?\p{Ll}+)*(?![\w@&+-]|\.\w)")
+    OPENS = regex.compile(r"(?:^|[.!?:\"“(\n])[^\S\n]*\Z")
+    CUES = regex.compile(r"\p{Lu}\p{Ll}{2}")
+
+    def __init__(self, supported_language: str = "en", score: float | None = None) -> None:
+        self.score = self.SCORE if score is None else score
+        self.cues = self.CUES
+        super().__init__(supported_entities=["PERSON"], name="PersonRareWordRecognizer", supported_language=supported_language)
+
+    def load(self) -> None:
+        pass
+
+    def analyze(self, text: str, entities: list[str], nlp_artifacts=None) -> list[RecognizerResult]:
+        results = []
+        for match in self.WORD.finditer(text):
+            word = match.group()
+            lower = word.lower()
+            if lower in NAME_LISTS or lower in NOT_NAMES or lower in ADDRESS_WORDS or lower in STOP_WORDS:
+                continue  # listed names are the gazetteer's
+            frequency = _frequency(lower)
+            if frequency >= UNKNOWN_WORD_ZIPF:
+                continue
+            if frequency > 0 and self.OPENS.search(text, max(0, match.start() - 3), match.start()):
+                continue
+            if _AFTER_PARTICLE.search(text, max(0, match.start() - 8), match.start()):
+                continue
+            if (after := _NEXT_CAPITALISED.match(text, match.end())) and _title_case_word(after.group(1)):
+                continue  # a title-case phrase: 'the Packable Down Jacket'
+            end = match.end() - 2 if word[-2:] in ("'s", "’s") else match.end()
+            results.append(RecognizerResult("PERSON", match.start(), end, self.score))
+        return results
+
+
+_NEXT_CAPITALISED = regex.compile(r"[^\S\n]+(\p{Lu}\p{Ll}+)\b")
+
+
+def _title_case_word(word: str) -> bool:
+    """A capitalised common English word no name list holds ('Down', 'Wool'): of a product's or a title's name."""
+    lower = word.lower()
+    return lower not in NAME_LISTS and _frequency(lower) >= RARE_WORD_ZIPF
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _frequency(word: str) -> float:
+    return zipf_frequency(word, "en")

@@ -12,6 +12,8 @@ from presidio_analyzer import Pattern
 
 from scrubbers.recognizers.preset import PresetPatternRecognizer
 
+from scrubbers.recognizers.offline import in_arithmetic
+
 _EXTENSION = r"(?:[^\S\n]*(?:x|ext\.?|extension)[^\S\n]*\d{1,6})?"
 _GROUPS = r"(?:\+|\()?\d[\d \t()./-]{4,18}\d"
 _INTERNATIONAL = r"\+\d{1,3}(?:[ \t.-]?\(0\))?[ \t.-]?(?:\(\d{1,5}\)[ \t.-]?)?\d[\d \t./-]{4,16}\d"
@@ -44,6 +46,6 @@ class PhoneLayoutRecognizer(PresetPatternRecognizer):
 
     def validate_result(self, pattern_text: str) -> bool | None:
         digits = sum(c.isdigit() for c in pattern_text)
-        if self.NOT_PHONES.fullmatch(pattern_text.strip()):
+        if self.NOT_PHONES.fullmatch(pattern_text.strip()) or in_arithmetic(pattern_text, 0, len(pattern_text)):
             return False
         return None if 6 <= digits <= 20 else False

@@ -32,7 +32,9 @@ from scrubbers.recognizers.person import (
     PersonClosingRecognizer,
     PersonContextRecognizer,
     PersonGazetteerRecognizer,
+    PersonNamedRecognizer,
     PersonNameListRecognizer,
+    PersonRareWordRecognizer,
     PersonRelationRecognizer,
 )
 from scrubbers.recognizers.phone import PhoneLayoutRecognizer
@@ -49,6 +51,8 @@ RECOGNIZERS: MappingProxyType[str, tuple[type[EntityRecognizer], ...]] = Mapping
         PersonAddressedRecognizer,
         PersonRelationRecognizer,
         LowerCaseNameRecognizer,
+        PersonRareWordRecognizer,
+        PersonNamedRecognizer,
     ),
     "EMAIL_ADDRESS": (OfflineEmailRecognizer,),
     "PHONE_NUMBER": (ValidPhoneRecognizer, PhoneLayoutRecognizer),

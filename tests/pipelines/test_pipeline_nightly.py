@@ -49,8 +49,9 @@ def test_run_writes_paired_tasks_and_a_summary(world, first_run):
 
 def test_the_cli_writes_the_demo_output_of_the_stages(world, first_run):
     """Byte for byte what the stages alone write (test_pipeline_stages) and what main wrote before."""
-    assert output_digest(world.out) == DEMO_OUTPUT_SHA256, (
-        "the demo's tasks and seeds changed; if the change is meant, set DEMO_OUTPUT_SHA256 in tests/demo_world.py"
+    digest = output_digest(world.out)
+    assert digest == DEMO_OUTPUT_SHA256, (
+        f"the demo's tasks and seeds changed (now {digest}); if the change is meant, set DEMO_OUTPUT_SHA256 in tests/demo_world.py"
     )
 
 

@@ -37,8 +37,9 @@ def test_the_stages_import_no_dagster():
 
 
 def test_the_stages_alone_write_the_demo_output(world, stages_run):
-    assert output_digest(world.out) == DEMO_OUTPUT_SHA256, (
-        "the demo's tasks and seeds changed; if the change is meant, set DEMO_OUTPUT_SHA256 in tests/demo_world.py"
+    digest = output_digest(world.out)
+    assert digest == DEMO_OUTPUT_SHA256, (
+        f"the demo's tasks and seeds changed (now {digest}); if the change is meant, set DEMO_OUTPUT_SHA256 in tests/demo_world.py"
     )
 
 
