@@ -127,7 +127,7 @@ def draft_pair(
         expectations=positive_plan.expectations,
         required_tools=positive_plan.required_tools,
         forbidden_tools=positive_plan.forbidden_tools,
-        review_questions=positive_plan.review_questions,
+        review_questions=[*classification.review_questions, *positive_plan.review_questions],
         **common,
     )
     negative = DraftTask(
@@ -137,7 +137,8 @@ def draft_pair(
         expectations=negative_plan.expectations,
         required_tools=negative_plan.required_tools,
         forbidden_tools=negative_plan.forbidden_tools,
-        review_questions=[*negative_plan.review_questions, negative_plan.boundary_question],
+        review_questions=[*classification.review_questions, *negative_plan.review_questions,
+                          negative_plan.boundary_question],
         synthetic=True,
         boundary=negative_plan.boundary,
         boundary_question=negative_plan.boundary_question,

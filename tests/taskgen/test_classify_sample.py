@@ -24,11 +24,11 @@ def test_every_intent_and_outcome_is_classified(taxonomy, sessions):
 
 def test_evidence_names_rules_not_user_text(taxonomy, sessions):
     rollback = classify(next(s for s in sessions if s.session_id == "s-rollback"), taxonomy)
-    assert "deploy:dep-42:rollback" in rollback.evidence
+    assert "deploys:dep-42:rollback" in rollback.evidence
     for session in sessions:
         for item in classify(session, taxonomy).evidence:
-            assert item.split(":")[0] in {"tool", "phrase", "keyword", "rule", "deploy", "escalation", "error_logs",
-                                          "span_errors", "failed_tool_calls", "ticket"}
+            assert item.split(":")[0] in {"tool", "phrase", "keyword", "rule", "deploys", "escalations", "error_logs",
+                                          "traces", "tickets", "later_session"}
 
 
 def test_complaint_tag_means_failed(taxonomy):

@@ -109,3 +109,10 @@ def test_assign_splits_is_stratified_by_intent(drafted):
 def test_expectation_describe_either_or():
     either = Expectation(check="any_of", any_of=[Expectation(check="reply_sent"), Expectation(check="escalated")])
     assert either.describe() == "reply_sent() OR escalated()"
+
+
+def test_the_classifications_review_questions_travel_with_both_tasks(drafted, domain):
+    session, classification, seed, _ = _pair(drafted, "s-refund")
+    doubtful = classification.model_copy(update={"review_questions": ["Outcome 'failed' from ...: is it right?"]})
+    pair = draft_pair(session, doubtful, seed, domain)
+    assert pair.positive.review_questions[0] == pair.negative.review_questions[0] == "Outcome 'failed' from ...: is it right?"
