@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 DAGSTER_HOME_DIR := $(CURDIR)/.dagster_home
 PYTEST_WORKERS ?= 2
 
-.PHONY: install demo test ui bench eval-scrub conformance-samples clean
+.PHONY: install demo test ui bench eval-scrub eval-classify conformance-samples clean
 
 install: $(STAMP)
 
@@ -32,6 +32,9 @@ bench: install
 
 eval-scrub: install
 	$(BIN)/python -m scrubbers.evaluation
+
+eval-classify: install
+	$(BIN)/python -m taskgen.evaluation
 
 # Producers that cannot share the test environment: each in a throwaway virtual environment,
 # its output committed as a small sample under tests/conformance/samples/ (see its README).
