@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from ingest.assemble import assemble_sessions
 from ingest.models import QuarantinedRecord, RawRecord, Session, canonical_json, sha256_hex
-from taskgen.classify import Classification, classify
+from taskgen.classify import Classification, classify, prepare
 from taskgen.config import TaskgenConfig
 from taskgen.contacts import ContactIndex, LaterSession
 from taskgen.draft import draft_pair
@@ -244,6 +244,7 @@ def classify_day(store: Store, config: AppConfig, day: str, *, only: list[str]) 
     taxonomy = _taxonomy(config.taskgen.model_dump_json())
     sessions = list(_raw_sessions(store, day, only))
     contacts = _contact_index(store, sessions, taxonomy.later_contact_window)
+    prepare(sessions, taxonomy)
     rows, cells = [], Counter()
     for session in sessions:
         c = classify(session, taxonomy, contacts.later_contacts(session, taxonomy.later_contact_window))
@@ -257,8 +258,9 @@ def classify_day(store: Store, config: AppConfig, day: str, *, only: list[str]) 
 
 
 def classification_detail(c: Classification) -> str:
-    """The store's `detail` column: what decided the label and what disagreed with it (ids and kinds only)."""
-    return canonical_json(c.model_dump(include={"signals", "review_questions"}))
+    """The store's `detail` column: what decided the label, what disagreed with it (ids and kinds only),
+    the intent's confidence."""
+    return canonical_json(c.model_dump(include={"signals", "review_questions", "intent_confidence", "uncertain"}))
 
 
 def strata_markdown(cells: Counter) -> str:

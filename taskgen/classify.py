@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
+from functools import cache
 from datetime import timedelta
 from pathlib import Path
 
@@ -11,7 +13,9 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from ingest.models import Session, sha256_hex
+from taskgen import meaning
 from taskgen.contacts import LaterSession
+from taskgen.meaning import IntentScores, MeaningModel
 
 OUTCOMES: tuple[str, ...] = ("rolled_back", "escalated", "errored", "failed", "resolved")
 """Outcomes in precedence order: the first that applies wins."""
@@ -45,6 +49,15 @@ class Taxonomy(BaseModel):
     )
     later_contact_window_hours: float = Field(
         default=72.0, ge=0.0, description="how long after a session a contact about the same order still counts"
+    )
+    examples: dict[str, list[str]] = Field(
+        default_factory=dict, description="intent -> labelled requests; intent by meaning is the nearest (none: keywords only)"
+    )
+    intent_confidence_threshold: float = Field(
+        default=0.5, ge=0.0, le=1.0, description="below this the intent is uncertain and the task gets a review question"
+    )
+    read_only_tool_prefixes: list[str] = Field(
+        default_factory=list, description="a called tool whose name starts with one of these says nothing of the intent"
     )
 
     @classmethod
@@ -83,6 +96,8 @@ class Classification(BaseModel):
     outcome: str
     evidence: list[str] = Field(description="rule names, taxonomy keywords, tool names, signal ids; never user text")
     signature: str = Field(description="failure signature: near-duplicates share it")
+    intent_confidence: float = Field(default=1.0, description="0..1; below the taxonomy's threshold the intent is uncertain")
+    uncertain: bool = False
     signals: list[OutcomeSignal] = Field(default_factory=list, description="every outcome signal found, agreeing or not")
     review_questions: list[str] = Field(default_factory=list, description="conflicts and doubts for the task's reviewer")
 
@@ -91,14 +106,64 @@ def _contains_word(text: str, word: str) -> bool:
     return re.search(rf"(?<![a-z0-9]){re.escape(word.lower())}(?![a-z0-9])", text) is not None
 
 
-def _classify_intent(session: Session, taxonomy: Taxonomy) -> tuple[str, list[str]]:
+def _action_tools(session: Session, taxonomy: Taxonomy) -> list[str]:
+    prefixes = tuple(prefix.lower() for prefix in taxonomy.read_only_tool_prefixes)
+    return sorted({call.name for call in session.tool_calls if not call.name.lower().startswith(prefixes)})
+
+
+@cache
+def _meaning_model(examples_json: str) -> MeaningModel:
+    return MeaningModel(json.loads(examples_json))
+
+
+def _intent_by_meaning(
+    texts: Sequence[str], tools: Sequence[str], taxonomy: Taxonomy, hint: str | None = None
+) -> IntentScores | None:
+    if not taxonomy.examples or not meaning.available():
+        return None
+    model = _meaning_model(json.dumps(taxonomy.examples, sort_keys=True))
+    named = {tool: intent for intent, rule in taxonomy.intents.items() for tool in rule.tools}
+    return model.score(texts, tools, named, hint)
+
+
+def _request(session: Session) -> list[str]:
+    """What the customer asked for: ticket subjects and the first two user turns."""
+    texts = [ticket.subject for ticket in session.signals.tickets if ticket.subject]
+    return texts + [turn.text for turn in session.turns if turn.role == "user" and turn.text.strip()][:2]
+
+
+def prepare(sessions: Sequence[Session], taxonomy: Taxonomy) -> None:
+    """Embeds the requests of many sessions in one batch (much quicker than one at a time), when
+    intent goes by meaning; `classify` then finds them computed."""
+    if taxonomy.examples and meaning.available():
+        meaning.embed_requests([_request(session) for session in sessions],
+                               [_action_tools(session, taxonomy) for session in sessions])
+
+
+def _classify_intent(session: Session, taxonomy: Taxonomy) -> tuple[str, list[str], float]:
+    """(intent, evidence, confidence): by meaning when the taxonomy has examples and the model is
+    installed, the keyword rules kept as the explanation; else by the keyword rules alone."""
     texts = [turn.text for turn in session.turns if turn.role == "user"]
     texts += [ticket.subject for ticket in session.signals.tickets if ticket.subject]
-    return _keyword_intent(texts, {call.name for call in session.tool_calls}, taxonomy)
+    called = {call.name for call in session.tool_calls}
+    keyword_intent, keyword_evidence = _keyword_intent(texts, called, taxonomy)
+    request = _request(session)
+    hint = keyword_intent if keyword_evidence != ["rule:fallback"] else None
+    scores = _intent_by_meaning(request, _action_tools(session, taxonomy), taxonomy, hint)
+    if scores is None:
+        confidence = 1.0 if keyword_evidence != ["rule:fallback"] else 0.0
+        return keyword_intent, keyword_evidence, confidence
+    evidence = [f"meaning:{scores.nearest}"] if scores.nearest else []
+    evidence += [f"tool:{tool}" for tool in _action_tools(session, taxonomy)]
+    if keyword_intent == scores.best:
+        evidence += [item for item in keyword_evidence if item != "rule:fallback"]
+    return scores.best, evidence, round(scores.confidence, 4)
 
 
 def _intent_of_texts(texts: Sequence[str], taxonomy: Taxonomy) -> str:
-    return _keyword_intent(texts, set(), taxonomy)[0]
+    keyword_intent, evidence = _keyword_intent(texts, set(), taxonomy)
+    scores = _intent_by_meaning(texts, [], taxonomy, keyword_intent if evidence != ["rule:fallback"] else None)
+    return scores.best if scores is not None else keyword_intent
 
 
 def _keyword_intent(texts: Sequence[str], called: set[str], taxonomy: Taxonomy) -> tuple[str, list[str]]:
@@ -246,15 +311,22 @@ def reason_category(text: str) -> str:
 
 def classify(session: Session, taxonomy: Taxonomy, later: Sequence[LaterSession] = ()) -> Classification:
     """Intent and outcome of `session`; `later` are its later contacts (`taskgen.contacts`)."""
-    intent, intent_evidence = _classify_intent(session, taxonomy)
+    intent, intent_evidence, confidence = _classify_intent(session, taxonomy)
     outcome, signals, detail = _classify_outcome(session, taxonomy, intent, later)
     signature = f"{intent}:{outcome}:{sha256_hex(detail)[:12]}"
     outcome_evidence = [f"{s.source}:{s.ref}:{s.kind}" for s in signals if s.points_to == outcome]
+    uncertain = confidence < taxonomy.intent_confidence_threshold
+    questions = _review_questions(outcome, signals)
+    if uncertain:
+        questions.insert(0, f"Intent '{intent}' has confidence {confidence:.2f}, below {taxonomy.intent_confidence_threshold:.2f} "
+                            f"(evidence: {', '.join(intent_evidence) or 'none'}). Is '{intent}' what the customer asked for?")
     return Classification(
         intent=intent,
         outcome=outcome,
         evidence=intent_evidence + (outcome_evidence or ["rule:no_failure_signal"]),
         signature=signature,
+        intent_confidence=confidence,
+        uncertain=uncertain,
         signals=signals,
-        review_questions=_review_questions(outcome, signals),
+        review_questions=questions,
     )

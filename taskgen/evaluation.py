@@ -28,7 +28,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 from ingest.models import Session, Signals, ToolCall, Turn, sha256_hex
-from taskgen.classify import Classification, Taxonomy, classify
+from taskgen.classify import Classification, Taxonomy, classify, prepare
 from taskgen.contacts import ContactIndex
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -167,6 +167,7 @@ def evaluate(cases: Sequence[Case], label: Callable[[Session, list], Classificat
         index = ContactIndex(case.session for case in group)
         started = time.perf_counter()
         group = [case for case in group if case.scored]
+        prepare([case.session for case in group], taxonomy)
         labels = [label(case.session, index.later_contacts(case.session, taxonomy.later_contact_window)) for case in group]
         report.seconds += time.perf_counter() - started
         report.sessions += len(group)
