@@ -201,6 +201,27 @@ def markdown(report: Report) -> str:
     return "\n".join(lines) + "\n"
 
 
+def model_cost() -> str:
+    """Install size of the meaning model and what it runs on, and its load time in this process."""
+    from importlib.util import find_spec
+
+    from taskgen import meaning
+
+    if not meaning.available():
+        return "Intent by meaning: model package not installed; the keyword taxonomy decides.\n"
+    sizes = {}
+    for package in ("torch", "transformers", "sentence_transformers", "tokenizers", meaning.MODEL_PACKAGE):
+        spec = find_spec(package)
+        if spec is not None and spec.submodule_search_locations:
+            folder = Path(next(iter(spec.submodule_search_locations)))
+            sizes[package] = sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) / 2**20
+    started = time.perf_counter()
+    meaning.encoder()
+    loaded = time.perf_counter() - started
+    listed = ", ".join(f"{name} {size:.0f} MiB" for name, size in sizes.items())
+    return f"Intent by meaning: installed {sum(sizes.values()):.0f} MiB ({listed}); model loaded in {loaded:.1f} s.\n"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shared", type=Path, default=SHARED, help="the folder holding tau-bench-retail/ and tau2-bench-retail/")
@@ -221,6 +242,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with_calls, _ = tau_cases(name, path)
         cases += [case for case in words if "(repeat)" not in case.name] + with_calls
     cases += demo_cases(args.demo_sessions) + demo_cases(args.demo_sessions, untagged=True)
+    print(model_cost())
     print(markdown(evaluate(cases, lambda session, later: classify(session, taxonomy, later), taxonomy)))
     print("Left out (no state-changing gold action): " + ", ".join(f"{n} {k}" for n, k in skipped.items()) + " tasks.")
     return 0
