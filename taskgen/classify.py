@@ -238,12 +238,15 @@ def _contrary_contacts(
             language = matched_language(turn.text, taxonomy.complaint_language)
             if language is not None:
                 signals.append(_signal(turn.source, f"turn:{index}", f"complaint_language:{language}", "failed"))
+    asked: set[str] = set()
+    if claimed and later:  # what the session was about: its label, and what its words alone say
+        asked = {intent, _intent_of_texts(_request(session), taxonomy)} - {taxonomy.fallback_intent}
     for contact in later:
         languages = [matched_language(text, taxonomy.complaint_language) for text in contact.user_texts]
         language = next((language for language in languages if language is not None), None)
         if language is not None:
             signals.append(_signal("later_session", contact.session_id, f"complaint_language:{language}", "failed"))
-        elif claimed and intent != taxonomy.fallback_intent and _intent_of_texts(contact.user_texts, taxonomy) == intent:
+        elif asked and _intent_of_texts(contact.user_texts, taxonomy) in asked:
             signals.append(_signal("later_session", contact.session_id, "repeat_request", "failed"))
     return signals
 

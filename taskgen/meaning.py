@@ -27,9 +27,11 @@ NAMED_TOOL_WEIGHT = 0.5
 """Added to an intent whose own tool (named in the taxonomy) the agent called."""
 TOOL_MEANING_WEIGHT = 1.0
 """Weight of the vote of an unnamed state-changing tool (for the intent its name means most), beside the words' 1."""
-KEYWORD_WEIGHT = 0.05
+KEYWORD_WEIGHT = 0.1
 """Added to the intent the keyword rules give: they break near ties."""
 MAX_SENTENCES = 8
+POSITION_DECAY = 0.9
+"""A sentence's similarity is weighed by POSITION_DECAY ** its position in the request."""
 
 
 def available() -> bool:
@@ -125,9 +127,12 @@ class MeaningModel:
         scores = dict.fromkeys(self.intents, 0.0)
         nearest = None
         if texts:
+            import numpy
+
             whole, sentences = _sentences(texts)
             found, index = self._similarities(embed([whole, *sentences]))
-            per_sentence = found[1:].max(axis=0)
+            decay = POSITION_DECAY ** numpy.arange(len(sentences))[:, None]  # what is asked first weighs most
+            per_sentence = (found[1:] * decay).max(axis=0)
             for n, intent in enumerate(self.intents):
                 scores[intent] += (float(found[0, n]) + float(per_sentence[n])) / 2
             owner = int(self._owner[index[0]])

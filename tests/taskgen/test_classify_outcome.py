@@ -144,3 +144,15 @@ def test_failure_signature_follows_the_deciding_signals(taxonomy):
     by_tag = classify(_refund("b", signals=Signals(tickets=[TicketSignal(id="T-2", tags=["complaint"])])), taxonomy)
     same = classify(_refund("c", turns=[("user", "Still nothing arrived.", "tickets")]), taxonomy)
     assert by_language.signature == same.signature != by_tag.signature
+
+
+def test_a_repeat_of_what_the_words_asked_counts_even_when_the_label_followed_the_tools(taxonomy):
+    keywords = taxonomy.model_copy(update={"examples": {}})
+    call = ToolCall(name="create_return_label", arguments={"order_id": "#W1000001"})
+    session = _refund(calls=[call]).model_copy(update={"turns": [
+        Turn(role="user", text="Please cancel my order #W1000001", at=CLOCK, source="traces"),
+        Turn(role="agent", text="Done, it has been cancelled.", at=CLOCK + timedelta(minutes=1), source="traces")]})
+    again = [LaterSession.of(_later("s-6", "Please cancel my order #W1000001", 20))]
+    c = classify(session, keywords, again)
+    assert c.intent == "return_label"  # the tool outweighs the words here
+    assert c.outcome == "failed" and ("later_session", "repeat_request", "failed") in _kinds(c)
