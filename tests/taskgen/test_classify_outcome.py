@@ -2,11 +2,19 @@
 
 from datetime import timedelta
 
+import pytest
+
 from ingest.models import EscalationSignal, Signals, TicketSignal, ToolCall, Turn
 from taskgen.classify import classify
 from taskgen.contacts import ContactIndex, LaterSession, later_contacts
 
 from retail_fixtures import CLOCK, make_session
+
+@pytest.fixture(scope="module")
+def taxonomy(taxonomy):
+    """The retail taxonomy with intent by keywords: outcome rules do not need the meaning model."""
+    return taxonomy.model_copy(update={"examples": {}})
+
 
 CLAIM = "Your refund for #W1000001 has been processed, you should see it in 3-5 days."
 COMPLAINT = "It's been two weeks and my bank shows nothing. You said it was done!"
@@ -147,7 +155,7 @@ def test_failure_signature_follows_the_deciding_signals(taxonomy):
 
 
 def test_a_repeat_of_what_the_words_asked_counts_even_when_the_label_followed_the_tools(taxonomy):
-    keywords = taxonomy.model_copy(update={"examples": {}})
+    keywords = taxonomy
     call = ToolCall(name="create_return_label", arguments={"order_id": "#W1000001"})
     session = _refund(calls=[call]).model_copy(update={"turns": [
         Turn(role="user", text="Please cancel my order #W1000001", at=CLOCK, source="traces"),
