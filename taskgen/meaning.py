@@ -46,7 +46,9 @@ def encoder() -> Any:
     from importlib.resources import files
 
     from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as transformers_logging
 
+    transformers_logging.disable_progress_bar()  # no "Loading weights" bar in the pipeline's output
     return SentenceTransformer(str(files(MODEL_PACKAGE) / "model"), device="cpu", local_files_only=True)
 
 
