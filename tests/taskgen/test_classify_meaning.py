@@ -59,3 +59,19 @@ def test_without_examples_the_keyword_taxonomy_decides(taxonomy):
     assert (c.intent, c.intent_confidence) == ("cancellation", 1.0) and "keyword:cancel" in c.evidence
     nothing = classify(make_session("p", "Hello", "cus_1001", []), keywords_only)
     assert (nothing.intent, nothing.intent_confidence, nothing.uncertain) == ("other", 0.0, True)
+
+
+def test_a_repeat_in_other_words_is_recognised_by_meaning(taxonomy):
+    from datetime import timedelta
+
+    from ingest.models import Turn
+    from taskgen.contacts import LaterSession
+
+    session = make_session("p", "Please refund order #W1000001, the blender came broken.", "cus_1001", ["#W1000001"])
+    session = session.model_copy(update={"turns": [*session.turns[:1], Turn(role="agent", text="It has been refunded.", source="traces")],
+                                         "ended_at": session.started_at})
+    later = make_session("q", "I would like the money for the cracked blender returned to my card.", "cus_1001", ["#W1000001"])
+    later = later.model_copy(update={"started_at": session.started_at + timedelta(hours=5)})
+    c = classify(session, taxonomy, [LaterSession.of(later)])
+    assert c.outcome == "failed" and any(signal.kind == "repeat_request" for signal in c.signals)
+    assert classify(session, taxonomy.model_copy(update={"examples": {}}), [LaterSession.of(later)]).outcome == "resolved"

@@ -164,3 +164,18 @@ def test_a_repeat_of_what_the_words_asked_counts_even_when_the_label_followed_th
     c = classify(session, keywords, again)
     assert c.intent == "return_label"  # the tool outweighs the words here
     assert c.outcome == "failed" and ("later_session", "repeat_request", "failed") in _kinds(c)
+
+
+def test_reason_category_keeps_the_first_six_words_without_ids():
+    from taskgen.classify import reason_category
+
+    assert reason_category("Customer 12 asked for a REFUND of order #W123 twice, agent unsure") == "customer asked for a refund of"
+    assert reason_category("") == ""
+
+
+def test_a_taxonomy_file_is_read_as_utf8(tmp_path):
+    from taskgen.classify import Taxonomy
+
+    path = tmp_path / "taxonomy.yaml"
+    path.write_bytes("intents: {refund: {keywords: [rückerstattung]}}\n".encode("utf-8"))
+    assert Taxonomy.from_yaml(path).intents["refund"].keywords == ["rückerstattung"]
