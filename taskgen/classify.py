@@ -157,7 +157,7 @@ def _classify_intent(session: Session, taxonomy: Taxonomy) -> tuple[str, list[st
     evidence += [f"tool:{tool}" for tool in _action_tools(session, taxonomy)]
     if keyword_intent == scores.best:
         evidence += [item for item in keyword_evidence if item != "rule:fallback"]
-    return scores.best, evidence, round(scores.confidence, 4)
+    return scores.best, list(dict.fromkeys(evidence)), round(scores.confidence, 4)
 
 
 def _intent_of_texts(texts: Sequence[str], taxonomy: Taxonomy) -> str:

@@ -75,3 +75,9 @@ def test_a_repeat_in_other_words_is_recognised_by_meaning(taxonomy):
     c = classify(session, taxonomy, [LaterSession.of(later)])
     assert c.outcome == "failed" and any(signal.kind == "repeat_request" for signal in c.signals)
     assert classify(session, taxonomy.model_copy(update={"examples": {}}), [LaterSession.of(later)]).outcome == "resolved"
+
+
+def test_a_named_tool_is_one_piece_of_evidence_not_two(taxonomy):
+    call = ToolCall(name="cancel_order", arguments={"order_id": "#W1000002"})
+    c = classify(make_session("p", "Please cancel my order #W1000002", "cus_1001", ["#W1000002"], [call]), taxonomy)
+    assert c.intent == "cancellation" and c.evidence.count("tool:cancel_order") == 1
