@@ -179,3 +179,10 @@ def test_a_taxonomy_file_is_read_as_utf8(tmp_path):
     path = tmp_path / "taxonomy.yaml"
     path.write_bytes("intents: {refund: {keywords: [rückerstattung]}}\n".encode("utf-8"))
     assert Taxonomy.from_yaml(path).intents["refund"].keywords == ["rückerstattung"]
+
+
+def test_a_customer_chasing_after_the_claim_is_a_complaint(taxonomy):
+    chase = _refund(turns=[("user", "Any news? nobody has replied", "tickets")])
+    assert ("tickets", "complaint_language:en", "failed") in _kinds(classify(chase, taxonomy))
+    bot = _refund(turns=[("user", "I cancelled it with your bot and it still shipped", "traces")])
+    assert classify(bot, taxonomy).outcome == "failed"
