@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from functools import lru_cache
 from importlib.metadata import version
@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING
 
 from ingest.assemble import assemble_sessions
 from ingest.models import QuarantinedRecord, RawRecord, Session, canonical_json, sha256_hex
-from taskgen.classify import Classification, classify
+from taskgen.classify import Classification, classify, prepare
 from taskgen.config import TaskgenConfig
+from taskgen.contacts import ContactIndex, LaterSession
 from taskgen.draft import draft_pair, pair_id_for, starting_seed
 from taskgen.health import check_set, summarize, with_issues
 from taskgen import decisions
@@ -258,18 +259,45 @@ def incident_seed(session: Session, state: dict, config: AppConfig, day: str) ->
     return starting_seed(as_of.state, clock, domain, domain_schema(config), as_of.uncertain)
 
 
+def _contact_index(store: Store, sessions: list[Session], window: timedelta) -> ContactIndex:
+    """Sessions that may be later contacts of `sessions`: those of the raw zone's days from the first
+    session's day to the window's end after the last one (only what matching needs is kept)."""
+    times = [t for s in sessions for t in (s.started_at, s.ended_at) if t is not None]
+    if not times:
+        return ContactIndex([])
+    first, last = min(times).date(), (max(times) + window).date()
+    days = [(first + timedelta(days=n)).isoformat() for n in range((last - first).days + 1)]
+    contacts = []
+    for start in range(0, len(days), CHUNK):
+        ids = store.values(RawSessionRow.session_id, RawSessionRow.day.in_(days[start : start + CHUNK]), raw=True)
+        for chunk in range(0, len(ids), CHUNK):
+            rows = store.rows(RawSessionRow, RawSessionRow.session_id.in_(ids[chunk : chunk + CHUNK]), raw=True)
+            contacts += [LaterSession.of(Session.model_validate_json(row.body)) for row in rows]
+    return ContactIndex(contact for contact in contacts if contact is not None)
+
+
 def classify_day(store: Store, config: AppConfig, day: str, *, only: list[str]) -> Counter:
+    """Classifies the day's sessions (or just `only`), each with its later contacts from the raw zone."""
     taxonomy = _taxonomy(config.taskgen.model_dump_json())
+    sessions = list(_raw_sessions(store, day, only))
+    contacts = _contact_index(store, sessions, taxonomy.later_contact_window)
+    prepare(sessions, taxonomy)
     rows, cells = [], Counter()
-    for session in _raw_sessions(store, day, only):
-        c = classify(session, taxonomy)
+    for session in sessions:
+        c = classify(session, taxonomy, contacts.later_contacts(session, taxonomy.later_contact_window))
         cells[(c.intent, c.outcome)] += 1
         rows.append(
             dict(session_id=session.session_id, day=_home_day(session, day), intent=c.intent, outcome=c.outcome,
-                 signature=c.signature, evidence=canonical_json(c.evidence))
+                 signature=c.signature, evidence=canonical_json(c.evidence), detail=classification_detail(c))
         )
     store.upsert(ClassificationRow, rows)
     return cells
+
+
+def classification_detail(c: Classification) -> str:
+    """The store's `detail` column: what decided the label, what disagreed with it (ids and kinds only),
+    the intent's confidence."""
+    return canonical_json(c.model_dump(include={"signals", "review_questions", "intent_confidence", "uncertain"}))
 
 
 def strata_markdown(cells: Counter) -> str:
@@ -282,7 +310,8 @@ def _classifications(store: Store, day: str, only: list[str] | None = None) -> d
     where = [ClassificationRow.session_id.in_(only)] if only else [ClassificationRow.day == day]
     return {
         row.session_id: Classification(
-            intent=row.intent, outcome=row.outcome, evidence=json.loads(row.evidence), signature=row.signature
+            intent=row.intent, outcome=row.outcome, evidence=json.loads(row.evidence), signature=row.signature,
+            **json.loads(row.detail),
         )
         for row in store.rows(ClassificationRow, *where)
     }

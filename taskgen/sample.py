@@ -19,6 +19,7 @@ class CoverageRow(BaseModel):
     outcome: str
     before: int = Field(description="sessions in the cell before collapsing and sampling")
     after: int = Field(description="sessions selected for the cell")
+    uncertain: int = Field(default=0, description="sessions whose intent confidence is below the threshold")
 
 
 class StratifiedSample(BaseModel):
@@ -47,9 +48,11 @@ def stratified_sample(
     """
     by_signature: dict[str, list[tuple[str, Classification]]] = defaultdict(list)
     cell_sizes: dict[tuple[str, str], int] = defaultdict(int)
+    uncertain: dict[tuple[str, str], int] = defaultdict(int)
     for session_id, classification in items:
         by_signature[classification.signature].append((session_id, classification))
         cell_sizes[(classification.intent, classification.outcome)] += 1
+        uncertain[(classification.intent, classification.outcome)] += classification.uncertain
 
     representatives: dict[tuple[str, str], list[str]] = defaultdict(list)
     members: dict[str, list[str]] = {}
@@ -64,7 +67,8 @@ def stratified_sample(
         candidates = sorted(representatives[(intent, outcome)], key=lambda sid: _rank(config.seed, sid))
         chosen = candidates[: config.quota_for(intent, outcome)]
         selected.extend(chosen)
-        coverage.append(CoverageRow(intent=intent, outcome=outcome, before=cell_sizes[(intent, outcome)], after=len(chosen)))
+        coverage.append(CoverageRow(intent=intent, outcome=outcome, before=cell_sizes[(intent, outcome)], after=len(chosen),
+                                    uncertain=uncertain[(intent, outcome)]))
 
     sampled_intents = {row.intent for row in coverage if row.after}
     wanted = set(expected_intents) | {intent for intent, _ in cell_sizes}
@@ -77,8 +81,8 @@ def stratified_sample(
 
 
 def coverage_markdown(sample: StratifiedSample) -> str:
-    lines = ["| intent | outcome | before | after |", "|---|---|---:|---:|"]
-    lines += [f"| {row.intent} | {row.outcome} | {row.before} | {row.after} |" for row in sample.coverage]
+    lines = ["| intent | outcome | before | after | uncertain intent |", "|---|---|---:|---:|---:|"]
+    lines += [f"| {row.intent} | {row.outcome} | {row.before} | {row.after} | {row.uncertain} |" for row in sample.coverage]
     lines.append(f"\nSelected {len(sample.selected)} sessions standing for "
                  f"{sum(len(ids) for ids in sample.members.values())}.")
     if sample.missing_intents:

@@ -366,3 +366,10 @@ def test_the_requester_is_the_id_a_customer_lookup_answered(domain):
     assert domain.actor(session.model_copy(update={"entity_ids": {}})) == {"customer_id": "cus_1003"}
     failed = ToolCall(name="find_user_id_by_name_zip", arguments={}, result="user not found")
     assert domain.actor(session.model_copy(update={"entity_ids": {}, "tool_calls": [failed]})) == {}
+
+
+def test_the_classifications_review_questions_travel_with_both_tasks(drafted, domain):
+    session, classification, seed, _ = _pair(drafted, "s-refund")
+    doubtful = classification.model_copy(update={"review_questions": ["Outcome 'failed' from ...: is it right?"]})
+    pair = draft_pair(session, doubtful, seed, domain)
+    assert pair.positive.review_questions[0] == pair.negative.review_questions[0] == "Outcome 'failed' from ...: is it right?"
