@@ -39,3 +39,4 @@ def drafted(domain, taxonomy):
         classification = classify(session, taxonomy)
         rows.append((session, classification, seed, draft_pair(session, classification, seed, domain)))
     return rows
+

@@ -137,3 +137,14 @@ def make_variant_state() -> dict:
     payments = {pid: {"id": pid, "order_id": variant_id(row["order_id"]), "paid": row["amount_cents"] / 100}
                 for pid, row in state["payment"].items()}
     return {"client": clients, "purchase": purchases, "line": lines, "payment": payments}
+
+
+HELDOUT_TOOLS = {"refund_order", "create_return_label"}
+
+
+def fixed_splits(tasks):
+    """The fixture tasks with splits pinned for the export tests (the drafted split follows a hash of the
+    incident, so which fixture lands where is chance): pairs whose positive requires a refund or a return
+    label are held out, the rest are dev."""
+    heldout = {task.pair_id for task in tasks if task.polarity == "positive" and HELDOUT_TOOLS & set(task.required_tools)}
+    return [task.model_copy(update={"split": "heldout" if task.pair_id in heldout else "dev"}) for task in tasks]

@@ -11,6 +11,7 @@ import pytest
 from taskgen import review
 from taskgen.exports.inspect import export_inspect
 from taskgen.exports.release import ExportError, load_release_split
+from retail_fixtures import fixed_splits
 from taskgen.output import write_all
 
 INSPECT = Path(sys.executable).with_name("inspect")
@@ -23,7 +24,7 @@ def _snapshot(root: Path) -> dict[str, bytes]:
 @pytest.fixture()
 def released(drafted, tmp_path):
     """Out folder with every fixture pair approved but one, released as 1.0.0; that one approved afterwards."""
-    tasks = [task for row in drafted for task in (row[3].positive, row[3].negative)]
+    tasks = fixed_splits([task for row in drafted for task in (row[3].positive, row[3].negative)])
     seeds = [row[2] for row in drafted] + [row[3].negative_seed for row in drafted]
     out = tmp_path / "out"
     write_all(out, "0.1.0-draft", tasks, seeds)
