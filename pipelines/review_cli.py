@@ -50,6 +50,7 @@ class Workspace:
 
     def __init__(self, config_path: Path | None, out: Path | None) -> None:
         self.config = None
+        self._store = None
         path = config_path or Path(DEFAULT_CONFIG_FILE)
         if config_path is not None or (out is None and path.is_file()):
             try:
@@ -63,11 +64,14 @@ class Workspace:
             _fail(f"no tasks under {self.out}: run `trace2task run` first, or give the right --config or --out", code=2)
 
     def store(self):
+        """The store (opened once; the review page asks for it on every request)."""
         if self.config is None:
             return None
-        from .store import Store
+        if self._store is None:
+            from .store import Store
 
-        return Store(self.config.sqlalchemy_url(self.config.store.url), self.config.sqlalchemy_url(self.config.store.raw_url))
+            self._store = Store(self.config.sqlalchemy_url(self.config.store.url), self.config.sqlalchemy_url(self.config.store.raw_url))
+        return self._store
 
     def mirror(self, task: DraftTask) -> None:
         """The task's decisions into the store (nothing without a configuration: the next run mirrors them)."""
@@ -260,15 +264,29 @@ def _provenance_panel(workspace: Workspace, pair: list[DraftTask]) -> Panel:
     return Panel("\n".join(lines), title="Provenance", expand=True)
 
 
+def decide(workspace: Workspace, task_id: str, status: str, reason: str | None, reviewer: str, force: bool = False) -> DraftTask:
+    """One verdict on one task, written to its file and mirrored in the store: the CLI and the
+    review page both decide through here. Raises review.ReviewError (NeedsForce without `force`)."""
+    updated = review.set_status(workspace.out, task_id, status, reason=reason, reviewer=reviewer, at=_now(), force=force)
+    workspace.mirror(updated)
+    return updated
+
+
+def record_edits(workspace: Workspace, task_id: str, edits: list[ReviewEdit]) -> DraftTask:
+    """A reviewer's edits to one task, written and mirrored (the CLI and the review page)."""
+    for item in edits:
+        task = review.edit(workspace.out, task_id, item)
+    workspace.mirror(task)
+    return task
+
+
 def _decide(task_or_pair: str, status: str, workspace: Workspace, reason: str | None, reviewer: str | None,
             force: bool = False) -> None:
     for task in _tasks(workspace, task_or_pair):
         try:
-            updated = review.set_status(workspace.out, task.task_id, status, reason=reason,
-                                        reviewer=reviewer or getpass.getuser(), at=_now(), force=force)
+            updated = decide(workspace, task.task_id, status, reason, reviewer or getpass.getuser(), force)
         except review.ReviewError as error:
             _fail(str(error))
-        workspace.mirror(updated)
         forced = f" (forced over {', '.join(updated.reviews[-1].forced)})" if updated.reviews[-1].forced else ""
         _console().print(f"{updated.task_id}: {updated.status} v{updated.version}{forced} "
                          f"(task-set version {review.current_version(workspace.out)})", highlight=False)
@@ -349,14 +367,31 @@ def edit(
                                 reviewer=reviewer, at=_now()))
     if not edits:
         _fail("nothing to edit: give --expectations, --confirm-expectations, --required-tools, --forbidden-tools or --question/--answer", code=2)
-    for item in edits:
-        try:
-            task = review.edit(workspace.out, task_id, item)
-        except review.ReviewError as error:
-            _fail(str(error))
-    workspace.mirror(task)
+    try:
+        task = record_edits(workspace, task_id, edits)
+    except review.ReviewError as error:
+        _fail(str(error))
     _console().print(f"{task.task_id}: edited {', '.join(e.field for e in edits)}; expectations {task.expectations_status}; "
                      f"{len(decisions.open_questions(task))} open question(s)", highlight=False)
+
+
+@review_app.command("serve")
+def serve(
+    config_path: ConfigOption = None,
+    port: Annotated[int, typer.Option(min=1, max=65535, help="the port on 127.0.0.1")] = 8765,
+    reviewer: ReviewerOption = None,
+    dagster_url: Annotated[str, typer.Option(help="the Dagster UI the run links open (`make ui`)")] = "http://127.0.0.1:3000",
+) -> None:
+    """The review page on http://127.0.0.1:PORT/: the list with filters, one pair on one screen, the decisions."""
+    import uvicorn
+
+    from .review_web.app import create_app
+
+    workspace = Workspace(config_path or Path(DEFAULT_CONFIG_FILE), None)
+    name = reviewer or getpass.getuser()
+    app = create_app(workspace, reviewer=name, port=port, dagster_url=dagster_url)
+    _console().print(f"review page: http://127.0.0.1:{port}/ (reviewing as {name}; Ctrl-C stops)", highlight=False)
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
 
 
 @review_app.command("release")

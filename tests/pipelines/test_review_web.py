@@ -1,0 +1,370 @@
+"""The review page (`trace2task review serve`), request by request on a real run's outputs.
+
+A 40-session, 2-day demo drop goes through `trace2task run --all`; the page is the Starlette app
+the command serves, driven with Starlette's TestClient at the bound address. Its decisions must
+leave the task files and the store's review_event mirror exactly as the same review CLI commands
+leave a copy of the same run.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from pipeline_env import find_planted, planted_values
+from sqlmodel import Session, select
+from starlette.testclient import TestClient
+
+from pipelines.review_cli import Workspace
+from pipelines.review_web.app import create_app
+from pipelines.store import RawRecordRow, RawSessionRow, ReviewEventRow, ScrubbedSessionRow, TaskRunRow
+from taskgen import decisions
+from taskgen.domains import get_domain
+from taskgen.output import find_task_file, load_seed, load_task, load_tasks
+from taskgen.validate import validate_task
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("review_web")]
+
+PORT = 8765
+BASE = f"http://127.0.0.1:{PORT}"
+REVIEWER = "alice"
+DAGSTER = "http://127.0.0.1:3999"
+
+
+@pytest.fixture(scope="module")
+def ran(world):
+    result = world.cli("run", "--all", "--config", str(world.config))
+    assert result.returncode in (0, 1), result.stderr[-2000:]  # a warning check may fail on demo data
+    pristine = world.root.parent / f"{world.root.name}-pristine"
+    shutil.copytree(world.root, pristine)
+    return world, pristine
+
+
+def _client(config: Path) -> TestClient:
+    workspace = Workspace(config, None)
+    return TestClient(create_app(workspace, reviewer=REVIEWER, port=PORT, dagster_url=DAGSTER), base_url=BASE)
+
+
+@pytest.fixture()
+def site(ran, tmp_path):
+    """A fresh copy of the run for each test, and the page serving it."""
+    world, pristine = ran
+    root = tmp_path / "run"
+    shutil.copytree(pristine, root)
+    return root, _client(root / "trace2task.yaml")
+
+
+def _tasks(root: Path):
+    return {task.task_id: task for task in load_tasks(root / "out" / "tasks")}
+
+
+def _listed(html: str) -> list[str]:
+    return re.findall(r'<tr data-task="([^"]+)">', html)
+
+
+def _store(root: Path):
+    return Workspace(root / "trace2task.yaml", None).store()
+
+
+def _mirror(root: Path) -> list[dict]:
+    """The review_event table, each event's time left out (the page and the CLI act at different times)."""
+    with Session(_store(root).engine) as session:
+        rows = session.exec(select(ReviewEventRow)).all()
+    events = []
+    for row in sorted(rows, key=lambda r: (r.task_id, r.kind, r.seq)):
+        body = json.loads(row.body)
+        body.pop("at", None)
+        events.append({"task_id": row.task_id, "kind": row.kind, "seq": row.seq, "version": row.version, "body": body})
+    return events
+
+
+def _task_file(root: Path, task_id: str) -> dict:
+    document = json.loads(find_task_file(root / "out", task_id).read_text(encoding="utf-8"))
+    for item in [*document["reviews"], *document["edits"]]:
+        item.pop("at", None)
+    return document
+
+
+def test_the_list_filters_by_each_field(site):
+    root, client = site
+    tasks = _tasks(root)
+    everything = client.get("/")
+    assert everything.status_code == 200
+    assert sorted(_listed(everything.text)) == sorted(tasks)
+    for name, field in (("set", "set"), ("intent", "intent"), ("outcome", "outcome"), ("status", "status")):
+        for value in sorted({getattr(task, field) for task in tasks.values()}):
+            page = client.get("/", params={name: value})
+            assert page.status_code == 200
+            assert sorted(_listed(page.text)) == sorted(t for t, task in tasks.items() if getattr(task, field) == value), (name, value)
+    out = root / "out"
+    flagged = sorted(t for t, task in tasks.items() if validate_task(task, load_seed(out, task.seed_id), get_domain(task.domain)))
+    assert flagged, "the demo run drafts tasks with validation issues"
+    assert sorted(_listed(client.get("/", params={"issues": "yes"}).text)) == flagged
+    assert sorted(_listed(client.get("/", params={"issues": "no"}).text)) == sorted(set(tasks) - set(flagged))
+    assert _listed(client.get("/", params={"changed": "yes"}).text) == []
+    both = client.get("/", params={"set": "capability", "issues": "yes"})
+    assert sorted(_listed(both.text)) == sorted(t for t in flagged if tasks[t].set == "capability")
+
+
+def test_status_and_changed_filters_follow_the_task_files(site):
+    root, client = site
+    first, second = sorted(_tasks(root))[:2]
+    client.post(f"/task/{first}/retire", data={"reason": "duplicate"})
+    assert _listed(client.get("/", params={"status": "retired"}).text) == [first]
+    # what a re-draft writes when a reviewed task's drafted content changes
+    path = find_task_file(root / "out", second)
+    document = json.loads(path.read_text(encoding="utf-8"))
+    document["changed_since_review"] = [{"field": "budget", "before": {"turns": 4}, "after": {"turns": 6}}]
+    path.write_text(json.dumps(document), encoding="utf-8")
+    assert _listed(client.get("/", params={"changed": "yes"}).text) == [second]
+    assert second not in _listed(client.get("/", params={"changed": "no"}).text)
+    assert "budget: " in client.get(f"/pair/{second}", follow_redirects=True).text
+
+
+@pytest.mark.parametrize("query", [{"status": "bogus"}, {"intent": "no_such_intent"}, {"set": "nightly"},
+                                   {"outcome": "fine"}, {"changed": "maybe"}, {"issues": "1"}, {"colour": "red"}])
+def test_an_unknown_filter_value_is_a_400_saying_which(site, query):
+    _, client = site
+    page = client.get("/", params=query)
+    assert page.status_code == 400
+    (name, value), = query.items()
+    assert name in page.text and _listed(page.text) == []
+
+
+def test_a_foreign_host_gets_403_and_a_foreign_origin_cannot_post(site):
+    root, client = site
+    assert client.get("/", headers={"Host": "evil.example"}).status_code == 403
+    assert client.get("/", headers={"Host": f"localhost:{PORT}"}).status_code == 403
+    assert client.get("/", headers={"Host": f"127.0.0.1:{PORT + 1}"}).status_code == 403
+    task_id = sorted(_tasks(root))[0]
+    before = find_task_file(root / "out", task_id).read_bytes()
+    refused = client.post(f"/task/{task_id}/retire", data={"reason": "x"}, headers={"Origin": "http://evil.example"})
+    assert refused.status_code == 403
+    sandboxed = client.post(f"/task/{task_id}/retire", data={"reason": "x"}, headers={"Origin": "null"})
+    assert sandboxed.status_code == 403
+    rebound = client.post(f"/task/{task_id}/retire", data={"reason": "x"}, headers={"Host": "evil.example"})
+    assert rebound.status_code == 403
+    assert find_task_file(root / "out", task_id).read_bytes() == before
+    same_origin = client.post(f"/task/{task_id}/retire", data={"reason": "x"}, headers={"Origin": BASE})
+    assert same_origin.status_code == 200 and load_task(find_task_file(root / "out", task_id)).status == "retired"
+
+
+def test_the_pair_page_shows_the_whole_pair_on_one_screen(site):
+    root, client = site
+    tasks = _tasks(root)
+    store = _store(root)
+    positive = next(task for task in sorted(tasks.values(), key=lambda t: t.task_id)
+                    if task.polarity == "positive" and any(t.pair_id == task.pair_id and t.polarity == "negative" and t.seed_id != task.seed_id for t in tasks.values()))
+    negative = next(t for t in tasks.values() if t.pair_id == positive.pair_id and t.polarity == "negative")
+    page = client.get(f"/pair/{positive.pair_id}")
+    assert page.status_code == 200
+    html = page.text
+    for task in (positive, negative):
+        assert f'id="{task.task_id}"' in html
+        assert _escaped(task.prompt.splitlines()[0]) in html
+        assert task.seed_id in html
+        for item in task.expectations:
+            assert _escaped(item.describe()) in html
+        for question in task.review_questions:
+            assert _escaped(question) in html
+    # the seed difference, highlighted: one marked row per differing field
+    seeds = load_seed(root / "out", positive.seed_id), load_seed(root / "out", negative.seed_id)
+    assert seeds[0].state != seeds[1].state or seeds[0].clock != seeds[1].clock
+    section = html.split('id="seed-difference"')[1]
+    marked = section.split("<details>")[0].count('<tr class="diff">')
+    assert marked >= 1 and f"({marked} field" in section
+    # health verdicts and validation
+    assert html.count('class="health"') == 2
+    # provenance: the Dagster runs from the task_run table, each linked to the UI; the source records
+    runs = {row.run_id for row in store.rows(TaskRunRow, TaskRunRow.task_id.in_([positive.task_id, negative.task_id]))}
+    assert runs
+    for run_id in runs:
+        assert f'href="{DAGSTER}/runs/{run_id}"' in html
+    session_id = positive.provenance.session_ids[0]
+    scrubbed = json.loads(store.rows(ScrubbedSessionRow, ScrubbedSessionRow.session_id == session_id)[0].session)
+    for record in scrubbed["provenance"]:
+        assert record["external_id"] in html
+    # the scrubbed transcript with its tool calls
+    user_turns = [turn["text"] for turn in scrubbed["turns"] if turn["role"] == "user"]
+    assert user_turns and all(_escaped(text) in html for text in user_turns)
+    for call in scrubbed["tool_calls"]:
+        assert f"{call['name']}(" in html
+    # a task id leads to its pair; an unknown one is a 404
+    assert client.get(f"/pair/{negative.task_id}", follow_redirects=False).headers["location"].startswith(f"/pair/{positive.pair_id}")
+    assert client.get("/pair/no-such-pair").status_code == 404
+
+
+def test_a_pair_with_validation_issues_shows_them(site):
+    root, client = site
+    out = root / "out"
+    flagged = next(task for task in sorted(_tasks(root).values(), key=lambda t: t.task_id)
+                   if validate_task(task, load_seed(out, task.seed_id), get_domain(task.domain)))
+    issues = validate_task(flagged, load_seed(out, flagged.seed_id), get_domain(flagged.domain))
+    html = client.get(f"/pair/{flagged.pair_id}").text
+    for issue in issues:
+        assert f"{issue.code}: {_escaped(issue.message)}" in html
+
+
+def _escaped(text: str) -> str:
+    from markupsafe import escape
+
+    return str(escape(text))
+
+
+def _with_questions(tasks, polarity):
+    return next(task for task in sorted(tasks.values(), key=lambda t: t.task_id)
+                if task.polarity == polarity and task.review_questions)
+
+
+def test_approving_over_open_questions_needs_the_confirmation_and_records_it(site):
+    root, client = site
+    task = _with_questions(_tasks(root), "positive")
+    before = find_task_file(root / "out", task.task_id).read_bytes()
+    refused = client.post(f"/task/{task.task_id}/approve", data={})
+    assert refused.status_code == 409 and "open review question" in refused.text
+    assert f'id="force-{task.task_id}"' in refused.text
+    assert find_task_file(root / "out", task.task_id).read_bytes() == before
+    done = client.post(f"/task/{task.task_id}/approve", data={"force": "yes"})
+    assert done.status_code == 200 and f"{task.task_id}: approved" in done.text
+    approved = load_task(find_task_file(root / "out", task.task_id))
+    assert approved.status == "approved"
+    assert approved.reviews[-1].reviewer == REVIEWER
+    assert any("open review question" in item for item in approved.reviews[-1].forced)
+
+
+def test_a_rejection_needs_a_reason_and_keeps_it(site):
+    root, client = site
+    task = sorted(_tasks(root).values(), key=lambda t: t.task_id)[0]
+    assert client.post(f"/task/{task.task_id}/reject", data={"reason": "  "}).status_code == 400
+    assert load_task(find_task_file(root / "out", task.task_id)).status == task.status
+    client.post(f"/task/{task.task_id}/reject", data={"reason": "the refund amount is wrong"})
+    rejected = load_task(find_task_file(root / "out", task.task_id))
+    assert (rejected.status, rejected.reviews[-1].reason, rejected.reviews[-1].reviewer) == ("rejected", "the refund amount is wrong", REVIEWER)
+
+
+def test_bad_edits_are_400_and_change_nothing(site):
+    root, client = site
+    task = _with_questions(_tasks(root), "negative")
+    before = find_task_file(root / "out", task.task_id).read_bytes()
+    assert client.post(f"/task/{task.task_id}/expectations", data={"expectations": "not json"}).status_code == 400
+    assert client.post(f"/task/{task.task_id}/answer", data={"question": "99", "answer": "yes"}).status_code == 400
+    assert client.post(f"/task/{task.task_id}/answer", data={"question": "1", "answer": ""}).status_code == 400
+    assert client.post(f"/task/{task.task_id}/tools", data={"required_tools": ", ".join(task.required_tools),
+                                                            "forbidden_tools": ", ".join(task.forbidden_tools)}).status_code == 400
+    assert client.post("/task/no-such-task/approve", data={}).status_code == 404
+    assert find_task_file(root / "out", task.task_id).read_bytes() == before
+
+
+def test_every_decision_lands_exactly_as_the_cli_makes_it(ran, tmp_path):
+    """The same decisions, once from the page and once from the review CLI on a copy of the same
+    run: the task files and the review_event mirror are the same, times apart."""
+    world, pristine = ran
+    by_page, by_cli = tmp_path / "page", tmp_path / "cli"
+    shutil.copytree(pristine, by_page)
+    shutil.copytree(pristine, by_cli)
+    tasks = _tasks(by_page)
+    ordered = sorted(tasks.values(), key=lambda t: t.task_id)
+    approve, answer = _with_questions(tasks, "positive"), _with_questions(tasks, "negative")
+    reject, retire, confirm, tools = [t for t in ordered if t.task_id not in (approve.task_id, answer.task_id)][:4]
+    new_expectations = [item.model_dump(mode="json") for item in confirm.expectations][:1]
+
+    client = _client(by_page / "trace2task.yaml")
+    for path, data in (
+        (f"/task/{approve.task_id}/approve", {"force": "yes"}),
+        (f"/task/{reject.task_id}/reject", {"reason": "wrong order id"}),
+        (f"/task/{retire.task_id}/retire", {"reason": ""}),
+        (f"/task/{confirm.task_id}/expectations", {"expectations": json.dumps(new_expectations)}),
+        (f"/task/{answer.task_id}/answer", {"question": "1", "answer": "day 30 is inside"}),
+        (f"/task/{tools.task_id}/tools", {"required_tools": "get_order, escalate_to_human",
+                                          "forbidden_tools": ", ".join(tools.forbidden_tools)}),
+    ):
+        assert client.post(path, data=data).status_code == 200, path
+
+    config = str(by_cli / "trace2task.yaml")
+    for args in (
+        ("approve", approve.task_id, "--force"),
+        ("reject", reject.task_id, "--reason", "wrong order id"),
+        ("retire", retire.task_id),
+        ("edit", confirm.task_id, "--expectations", json.dumps(new_expectations)),
+        ("edit", answer.task_id, "--question", "1", "--answer", "day 30 is inside"),
+        ("edit", tools.task_id, "--required-tools", "get_order, escalate_to_human"),
+    ):
+        result = world.cli("review", *args, "--config", config, "--reviewer", REVIEWER)
+        assert result.returncode == 0, (args, result.stderr)
+
+    touched = [approve, reject, retire, confirm, answer, tools]
+    for task in touched:
+        assert _task_file(by_page, task.task_id) == _task_file(by_cli, task.task_id), task.task_id
+    mirror = _mirror(by_page)
+    assert mirror == _mirror(by_cli)
+    assert {event["task_id"] for event in mirror} == {task.task_id for task in touched}
+    for task in touched:
+        on_file = load_task(find_task_file(by_page / "out", task.task_id))
+        rows = [event for event in mirror if event["task_id"] == task.task_id]
+        assert len(rows) == len(decisions.events(on_file))
+
+
+def test_no_raw_value_reaches_any_page(site):
+    """A value planted in the raw zone (the raw records and the raw session of every drafted
+    session) and the drop's own personal values appear on no page."""
+    root, client = site
+    canary = "RAWZONE-CANARY-7f3a9c"
+    store = _store(root)
+    tasks = _tasks(root)
+    sessions = {sid for task in tasks.values() for sid in task.provenance.session_ids}
+    with store.session(raw=True) as session:
+        for row in session.exec(select(RawRecordRow).where(RawRecordRow.session_id.in_(sorted(sessions)))).all():
+            row.payload = json.dumps(_plant(json.loads(row.payload), canary))
+            session.add(row)
+        for row in session.exec(select(RawSessionRow).where(RawSessionRow.session_id.in_(sorted(sessions)))).all():
+            row.body = json.dumps(_plant(json.loads(row.body), canary))
+            session.add(row)
+    planted = store.count(RawRecordRow, RawRecordRow.payload.contains(canary), raw=True)
+    assert planted > 0
+    pages = {"/": client.get("/").text}
+    for pair_id in sorted({task.pair_id for task in tasks.values()}):
+        page = client.get(f"/pair/{pair_id}")
+        assert page.status_code == 200
+        pages[pair_id] = page.text
+    assert [where for where, html in pages.items() if canary in html] == []
+    assert find_planted(planted_values(root / "drop"), pages) == {}
+
+
+def _plant(value, canary: str):
+    """Every free-text string (one with a space: not an id, a time or a role) in a raw document with the canary added."""
+    if isinstance(value, dict):
+        return {key: _plant(item, canary) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plant(item, canary) for item in value]
+    return f"{value} {canary}" if isinstance(value, str) and " " in value else value
+
+
+@pytest.mark.postgres
+def test_the_page_on_a_postgresql_store(tmp_path):
+    """The same page on a run whose store and raw zone are PostgreSQL: provenance from its task_run
+    table, a decision mirrored into its review_event table."""
+    from pipeline_env import make_world
+    from test_pipeline_store import PG, _postgres_database
+
+    admin, name = _postgres_database()
+    try:
+        world = make_world(tmp_path / "pg", sessions=12, days=1, store_url=f"{PG}/{name}", raw_url=f"{PG}/{name}")
+        result = world.cli("run", "--all", "--config", str(world.config))
+        assert result.returncode in (0, 1), result.stderr[-2000:]
+        client = _client(world.config)
+        task = sorted(_tasks(world.root).values(), key=lambda t: t.task_id)[0]
+        store = _store(world.root)
+        run_ids = {row.run_id for row in store.rows(TaskRunRow, TaskRunRow.task_id == task.task_id)}
+        html = client.get(f"/pair/{task.pair_id}").text
+        assert run_ids and all(f'href="{DAGSTER}/runs/{run_id}"' in html for run_id in run_ids)
+        assert client.post(f"/task/{task.task_id}/retire", data={"reason": "duplicate"}).status_code == 200
+        rows = store.rows(ReviewEventRow, ReviewEventRow.task_id == task.task_id)
+        assert [(row.kind, json.loads(row.body)["status"], json.loads(row.body)["reviewer"]) for row in rows] == [
+            ("verdict", "retired", REVIEWER)]
+        store.dispose()
+    finally:
+        admin.cursor().execute(f"DROP DATABASE {name} WITH (FORCE)")
+        admin.close()

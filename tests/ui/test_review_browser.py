@@ -1,0 +1,140 @@
+"""The review page in headless Chromium: a person approves a task and rejects its negative with clicks.
+
+A 20-session, 1-day demo drop goes through `trace2task run --all`; `trace2task review serve`
+serves its outputs on a free loopback port. Chromium opens the task list, follows a pair's link,
+ticks the "approve over its open review questions" confirmation, clicks Approve on the
+positive, types a reason and clicks Reject on the negative. After each click the task file and the
+store's review_event mirror hold the decision under the reviewer's name. The page requests nothing
+outside this machine. The screenshot is kept as tests/artifacts/review-page.png.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from headless_chromium import HeadlessChromium, chromium_executable, is_outside, wait_until
+from ui_demo import ARTIFACTS, TRACE2TASK, run_demo, write_drop
+from webserver_process import free_port
+
+CHROMIUM = chromium_executable()
+REVIEWER = "bob"
+REASON = "the negative's seed does not cross the boundary"
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.xdist_group("ui_browser"),
+    pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (apt-get install chromium)"),
+]
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return response.status == 200
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+def _centre(browser: HeadlessChromium, selector: str) -> list[float] | None:
+    """The element scrolled into view and its on-screen centre, or None when it is absent."""
+    return browser.evaluate(
+        f"(() => {{ const e = document.querySelector({json.dumps(selector)}); if (!e) return null;"
+        " e.scrollIntoView({block: 'center'}); const r = e.getBoundingClientRect();"
+        " return r.width && r.height ? [r.x + r.width / 2, r.y + r.height / 2] : null; })()"
+    )
+
+
+def _click(browser: HeadlessChromium, selector: str) -> None:
+    point = wait_until(lambda: _centre(browser, selector), timeout=30)
+    assert point, f"nothing to click: {selector}"
+    browser.click_at(*point)
+
+
+def _text(browser: HeadlessChromium, selector: str) -> str | None:
+    return browser.evaluate(f"(() => {{ const e = document.querySelector({json.dumps(selector)}); return e && e.innerText; }})()")
+
+
+def _decided(run_folder: Path, task_id: str) -> tuple[dict, list[dict]]:
+    """The task file's decisions and the store's mirrored verdicts for `task_id`."""
+    from pipelines.review_cli import Workspace
+    from pipelines.store import ReviewEventRow
+    from taskgen.output import find_task_file
+
+    workspace = Workspace(run_folder / "trace2task.yaml", None)
+    document = json.loads(find_task_file(workspace.out, task_id).read_text(encoding="utf-8"))
+    rows = workspace.store().rows(ReviewEventRow, ReviewEventRow.task_id == task_id)
+    verdicts = [json.loads(row.body) for row in sorted(rows, key=lambda r: r.seq) if row.kind == "verdict"]
+    workspace.store().dispose()
+    return document, verdicts
+
+
+def _pair(out: Path) -> tuple[str, str, str]:
+    """A pair whose positive has open review questions (approving it asks for the confirmation):
+    (pair id, positive id, negative id)."""
+    tasks = [json.loads(path.read_text(encoding="utf-8")) for path in sorted((out / "tasks").rglob("*.json"))]
+    by_pair: dict[str, dict[str, dict]] = {}
+    for task in tasks:
+        by_pair.setdefault(task["pair_id"], {})[task["polarity"]] = task
+    pair_id, members = next((p, m) for p, m in sorted(by_pair.items())
+                            if len(m) == 2 and m["positive"]["review_questions"])
+    return pair_id, members["positive"]["task_id"], members["negative"]["task_id"]
+
+
+def test_a_reviewer_approves_and_rejects_with_clicks(tmp_path):
+    run = run_demo(tmp_path / "run", write_drop(tmp_path, sessions=20, days=1))
+    pair_id, positive, negative = _pair(run.output)
+    port = free_port()
+    base_url = f"http://127.0.0.1:{port}"
+    log_path = tmp_path / "review-serve.log"
+    with log_path.open("wb") as log:
+        server = subprocess.Popen(
+            [TRACE2TASK, "review", "serve", "--config", str(run.config), "--port", str(port), "--reviewer", REVIEWER],
+            cwd=run.folder, stdout=log, stderr=subprocess.STDOUT,
+        )
+        try:
+            up = wait_until(lambda: server.poll() is not None or _answers(base_url + "/"), timeout=60)
+            assert up and server.poll() is None, f"review serve did not start; see {log_path}"
+            with HeadlessChromium(CHROMIUM, tmp_path / "chromium-profile") as browser:
+                browser.navigate(base_url + "/")
+                assert wait_until(lambda: _centre(browser, f'a[href^="/pair/{pair_id}"]'), timeout=30), "no task list"
+                _click(browser, f'a[href^="/pair/{pair_id}"]')
+                assert wait_until(lambda: _centre(browser, f"#approve-button-{positive}"), timeout=30), "no pair page"
+
+                _click(browser, f"#force-{positive}")  # "approve over 1 open review question(s) (recorded)"
+                assert browser.evaluate(f"document.querySelector('#force-{positive}').checked")
+                _click(browser, f"#approve-button-{positive}")
+                assert wait_until(lambda: (_text(browser, "#notice") or "").endswith(f"{positive}: approved"), timeout=30), \
+                    _text(browser, "#error")
+                document, verdicts = _decided(run.folder, positive)
+                assert document["status"] == "approved" and document["reviews"][-1]["reviewer"] == REVIEWER
+                assert [(v["status"], v["reviewer"]) for v in verdicts] == [("approved", REVIEWER)]
+                assert verdicts[0]["forced"] == document["reviews"][-1]["forced"]
+                assert any("open review question" in item for item in verdicts[0]["forced"])
+
+                _click(browser, f"#reason-{negative}")
+                browser.send("Input.insertText", {"text": REASON})
+                _click(browser, f"#reject-button-{negative}")
+                assert wait_until(lambda: (_text(browser, "#notice") or "").endswith(f"{negative}: rejected"), timeout=30), \
+                    _text(browser, "#error")
+                document, verdicts = _decided(run.folder, negative)
+                assert (document["status"], document["reviews"][-1]["reason"]) == ("rejected", REASON)
+                assert [(v["status"], v["reviewer"], v["reason"]) for v in verdicts] == [("rejected", REVIEWER, REASON)]
+                assert _text(browser, f'[data-status="{positive}"]') == "approved"
+                browser.screenshot(ARTIFACTS / "review-page.png")
+                requested = browser.requested_urls
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+    assert any(url.startswith(f"{base_url}/pair/{pair_id}") for url in requested)
+    assert [url for url in requested if is_outside(url)] == []
