@@ -19,7 +19,9 @@ from bench.drop import BenchDrop, append_held_day, make_drop
 from bench.measure import Measured, run_measured
 from bench.texts import load_workload, time_every_session_floor, time_floor_and_scrub
 from pipelines.config import load_config
-from pipelines.store import LedgerRow, QuarantineRow, Store
+from pipelines.stages.context import RunContext
+from pipelines.store.rows import LedgerRow, QuarantineRow
+from pipelines.store.repository import Store
 
 RESULTS = Path(__file__).resolve().parent / "results"
 TRACE2TASK = str(Path(sys.executable).with_name("trace2task"))
@@ -103,9 +105,9 @@ def measure(root: Path, *, sessions: int, days: int, seed: int, scale: int) -> d
     single = _trace2task(env, root, *run_all, str(one_worker), "--workers", "1")
 
     print("floor (spaCy NER alone) and scrub stage over the sampled sessions ...", flush=True)
-    timings = time_floor_and_scrub(load_config(nightly), load_workload(load_config(nightly)), WORKERS)
+    timings = time_floor_and_scrub(RunContext(load_config(nightly)), load_workload(load_config(nightly)), WORKERS)
     print("floor over every session, sampled or not (2 processes) ...", flush=True)
-    all_sessions, every_session_floor = time_every_session_floor(load_config(nightly), WORKERS)
+    all_sessions, every_session_floor = time_every_session_floor(RunContext(load_config(nightly)), WORKERS)
 
     print(f"rerun after appending {base.held_day} ...", flush=True)
     append_held_day(base)

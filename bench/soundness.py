@@ -317,7 +317,8 @@ def replay(calls, env) -> None:
 
 def measure(config_path: Path) -> dict[str, Any]:
     from pipelines.config import load_config
-    from pipelines.store import ScrubbedSessionRow, Store, TaskRow
+    from pipelines.store.repository import Store
+    from pipelines.store.rows import ScrubbedSessionRow, TaskRow
     from taskgen.domains import get_domain
     from taskgen.domains.retail.grader import holds
     from taskgen.domains.retail.schema import RetailSchema

@@ -1,6 +1,6 @@
 """The floor (spaCy NER alone) and the scrub stage, timed over exactly the items the scrub stage saw.
 
-The items are rebuilt as `pipelines/stages.py` `scrub_day` builds them: for each day, the nightly
+The items are rebuilt as `pipelines.stages` `scrub_day` builds them: for each day, the nightly
 sample's selected sessions from the raw zone, each with its state snapshot as of its incident.
 """
 
@@ -17,7 +17,9 @@ import spacy
 from ingest.models import Session, StateRows
 from ingest.state import StateMapping, open_state
 from pipelines.config import AppConfig
-from pipelines.store import RawSessionRow, SampleRow, Store
+from pipelines.stages.context import RunContext
+from pipelines.store.rows import RawSessionRow, SampleRow
+from pipelines.store.repository import Store
 from scrubbers import Scrubber
 from scrubbers.engine import NER_COMPONENTS
 
@@ -66,7 +68,7 @@ def _items(store: Store, state, session_ids: list[str]) -> Items:
     """The sessions from the raw zone, each with its state snapshot as of its incident."""
     items: Items = []
     for start in range(0, len(session_ids), 500):
-        rows = store.rows(RawSessionRow, RawSessionRow.session_id.in_(session_ids[start : start + 500]), raw=True)
+        rows = store.rows(RawSessionRow, RawSessionRow.session_id.in_(session_ids[start : start + 500]))
         sessions = [Session.model_validate_json(r.body) for r in sorted(rows, key=lambda r: r.session_id)]
         items += [(s, state.snapshot(s.entity_ids, s.incident_at)) for s in sessions]
     return items
@@ -84,15 +86,16 @@ def load_workload(config: AppConfig) -> TextWorkload:
     return TextWorkload(days=days, pii_fields=pii_fields, identifiers=state.identifiers())
 
 
-def time_every_session_floor(config: AppConfig, processes: int) -> tuple[int, float]:
+def time_every_session_floor(run: RunContext, processes: int) -> tuple[int, float]:
     """NER alone over the texts of every assembled session, not only the sampled ones (what a
     pipeline scrubbing before it samples would analyze), the days over `processes` processes.
     Returns (sessions, seconds)."""
+    config = run.config
     store, state, pii_fields = _open(config)
-    scrubber = Scrubber(config.scrub, config.read_secret())  # only to list each session's texts
+    scrubber = run.scrubber  # only to list each session's texts
     day_texts, sessions = [], 0
-    for day in store.distinct(RawSessionRow.day, raw=True):
-        items = _items(store, state, sorted(store.values(RawSessionRow.session_id, RawSessionRow.day == day, raw=True)))
+    for day in store.distinct(RawSessionRow.day):
+        items = _items(store, state, sorted(store.values(RawSessionRow.session_id, RawSessionRow.day == day)))
         sessions += len(items)
         day_texts.append(_day_texts(scrubber, items, pii_fields))
     store.dispose()
@@ -136,8 +139,8 @@ def time_parallel_floor(name: str, batch_size: int, day_texts: list[list[str]], 
         return time.perf_counter() - started
 
 
-def time_floor_and_scrub(config: AppConfig, workload: TextWorkload, processes: int) -> TextTimings:
-    scrubber = Scrubber(config.scrub, config.read_secret(), workload.identifiers)
+def time_floor_and_scrub(run: RunContext, workload: TextWorkload, processes: int) -> TextTimings:
+    config, scrubber = run.config, Scrubber(run.config.scrub, run.secret, workload.identifiers)
     texts = {day: _day_texts(scrubber, items, workload.pii_fields) for day, items in workload.days.items()}
     name = config.scrub.spacy_model
     nlp = _ner_only(name)
@@ -153,7 +156,7 @@ def time_floor_and_scrub(config: AppConfig, workload: TextWorkload, processes: i
                 pass
         floor_rounds.append(time.perf_counter() - started)
 
-        fresh = Scrubber(config.scrub, config.read_secret(), workload.identifiers)  # no stand-ins yet; the detector is shared
+        fresh = Scrubber(config.scrub, run.secret, workload.identifiers)  # no stand-ins yet; the detector is shared
         started = time.perf_counter()
         for items in workload.days.values():
             fresh.scrub_sessions(items, workload.pii_fields)

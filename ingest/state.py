@@ -18,6 +18,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, NoSuchTableError, SQLAlchemyError
 
+from ingest.errors import UserFacingError
 from ingest.models import StateRows
 from ingest.state_mapping import EntityKind, StateMapping, StateMappingError
 from ingest.timestamps import BadTimestamp, parse_rfc3339, to_utc
@@ -28,11 +29,8 @@ STREAM_ROWS = 1000
 """Rows fetched at a time when a whole table is read."""
 
 
-class StateUnavailable(RuntimeError):
+class StateUnavailable(UserFacingError, RuntimeError):
     """The state store does not answer. One line; never contains a password."""
-
-    shows_no_values = True
-
 
 class StateSource(ABC):
     def __init__(self, mapping: StateMapping) -> None:

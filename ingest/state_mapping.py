@@ -8,13 +8,15 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from ingest.errors import UserFacingError
+
 PII_ENTITIES = ("PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "LOCATION", "ADDRESS", "CREDIT_CARD", "IBAN_CODE", "IP_ADDRESS", "DATE_TIME", "US_SSN")
 
 
-class StateMappingError(ValueError):
+class StateMappingError(UserFacingError, ValueError):
     """A mapping file that cannot be used; the message names the offending key."""
 
-    shows_no_values = True
+    exit_code = 2
 
 
 class EntityKind(BaseModel):

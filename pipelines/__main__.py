@@ -1,5 +1,5 @@
 """`python -m pipelines` is the `trace2task` command."""
 
-from pipelines.cli import main
+from pipelines.cli.app import main
 
 main()

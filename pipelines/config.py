@@ -16,17 +16,17 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from ingest.config import IngestConfig
+from ingest.errors import UserFacingError
 from scrubbers.config import ScrubConfig
 from taskgen.config import TaskgenConfig
 
 DEFAULT_CONFIG_FILE = "trace2task.yaml"
 
 
-class ConfigError(Exception):
+class ConfigError(UserFacingError):
     """A configuration problem, worded for a person: what is wrong and where."""
 
-    shows_no_values = True
-
+    exit_code = 2
 
 
 class _Section(BaseModel):
@@ -152,7 +152,7 @@ def load_config(path: str | Path = DEFAULT_CONFIG_FILE) -> AppConfig:
     """Read and validate the configuration file; a ConfigError names the bad key."""
     path = Path(path)
     if not path.is_file():
-        raise ConfigError(f"configuration file not found: {path} (run `trace2task init` or pass --config)")
+        raise ConfigError(f"configuration file not found: {path} (pass --config, or start from the trace2task.yaml in the project's root)")
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except yaml.YAMLError as exc:
@@ -168,6 +168,13 @@ def load_config(path: str | Path = DEFAULT_CONFIG_FILE) -> AppConfig:
         key = ".".join(str(part) for part in first["loc"]) or "(top level)"
         raise ConfigError(f"{path}: bad setting '{key}': {first['msg']}") from None
     config._base_dir = path.resolve().parent
+    for key in ("taxonomy_path", "policy_path"):  # files the configuration names must be there
+        named = getattr(config.taskgen, key)
+        if named is None:
+            continue
+        if not config.path(named).is_file():
+            raise ConfigError(f"{path}: bad setting 'taskgen.{key}': no such file {config.path(named)}")
+        setattr(config.taskgen, key, config.path(named))
     return config
 
 

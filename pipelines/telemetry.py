@@ -26,7 +26,9 @@ from opentelemetry.sdk.trace.export import (
     SpanExportResult,
 )
 
-from .config import TelemetryConfig
+from ingest.errors import UserFacingError
+
+from pipelines.config import TelemetryConfig
 
 NAME = "trace2task"
 COUNTERS = ("records_read", "records_quarantined", "entities_replaced", "tasks_written")
@@ -96,11 +98,9 @@ def count(name: str, value: int, attributes: Mapping[str, Any] | None = None) ->
         _counter(name).add(value, dict(attributes or {}))
 
 
-class StageError(Exception):
+class StageError(UserFacingError):
     """A stage failed. Carries the error's type and where it was raised, never its message,
     which could quote a raw record; the traceback's frames still show the code path."""
-
-    shows_no_values = True
 
 
 @contextmanager
@@ -118,7 +118,7 @@ def stage_span(stage: str, **attributes: Any) -> Iterator[trace.Span]:
         try:
             yield span
         except Exception as exc:
-            if getattr(exc, "shows_no_values", False):  # our own errors, worded without record values
+            if isinstance(exc, UserFacingError):  # our own errors, worded without record values
                 raise
             frame = traceback.extract_tb(exc.__traceback__)[-1]
             where = f"{Path(frame.filename).name}:{frame.lineno}"

@@ -16,7 +16,6 @@ _EXPORTS = {
     "ScrubResult": "scrubbers.scrubber",
     "Scrubber": "scrubbers.scrubber",
     "check_leaks": "scrubbers.leakgate",
-    "load_secret": "scrubbers.pseudonyms",
     "scrub_path": "scrubbers.paths",
 }
 

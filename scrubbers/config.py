@@ -1,7 +1,7 @@
 """What the scrubber detects and what it must leave alone: one pydantic model.
 
 The secret that keys the pseudonyms is deliberately not part of this config: it is passed
-to `Scrubber` / `Pseudonymizer` directly (see `scrubbers.pseudonyms.load_secret`).
+to `Scrubber` / `Pseudonymizer` directly (the pipeline reads it once: `pipelines.stages.context`).
 """
 
 from __future__ import annotations

@@ -5,11 +5,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import ipaddress
-import os
 import random
 import re
 from datetime import date, datetime
-from pathlib import Path
 
 import phonenumbers
 from faker import Faker
@@ -41,20 +39,6 @@ def normalize(entity_type: str, value: str) -> str:
     if entity_type == "IBAN_CODE":
         return "".join(value.split()).upper()
     return " ".join(value.casefold().split())
-
-
-def load_secret(env_var: str | None = None, file: Path | None = None) -> bytes:
-    """The pseudonym secret from an environment variable (read now) or a file; one-line error otherwise."""
-    if env_var and os.environ.get(env_var, "").strip():
-        return os.environ[env_var].strip().encode("utf-8")
-    if file is not None and file.is_file():
-        secret = file.read_bytes().strip()
-        if secret:
-            return secret
-    raise ValueError(
-        f"no pseudonym secret: set environment variable {env_var or '(none given)'} "
-        f"or pass a non-empty secret file ({file or 'none given'})"
-    )
 
 
 def same_case(template: str, value: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class _Config(BaseModel):
@@ -60,6 +60,15 @@ class TaskgenConfig(_Config):
         default_factory=lambda: ["fix-confirmed", "fix_confirmed", "confirmed-fix"],
         description="ticket tags that mark a confirmed fix (the task joins the regression set)",
     )
+
+    @field_validator("domain")
+    @classmethod
+    def _known_domain(cls, name: str) -> str:
+        from taskgen.domains import DOMAINS
+
+        if name not in DOMAINS:
+            raise ValueError(f"unknown domain {name!r}; known: {', '.join(sorted(DOMAINS))}")
+        return name
 
     def load_domain(self):
         """The configured domain with its policy (the shipped one unless policy_path is set)."""

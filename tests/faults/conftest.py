@@ -1,22 +1,11 @@
-"""Fault-test fixtures: a small demo drop, a fresh store on SQLite or PostgreSQL, reference outputs."""
+"""Fault-test fixtures: a world over a copy of the demo drop, on SQLite or PostgreSQL, reference outputs."""
 
 from __future__ import annotations
 
 import uuid
-from datetime import date
-from pathlib import Path
 
 import pytest
-from fault_workspace import PG_ADMIN, Workspace, first_escalation, make_workspace, output_tree
-
-from ingest.demo import generate_drop
-
-
-@pytest.fixture(scope="session")
-def drop_template(tmp_path_factory) -> Path:
-    drop = tmp_path_factory.mktemp("drop") / "drop"
-    generate_drop(drop, sessions=40, days=2, seed=5, start=date(2026, 11, 16))
-    return drop
+from demo_world import PG_ADMIN, World, first_escalation, make_world, output_tree
 
 
 def _postgres_database():
@@ -49,16 +38,16 @@ def backend(request, tmp_path):
 
 
 @pytest.fixture
-def workspace(tmp_path, drop_template, backend) -> Workspace:
+def workspace(tmp_path, demo_drop, backend) -> World:
     url, raw_url = backend
-    return make_workspace(tmp_path / "ws", drop_template, url, raw_url)
+    return make_world(tmp_path / "ws", drop=demo_drop, store_url=url, raw_url=raw_url)
 
 
 @pytest.fixture(scope="session")
-def reference(tmp_path_factory, drop_template) -> dict[str, dict[str, bytes]]:
+def reference(tmp_path_factory, demo_drop) -> dict[str, dict[str, bytes]]:
     """Uninterrupted runs on SQLite: the nightly output, then the output after the on-call path too."""
     root = tmp_path_factory.mktemp("reference")
-    ws = make_workspace(root, drop_template, f"sqlite:///{root}/store.db", f"sqlite:///{root}/raw.db")
+    ws = make_world(root, drop=demo_drop, store_url=f"sqlite:///{root}/store.db", raw_url=f"sqlite:///{root}/raw.db")
     result = ws.run_all()
     assert result.returncode == 0, result.stderr[-2000:]
     nightly = output_tree(ws.out)

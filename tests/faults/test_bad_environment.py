@@ -9,7 +9,7 @@ import uuid
 import pytest
 from sqlalchemy import create_engine, text
 
-from fault_workspace import make_workspace, one_line_error, output_tree
+from demo_world import make_world, one_line_error, output_tree
 
 pytestmark = pytest.mark.xdist_group("faults")
 
@@ -48,34 +48,34 @@ def test_truncated_and_corrupt_files_are_quarantined_and_the_rest_lands(workspac
     assert list((workspace.out / "tasks").rglob("*.json")), "the readable records still became tasks"
 
 
-def test_store_on_a_closed_port_is_one_line_error(tmp_path, drop_template):
-    ws = make_workspace(tmp_path / "ws", drop_template, CLOSED_PORT_URL, CLOSED_PORT_URL)
+def test_store_on_a_closed_port_is_one_line_error(tmp_path, demo_drop):
+    ws = make_world(tmp_path / "ws", drop=demo_drop, store_url=CLOSED_PORT_URL, raw_url=CLOSED_PORT_URL)
     line = one_line_error(ws.run_all())
     assert "store" in line and "127.0.0.1:1" in line
 
 
-def test_state_database_on_a_closed_port_is_one_line_error(tmp_path, drop_template):
-    ws = make_workspace(
-        tmp_path / "ws", drop_template, f"sqlite:///{tmp_path}/store.db", f"sqlite:///{tmp_path}/raw.db",
+def test_state_database_on_a_closed_port_is_one_line_error(tmp_path, demo_drop):
+    ws = make_world(
+        tmp_path / "ws", drop=demo_drop, store_url=f"sqlite:///{tmp_path}/store.db", raw_url=f"sqlite:///{tmp_path}/raw.db",
         state=CLOSED_PORT_URL,
     )
     one_line_error(ws.run_all())
 
 
-def test_missing_state_sqlite_file_is_one_line_error_and_not_created(tmp_path, drop_template):
+def test_missing_state_sqlite_file_is_one_line_error_and_not_created(tmp_path, demo_drop):
     missing = tmp_path / "nowhere" / "shop.db"
-    ws = make_workspace(
-        tmp_path / "ws", drop_template, f"sqlite:///{tmp_path}/store.db", f"sqlite:///{tmp_path}/raw.db",
+    ws = make_world(
+        tmp_path / "ws", drop=demo_drop, store_url=f"sqlite:///{tmp_path}/store.db", raw_url=f"sqlite:///{tmp_path}/raw.db",
         state=f"sqlite:///{missing}",
     )
     one_line_error(ws.run_all())
     assert not missing.exists()
 
 
-def test_output_folder_under_a_file_is_one_line_error(tmp_path, drop_template):
+def test_output_folder_under_a_file_is_one_line_error(tmp_path, demo_drop):
     (tmp_path / "blocker").write_text("a file, not a folder\n")
-    ws = make_workspace(
-        tmp_path / "ws", drop_template, f"sqlite:///{tmp_path}/store.db", f"sqlite:///{tmp_path}/raw.db",
+    ws = make_world(
+        tmp_path / "ws", drop=demo_drop, store_url=f"sqlite:///{tmp_path}/store.db", raw_url=f"sqlite:///{tmp_path}/raw.db",
         output=str(tmp_path / "blocker" / "out"),
     )
     one_line_error(ws.run_all())
@@ -94,9 +94,9 @@ def tiny_tmpfs(tmp_path):
         subprocess.run(["umount", "-l", str(mount_point)], check=False)
 
 
-def test_full_disk_fails_cleanly_and_a_rerun_with_space_completes(tmp_path, drop_template, tiny_tmpfs, reference):
-    ws = make_workspace(
-        tmp_path / "ws", drop_template, f"sqlite:///{tmp_path}/store.db", f"sqlite:///{tmp_path}/raw.db",
+def test_full_disk_fails_cleanly_and_a_rerun_with_space_completes(tmp_path, demo_drop, tiny_tmpfs, reference):
+    ws = make_world(
+        tmp_path / "ws", drop=demo_drop, store_url=f"sqlite:///{tmp_path}/store.db", raw_url=f"sqlite:///{tmp_path}/raw.db",
         output=str(tiny_tmpfs / "out"),
     )
     failed = ws.run_all()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fault_workspace import RUN_TIMEOUT, first_escalation, output_tree
+from demo_world import RUN_TIMEOUT, first_escalation, output_tree
 
 pytestmark = pytest.mark.xdist_group("faults")
 

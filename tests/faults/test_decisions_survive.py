@@ -10,7 +10,7 @@ import time
 import pytest
 from sqlalchemy import create_engine, text
 
-from fault_workspace import first_escalation
+from demo_world import first_escalation
 
 pytestmark = pytest.mark.xdist_group("faults")
 

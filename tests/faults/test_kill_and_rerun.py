@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from fault_workspace import leftover_temp_files, output_tree
+from demo_world import leftover_temp_files, output_tree
 
 pytestmark = pytest.mark.xdist_group("faults")
 

@@ -2,8 +2,8 @@
 
 from dagster import AssetCheckSeverity, AssetKey
 
-from pipelines import checks
-from pipelines.store import TaskRow
+from pipelines.defs import checks
+from pipelines.store.rows import TaskRow
 
 
 def _row(task_id: str, polarity: str, pair: str, issues: str = "[]", reference: bool = True) -> TaskRow:

@@ -2,10 +2,10 @@
 
 import pytest
 from dagster import AssetKey, DagsterInstance, materialize
-from pipeline_env import SECRET
+from demo_world import SECRET
 
-from pipelines.assets import PIPELINE_ASSETS
-from pipelines.resources import resources_for
+from pipelines.defs.assets import PIPELINE_ASSETS
+from pipelines.defs.resources import resources_for
 from scrubbers import Scrubber
 from scrubbers.scrubber import ScrubReport, ScrubResult
 
@@ -84,7 +84,8 @@ def test_task_checks_judge_the_tasks_their_run_validated_not_another_runs_drafts
     """Another run drafting the same day at once has written a task row not validated yet: this
     run's reference check does not count it as a failure (it is not among the tasks it judged)."""
     from pipelines.config import load_config
-    from pipelines.store import Store, TaskRow
+    from pipelines.store.repository import Store
+    from pipelines.store.rows import TaskRow
 
     monkeypatch.setenv("TRACE2TASK_SECRET", SECRET)
     config = load_config(world.config)
@@ -103,8 +104,8 @@ def test_task_checks_judge_the_tasks_their_run_validated_not_another_runs_drafts
 def test_the_reference_check_leaves_stubs_to_a_person_and_fails_on_any_other_task():
     import json
 
-    from pipelines.checks import reference_passes_every_task
-    from pipelines.store import TaskRow
+    from pipelines.defs.checks import reference_passes_every_task
+    from pipelines.store.rows import TaskRow
 
     def row(task_id, **health):
         return TaskRow(task_id=task_id, day="2026-11-16", session_id="s", task_set="capability", polarity="negative", pair_id="p",

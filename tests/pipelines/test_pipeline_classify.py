@@ -6,9 +6,12 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from ingest.models import Turn
-from pipelines import stages
 from pipelines.config import AppConfig, StateConfig
-from pipelines.store import ClassificationRow, RawSessionRow, Store
+from pipelines.stages.classify import classify_day
+from pipelines.stages.context import RunContext
+from pipelines.stages.partition import classifications
+from pipelines.store.repository import Store
+from pipelines.store.rows import ClassificationRow, RawSessionRow
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "taskgen"))
 from retail_fixtures import make_session  # noqa: E402
@@ -30,13 +33,13 @@ def test_a_complaint_next_day_about_the_same_order_fails_the_first_session(tmp_p
     first = _session("s-first", "Refund #W1000001 please, it broke.", DAY1, "Your refund has been processed.")
     later = _session("s-later", "You told me my refund for #W1000001 was done, nothing arrived!", DAY1 + timedelta(days=1))
     store.upsert(RawSessionRow, [dict(session_id=s.session_id, day=s.started_at.date().isoformat(),
-                                      body=s.model_dump_json(), assembled_at=DAY1) for s in (first, later)], raw=True)
-    stages.classify_day(store, config, "2026-11-16", only=[])
+                                      body=s.model_dump_json(), assembled_at=DAY1) for s in (first, later)])
+    classify_day(store, RunContext(config), "2026-11-16", only=[])
     row = store.rows(ClassificationRow, ClassificationRow.session_id == "s-first")[0]
     assert row.outcome == "failed"
     detail = json.loads(row.detail)
     assert {"source": "later_session", "ref": "s-later", "kind": "complaint_language:en", "points_to": "failed"} in detail["signals"]
     assert detail["review_questions"] and "nothing arrived" not in row.detail
-    classification = stages._classifications(store, "2026-11-16")["s-first"]
+    classification = classifications(store, "2026-11-16")["s-first"]
     assert classification.review_questions == detail["review_questions"]
     store.dispose()

@@ -1,7 +1,7 @@
 """Errors for people: one line, a useful exit code, no traceback."""
 
 import pytest
-from pipeline_env import CLI, SECRET
+from demo_world import SECRET, TRACE2TASK
 
 import subprocess
 
@@ -13,7 +13,7 @@ def _cli(tmp_path, *args, env_secret=True):
     env.pop("TRACE2TASK_SECRET", None)
     if env_secret:
         env["TRACE2TASK_SECRET"] = SECRET
-    return subprocess.run([*CLI, *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run([TRACE2TASK, *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
 
 
 @pytest.mark.parametrize(
@@ -35,6 +35,7 @@ def test_bad_arguments_exit_2_with_one_line(world, args, message):
 def test_missing_config_file(tmp_path):
     result = _cli(tmp_path, "run", "--config", str(tmp_path / "nope.yaml"))
     assert result.returncode == 2 and "configuration file not found" in result.stderr
+    assert "trace2task init" not in result.stderr  # no such command: the message names what exists
 
 
 def test_bad_config_key_is_named(tmp_path):
@@ -79,7 +80,7 @@ def test_scrub_a_file_and_standard_input(world, tmp_path):
 
     env = dict(os.environ, TRACE2TASK_SECRET=SECRET)
     piped = subprocess.run(
-        [*CLI, "scrub", "-", "--config", str(world.config)], input=text, cwd=world.root, env=env,
+        [TRACE2TASK, "scrub", "-", "--config", str(world.config)], input=text, cwd=world.root, env=env,
         capture_output=True, text=True, timeout=120,
     )
     assert piped.returncode == 0, piped.stderr

@@ -46,6 +46,22 @@ def test_relative_sqlite_urls_start_at_the_config_folder(tmp_path):
     assert config.sqlalchemy_url(config.store.url) == f"sqlite:///{tmp_path}/.trace2task/store.db"
 
 
+def test_an_unknown_domain_is_named_when_the_file_loads(tmp_path):
+    path = tmp_path / "t.yaml"
+    path.write_text("drop: d\nstate: {location: x, mapping: m.yaml}\ntaskgen: {domain: banking}\n")
+    with pytest.raises(ConfigError, match=r"'taskgen.domain'.*unknown domain 'banking'; known: retail"):
+        load_config(path)
+
+
+def test_taskgen_files_start_at_the_config_folder_and_must_exist(tmp_path):
+    path = tmp_path / "t.yaml"
+    path.write_text("drop: d\nstate: {location: x, mapping: m.yaml}\ntaskgen: {taxonomy_path: tax.yaml}\n")
+    with pytest.raises(ConfigError, match=r"'taskgen.taxonomy_path': no such file .*tax.yaml"):
+        load_config(path)
+    (tmp_path / "tax.yaml").write_text("intents: []\n")
+    assert load_config(path).taskgen.taxonomy_path == tmp_path / "tax.yaml"
+
+
 def test_secret_from_environment_then_file(tmp_path, monkeypatch):
     path = tmp_path / "t.yaml"
     path.write_text("drop: d\nstate: {location: x, mapping: m.yaml}\nsecret: {env: T2T_TEST_SECRET, file: s.txt}\n")

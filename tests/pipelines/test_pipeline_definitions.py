@@ -2,13 +2,18 @@
 
 import json
 import re
+import subprocess
+import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
 from dagster import AssetKey, build_schedule_context, build_sensor_context
 
-from pipelines.definitions import defs, deploy_events_sensor, nightly_refresh_schedule
-from pipelines.resources import SettingsResource
+from pipelines.config import ScheduleConfig
+from pipelines.defs.definitions import defs
+from pipelines.defs.schedules import nightly_refresh_schedule
+from pipelines.defs.sensors import deploy_events_sensor
+from pipelines.defs.resources import SettingsResource
 
 ROOT = Path(__file__).resolve().parents[2]
 PIPELINE = [
@@ -19,12 +24,12 @@ PIPELINE = [
 
 
 def test_every_asset_from_the_sources_to_the_tasks_is_defined():
-    keys = defs.resolve_asset_graph().get_all_asset_keys()
+    keys = defs().resolve_asset_graph().get_all_asset_keys()
     assert keys == {AssetKey(name) for name in PIPELINE}
 
 
 def test_lineage_runs_from_each_source_to_the_tasks():
-    graph = defs.resolve_asset_graph()
+    graph = defs().resolve_asset_graph()
     for source in PIPELINE[:5]:
         reached, frontier = set(), {AssetKey(source)}
         while frontier:
@@ -35,14 +40,38 @@ def test_lineage_runs_from_each_source_to_the_tasks():
 
 
 def test_jobs_schedule_and_sensor_are_listed():
-    assert {job.name for job in defs.resolve_all_job_defs()} >= {"nightly_refresh", "incident"}
-    assert [s.name for s in defs.schedules] == ["nightly_refresh_schedule"]
-    assert [s.name for s in defs.sensors] == ["deploy_events_sensor"]
+    assert {job.name for job in defs().resolve_all_job_defs()} >= {"nightly_refresh", "incident"}
+    assert [s.name for s in defs().schedules] == ["nightly_refresh_schedule"]
+    assert [s.name for s in defs().sensors] == ["deploy_events_sensor"]
+
+
+def test_importing_the_definitions_reads_no_file(tmp_path):
+    """The configuration is read when Dagster loads `defs`, never as a side effect of an import."""
+    (tmp_path / "trace2task.yaml").write_text("drop: d\nstate: {location: x, mapping: m.yaml}\n")
+    probe = (
+        "import sys\n"
+        "opened = []\n"
+        "sys.addaudithook(lambda event, args: opened.append(str(args[0])) if event == 'open' else None)\n"
+        "import pipelines.defs.definitions\n"
+        "print([path for path in opened if path.endswith('trace2task.yaml')])\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip() == "[]"
+
+
+def test_the_schedule_runs_when_the_working_folders_configuration_says(tmp_path, monkeypatch):
+    (tmp_path / "trace2task.yaml").write_text(
+        "drop: d\nstate: {location: x, mapping: m.yaml}\nschedule: {cron: '5 4 * * *', timezone: Europe/Paris}\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    (schedule,) = defs().schedules
+    assert (schedule.cron_schedule, schedule.execution_timezone) == ("5 4 * * *", "Europe/Paris")
 
 
 def test_schedule_requests_yesterdays_partition():
     context = build_schedule_context(scheduled_execution_time=datetime(2026, 11, 20, 2, 0, tzinfo=timezone.utc))
-    request = nightly_refresh_schedule(context)
+    request = nightly_refresh_schedule(ScheduleConfig())(context)
     assert request.partition_key == "2026-11-19"
 
 
@@ -80,9 +109,26 @@ def test_libraries_never_import_dagster():
     assert offenders == []
 
 
+def test_dagster_is_imported_only_under_pipelines_defs():
+    offenders = [
+        str(path.relative_to(ROOT))
+        for path in (ROOT / "pipelines").rglob("*.py")
+        if "defs" not in path.relative_to(ROOT / "pipelines").parts[:1]
+        and re.search(r"^\s*(from|import) dagster\b", path.read_text(encoding="utf-8"), re.MULTILINE)
+    ]
+    assert offenders == []
+
+
+def test_the_pipelines_modules_stay_small():
+    lines = {str(path.relative_to(ROOT)): len(path.read_text(encoding="utf-8").splitlines())
+             for path in (ROOT / "pipelines").rglob("*.py")}
+    assert {name: n for name, n in lines.items() if n > 600} == {}
+    assert sum(n for name, n in lines.items() if name.startswith("pipelines/defs/")) <= 1200
+
+
 def test_workspace_and_pyproject_name_the_definitions_module():
-    assert "pipelines.definitions" in (ROOT / "workspace.yaml").read_text()
-    assert 'module_name = "pipelines.definitions"' in (ROOT / "pyproject.toml").read_text()
+    assert "pipelines.defs.definitions" in (ROOT / "workspace.yaml").read_text()
+    assert 'module_name = "pipelines.defs.definitions"' in (ROOT / "pyproject.toml").read_text()
 
 
 def test_project_dagster_yaml_turns_telemetry_off():

@@ -4,7 +4,7 @@ import json
 import re
 
 import pytest
-from pipeline_env import make_world
+from demo_world import make_world
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("failures")]
 

@@ -6,7 +6,7 @@ import stat
 
 import pytest
 from dagster import DagsterInstance
-from pipeline_env import SECRET, find_planted, planted_values, tree_bytes
+from demo_world import DEMO_OUTPUT_SHA256, SECRET, find_planted, output_digest, planted_values, tree_bytes
 
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("nightly")]
@@ -45,6 +45,13 @@ def test_run_writes_paired_tasks_and_a_summary(world, first_run):
     assert summary["tasks"] == {"negative": len(pairs), "positive": len(pairs)}
     assert sum(summary["quarantined"].values()) >= 3  # the generator plants faulty lines
     assert "tasks written" in first_run.stdout and str(world.out) in first_run.stdout
+
+
+def test_the_cli_writes_the_demo_output_of_the_stages(world, first_run):
+    """Byte for byte what the stages alone write (test_pipeline_stages) and what main wrote before."""
+    assert output_digest(world.out) == DEMO_OUTPUT_SHA256, (
+        "the demo's tasks and seeds changed; if the change is meant, set DEMO_OUTPUT_SHA256 in tests/demo_world.py"
+    )
 
 
 def test_runs_are_recorded_in_the_dagster_home(world, first_run):
@@ -142,8 +149,9 @@ def test_a_late_record_reruns_its_own_day_and_no_other(world, first_run, monkeyp
     # The days found unchanged by their fingerprint are noted as checked: the next command
     # knows every day unchanged without reading any day's records again.
     from pipelines.config import load_config
-    from pipelines.stages import unchanged_partitions
-    from pipelines.store import Store
+    from pipelines.stages.context import RunContext
+    from pipelines.stages.fingerprint import unchanged_partitions
+    from pipelines.store.repository import Store
 
     monkeypatch.setenv("TRACE2TASK_SECRET", SECRET)
     config = load_config(world.config)
@@ -153,5 +161,5 @@ def test_a_late_record_reruns_its_own_day_and_no_other(world, first_run, monkeyp
         raise AssertionError(f"{day}'s fingerprint was computed again")
 
     monkeypatch.setattr(store, "raw_hashes_for_day", no_fingerprint)
-    assert unchanged_partitions(store, config, sorted(every_day)) == every_day
+    assert unchanged_partitions(store, RunContext(config), sorted(every_day)) == every_day
     store.dispose()

@@ -6,7 +6,8 @@ from datetime import datetime, timezone
 import pytest
 
 from ingest.models import QuarantinedRecord, RawRecord, canonical_json, sha256_hex
-from pipelines.store import CursorRow, LedgerRow, QuarantineRow, RawRecordRow, Store, StoreUnavailable
+from pipelines.store.rows import CursorRow, LedgerRow, QuarantineRow, RawRecordRow
+from pipelines.store.repository import Store, StoreUnavailable
 
 PG = "postgresql+psycopg2://root@127.0.0.1:5432"
 
@@ -38,6 +39,18 @@ def store(request, tmp_path):
     admin.close()
 
 
+
+def test_each_table_is_read_from_its_own_database(tmp_path):
+    """The raw zone's tables live only in the raw database: a call names the table, the store picks."""
+    store = Store(f"sqlite:///{tmp_path}/store.db", f"sqlite:///{tmp_path}/raw.db")
+    store.land([_record(1)], [], run_id="r1", quarantine_day="2026-11-16")
+    assert (store.count(RawRecordRow), store.count(LedgerRow)) == (1, 1)
+    assert store.tally(RawRecordRow.source) == {"escalations": 1}
+    assert store.values(LedgerRow.sha256) == store.values(RawRecordRow.sha256)
+    with pytest.raises(ValueError, match="one query reads one database"):
+        store.tally(RawRecordRow.source, LedgerRow.run_id)
+    store.dispose()
+
 def _record(n: int, **extra) -> RawRecord:
     payload = {"id": f"esc-{n}", "session_id": f"s-{n % 3}", "reason": "wants a human", **extra}
     return RawRecord(
@@ -53,7 +66,7 @@ def test_landing_twice_adds_nothing(store):
     cursor = CursorRow(source="escalations", file="escalations/a.jsonl", byte_offset=10, line=31, size=10, prefix_sha256="x")
     assert store.land(records, bad, run_id="r1", quarantine_day="2026-11-16", cursors=[cursor]) == 30
     assert store.land(records, bad, run_id="r2", quarantine_day="2026-11-16", cursors=[cursor]) == 0
-    assert store.count(RawRecordRow, raw=True) == 30
+    assert store.count(RawRecordRow) == 30
     assert store.count(LedgerRow) == 30
     assert store.count(QuarantineRow) == 1
     assert store.cursors("escalations")["escalations/a.jsonl"].line == 31
@@ -93,7 +106,7 @@ def test_a_store_from_an_earlier_version_gains_new_columns(tmp_path):
     con.commit()
     con.close()
     store = Store(url, f"sqlite:///{tmp_path}/raw.db")
-    from pipelines.store import TaskRow
+    from pipelines.store.rows import TaskRow
 
     store.upsert(TaskRow, [dict(task_id="t", day="2026-11-16", session_id="s", task_set="capability", polarity="positive",
                                pair_id="p", seed_id="seed", path="tasks/x.json", sha256="0", issues="[]", health="{}")])
@@ -106,7 +119,7 @@ def test_purge_removes_raw_records_past_retention_and_keeps_the_ledger(store):
     store.land([_record(n) for n in range(4)], [], run_id="r", quarantine_day="2026-11-16")
     assert store.purge_raw(datetime.now(timezone.utc) - timedelta(days=1)) == 0
     assert store.purge_raw(datetime.now(timezone.utc) + timedelta(seconds=1)) == 4
-    assert store.count(RawRecordRow, raw=True) == 0
+    assert store.count(RawRecordRow) == 0
     assert store.count(LedgerRow) == 4  # a purged record is still known: it is not read again
 
 
@@ -118,7 +131,7 @@ def test_a_source_of_many_files_lands_in_few_transactions_with_every_cursor(stor
     from ingest.config import IngestConfig
     from ingest.demo import generate_drop
     from ingest.readers import list_source_files
-    from pipelines.landing import land_source
+    from pipelines.stages.land import land_source
 
     drop = tmp_path / "drop"
     generate_drop(drop, sessions=30, days=2, seed=5, start=date(2026, 11, 16))

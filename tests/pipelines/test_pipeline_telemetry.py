@@ -5,10 +5,10 @@ import json
 import pytest
 from dagster import DagsterInstance, materialize
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from pipeline_env import SECRET, planted_values
+from demo_world import SECRET, planted_values
 
-from pipelines.assets import PIPELINE_ASSETS
-from pipelines.resources import resources_for
+from pipelines.defs.assets import PIPELINE_ASSETS
+from pipelines.defs.resources import resources_for
 from pipelines.telemetry import install_provider
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("telemetry")]
@@ -48,7 +48,7 @@ def test_a_failing_stage_raises_without_the_record_in_its_message():
 
 
 def test_a_run_has_a_span_that_holds_its_stage_spans(world, monkeypatch):
-    from pipelines.runner import run_partition
+    from pipelines.defs.runner import run_partition
 
     monkeypatch.setenv("TRACE2TASK_SECRET", SECRET)
     exporter = InMemorySpanExporter()

@@ -14,13 +14,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-from pipeline_env import find_planted, planted_values
-from sqlmodel import Session, select
+from demo_world import find_planted, planted_values
 from starlette.testclient import TestClient
 
-from pipelines.review_cli import Workspace
-from pipelines.review_web.app import create_app
-from pipelines.store import RawRecordRow, RawSessionRow, ReviewEventRow, ScrubbedSessionRow, TaskRunRow
+from pipelines.cli.review import Workspace
+from pipelines.cli.review_web.app import create_app
+from pipelines.store.rows import RawRecordRow, RawSessionRow, ReviewEventRow, ScrubbedSessionRow, TaskRunRow
 from taskgen import decisions
 from taskgen.domains import get_domain
 from taskgen.output import find_task_file, load_seed, load_task, load_tasks
@@ -71,8 +70,7 @@ def _store(root: Path):
 
 def _mirror(root: Path) -> list[dict]:
     """The review_event table, each event's time left out (the page and the CLI act at different times)."""
-    with Session(_store(root).engine) as session:
-        rows = session.exec(select(ReviewEventRow)).all()
+    rows = _store(root).rows(ReviewEventRow)
     events = []
     for row in sorted(rows, key=lambda r: (r.task_id, r.kind, r.seq)):
         body = json.loads(row.body)
@@ -315,14 +313,13 @@ def test_no_raw_value_reaches_any_page(site):
     store = _store(root)
     tasks = _tasks(root)
     sessions = {sid for task in tasks.values() for sid in task.provenance.session_ids}
-    with store.session(raw=True) as session:
-        for row in session.exec(select(RawRecordRow).where(RawRecordRow.session_id.in_(sorted(sessions)))).all():
-            row.payload = json.dumps(_plant(json.loads(row.payload), canary))
-            session.add(row)
-        for row in session.exec(select(RawSessionRow).where(RawSessionRow.session_id.in_(sorted(sessions)))).all():
-            row.body = json.dumps(_plant(json.loads(row.body), canary))
-            session.add(row)
-    planted = store.count(RawRecordRow, RawRecordRow.payload.contains(canary), raw=True)
+    records = store.rows(RawRecordRow, RawRecordRow.session_id.in_(sorted(sessions)))
+    store.upsert(RawRecordRow, [dict(row.model_dump(), payload=json.dumps(_plant(json.loads(row.payload), canary)))
+                                for row in records])
+    raw_sessions = store.rows(RawSessionRow, RawSessionRow.session_id.in_(sorted(sessions)))
+    store.upsert(RawSessionRow, [dict(row.model_dump(), body=json.dumps(_plant(json.loads(row.body), canary)))
+                                 for row in raw_sessions])
+    planted = store.count(RawRecordRow, RawRecordRow.payload.contains(canary))
     assert planted > 0
     pages = {"/": client.get("/").text}
     for pair_id in sorted({task.pair_id for task in tasks.values()}):
@@ -346,7 +343,7 @@ def _plant(value, canary: str):
 def test_the_page_on_a_postgresql_store(tmp_path):
     """The same page on a run whose store and raw zone are PostgreSQL: provenance from its task_run
     table, a decision mirrored into its review_event table."""
-    from pipeline_env import make_world
+    from demo_world import make_world
     from test_pipeline_store import PG, _postgres_database
 
     admin, name = _postgres_database()

@@ -1,11 +1,10 @@
 import ipaddress
 import re
 from datetime import datetime
-from pathlib import Path
 
 import pytest
 
-from scrubbers.pseudonyms import DOC_IPV4_NETWORKS, DOC_IPV6_NETWORK, RESERVED_EMAIL_DOMAINS, Pseudonymizer, load_secret
+from scrubbers.pseudonyms import DOC_IPV4_NETWORKS, DOC_IPV6_NETWORK, RESERVED_EMAIL_DOMAINS, Pseudonymizer
 from scrubbers.shapes import digits_only, iban_valid, luhn_valid
 
 SECRET = b"pseudonym-tests"
@@ -99,18 +98,6 @@ def test_stand_ins_do_not_depend_on_call_order() -> None:
     one, two = Pseudonymizer(SECRET), Pseudonymizer(SECRET)
     one.stand_in("PERSON", "Somebody Else")
     assert one.stand_in("USERNAME", "jdoe_88") == two.stand_in("USERNAME", "jdoe_88")
-
-
-def test_load_secret_from_env_file_or_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("T2T_TEST_SECRET", "from-env")
-    assert load_secret("T2T_TEST_SECRET", None) == b"from-env"
-    secret_file = tmp_path / "secret"
-    secret_file.write_text("from-file\n")
-    monkeypatch.delenv("T2T_TEST_SECRET")
-    assert load_secret("T2T_TEST_SECRET", secret_file) == b"from-file"
-    with pytest.raises(ValueError, match="no pseudonym secret") as error:
-        load_secret("T2T_TEST_SECRET", tmp_path / "missing")
-    assert "\n" not in str(error.value)
     with pytest.raises(ValueError):
         Pseudonymizer(b"")
 

@@ -5,7 +5,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from pipelines.review_cli import review_app
+from pipelines.cli.review import review_app
 from taskgen import decisions, review
 from taskgen.config import TaskgenConfig
 from taskgen.draft import draft_pair

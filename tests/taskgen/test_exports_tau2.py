@@ -13,7 +13,7 @@ import jsonschema
 import pytest
 from typer.testing import CliRunner
 
-from pipelines.review_cli import review_app
+from pipelines.cli.review import review_app
 from taskgen import review
 from taskgen.exports.release import ExportError, load_release_split
 from taskgen.exports.tau2 import Tau2Mapping, Unmappable, export_tau2, mapping_json_schema, split_address

@@ -5,7 +5,7 @@ import jsonschema
 import pytest
 from typer.testing import CliRunner
 
-from pipelines.review_cli import review_app
+from pipelines.cli.review import review_app
 from taskgen import review
 from taskgen.output import load_tasks, pretty_json, refresh_manifest, task_json_schema, write_all, write_task
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import psycopg2
 import pytest
 
-from ui_demo import PROJECT_ROOT, run_demo, write_drop
+from demo_world import PROJECT_ROOT, ran_world
 
 PG_HOST, PG_PORT, PG_USER, PG_ADMIN_DB = "127.0.0.1", 5432, "root", "test"
 DAGSTER_POSTGRES_YAML = PROJECT_ROOT / "docs" / "dagster-postgres.yaml"
@@ -84,14 +84,13 @@ def _differences(expected: Path, actual: Path) -> str:
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory, database):
+def runs(tmp_path_factory, database, demo_drop):
     folder = tmp_path_factory.mktemp("postgres")
-    drop = write_drop(folder, sessions=20, days=2)
-    on_sqlite = run_demo(folder / "sqlite", drop, env={"PYTHONHASHSEED": "1"})
+    on_sqlite = ran_world(folder / "sqlite", demo_drop, env={"PYTHONHASHSEED": "1"})
     url = f"postgresql+psycopg2://{PG_USER}@{PG_HOST}:{PG_PORT}/{database}"
-    on_postgres = run_demo(
+    on_postgres = ran_world(
         folder / "postgres",
-        drop,
+        demo_drop,
         store_url=url,
         raw_url=url,
         dagster_yaml=DAGSTER_POSTGRES_YAML,
@@ -104,8 +103,8 @@ def test_the_runs_are_recorded_in_postgres(runs, database):
     _, on_postgres = runs
     statuses = _query(database, "SELECT status FROM runs")
     days = _query(database, "SELECT DISTINCT value FROM run_tags WHERE key = 'dagster/partition' ORDER BY value")
-    assert [status for (status,) in statuses] == ["SUCCESS", "SUCCESS"]
-    assert [day for (day,) in days] == ["2026-11-16", "2026-11-17"]
+    assert statuses and {status for (status,) in statuses} == {"SUCCESS"}
+    assert {"2026-11-16", "2026-11-17"} <= {day for (day,) in days}  # late tickets add later days
     assert _query(database, "SELECT count(*) FROM event_logs WHERE dagster_event_type = 'ASSET_MATERIALIZATION'")[0][0] > 0
     assert not (on_postgres.dagster_home / "history").exists(), "run history was written to SQLite"
 
@@ -113,13 +112,13 @@ def test_the_runs_are_recorded_in_postgres(runs, database):
 def test_the_task_store_is_on_the_same_server(runs, database):
     tasks_in_store = _query(database, "SELECT count(*) FROM task")[0][0]
     on_sqlite, _ = runs
-    assert tasks_in_store == len(list((on_sqlite.output / "tasks").rglob("*.json")))
+    assert tasks_in_store == len(list((on_sqlite.out / "tasks").rglob("*.json")))
     assert _query(database, "SELECT count(*) FROM raw_record")[0][0] > 0
 
 
 def test_the_outputs_are_byte_identical_to_the_sqlite_run(runs):
     on_sqlite, on_postgres = runs
-    assert _files(on_sqlite.output / "tasks"), "the SQLite run wrote no tasks"
+    assert _files(on_sqlite.out / "tasks"), "the SQLite run wrote no tasks"
     for folder in ("tasks", "seeds"):
-        assert _differences(on_sqlite.output / folder, on_postgres.output / folder) == ""
-    assert (on_postgres.output / "manifest.json").read_bytes() == (on_sqlite.output / "manifest.json").read_bytes()
+        assert _differences(on_sqlite.out / folder, on_postgres.out / folder) == ""
+    assert (on_postgres.out / "manifest.json").read_bytes() == (on_sqlite.out / "manifest.json").read_bytes()

@@ -21,7 +21,7 @@ from lineage_page import (
     unmatched_assets,
     wait_until_graph_is_still,
 )
-from ui_demo import ARTIFACTS, run_demo, write_drop
+from demo_world import ARTIFACTS, ran_world
 from webserver_process import dagster_webserver
 
 PIPELINE_ASSETS = [
@@ -50,10 +50,10 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def lineage_page(tmp_path_factory):
+def lineage_page(tmp_path_factory, demo_drop):
     """The lineage page after a person's clicks: asset labels on the graph and every requested URL."""
     folder = tmp_path_factory.mktemp("lineage")
-    run = run_demo(folder / "run", write_drop(folder, sessions=30, days=2))
+    run = ran_world(folder / "run", demo_drop)
     with dagster_webserver(run, log_path=folder / "webserver.log") as base_url:
         with HeadlessChromium(CHROMIUM, folder / "chromium-profile") as browser:
             browser.navigate(base_url + LINEAGE_ROUTE)

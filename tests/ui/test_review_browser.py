@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from headless_chromium import HeadlessChromium, chromium_executable, is_outside, wait_until
-from ui_demo import ARTIFACTS, TRACE2TASK, run_demo, write_drop
+from demo_world import ARTIFACTS, TRACE2TASK, ran_world, write_drop
 from webserver_process import free_port
 
 CHROMIUM = chromium_executable()
@@ -63,8 +63,8 @@ def _text(browser: HeadlessChromium, selector: str) -> str | None:
 
 def _decided(run_folder: Path, task_id: str) -> tuple[dict, list[dict]]:
     """The task file's decisions and the store's mirrored verdicts for `task_id`."""
-    from pipelines.review_cli import Workspace
-    from pipelines.store import ReviewEventRow
+    from pipelines.cli.review import Workspace
+    from pipelines.store.rows import ReviewEventRow
     from taskgen.output import find_task_file
 
     workspace = Workspace(run_folder / "trace2task.yaml", None)
@@ -88,15 +88,15 @@ def _pair(out: Path) -> tuple[str, str, str]:
 
 
 def test_a_reviewer_approves_and_rejects_with_clicks(tmp_path):
-    run = run_demo(tmp_path / "run", write_drop(tmp_path, sessions=20, days=1))
-    pair_id, positive, negative = _pair(run.output)
+    run = ran_world(tmp_path / "run", write_drop(tmp_path, sessions=20, days=1))
+    pair_id, positive, negative = _pair(run.out)
     port = free_port()
     base_url = f"http://127.0.0.1:{port}"
     log_path = tmp_path / "review-serve.log"
     with log_path.open("wb") as log:
         server = subprocess.Popen(
             [TRACE2TASK, "review", "serve", "--config", str(run.config), "--port", str(port), "--reviewer", REVIEWER],
-            cwd=run.folder, stdout=log, stderr=subprocess.STDOUT,
+            cwd=run.root, stdout=log, stderr=subprocess.STDOUT,
         )
         try:
             up = wait_until(lambda: server.poll() is not None or _answers(base_url + "/"), timeout=60)
@@ -112,7 +112,7 @@ def test_a_reviewer_approves_and_rejects_with_clicks(tmp_path):
                 _click(browser, f"#approve-button-{positive}")
                 assert wait_until(lambda: (_text(browser, "#notice") or "").endswith(f"{positive}: approved"), timeout=30), \
                     _text(browser, "#error")
-                document, verdicts = _decided(run.folder, positive)
+                document, verdicts = _decided(run.root, positive)
                 assert document["status"] == "approved" and document["reviews"][-1]["reviewer"] == REVIEWER
                 assert [(v["status"], v["reviewer"]) for v in verdicts] == [("approved", REVIEWER)]
                 assert verdicts[0]["forced"] == document["reviews"][-1]["forced"]
@@ -123,7 +123,7 @@ def test_a_reviewer_approves_and_rejects_with_clicks(tmp_path):
                 _click(browser, f"#reject-button-{negative}")
                 assert wait_until(lambda: (_text(browser, "#notice") or "").endswith(f"{negative}: rejected"), timeout=30), \
                     _text(browser, "#error")
-                document, verdicts = _decided(run.folder, negative)
+                document, verdicts = _decided(run.root, negative)
                 assert (document["status"], document["reviews"][-1]["reason"]) == ("rejected", REASON)
                 assert [(v["status"], v["reviewer"], v["reason"]) for v in verdicts] == [("rejected", REVIEWER, REASON)]
                 assert _text(browser, f'[data-status="{positive}"]') == "approved"

@@ -15,7 +15,7 @@ from pathlib import Path
 import yaml
 
 from headless_chromium import wait_until
-from ui_demo import PROJECT_ROOT, DemoRun
+from demo_world import PROJECT_ROOT, World
 
 WEBSERVER = str(Path(sys.executable).with_name("dagster-webserver"))
 
@@ -26,10 +26,10 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def write_workspace(run: DemoRun) -> Path:
+def write_workspace(run: World) -> Path:
     """A workspace.yaml beside the config: the project's definitions, importable from the project root."""
-    workspace = run.folder / "workspace.yaml"
-    module = {"module_name": "pipelines.definitions", "working_directory": str(PROJECT_ROOT)}
+    workspace = run.root / "workspace.yaml"
+    module = {"module_name": "pipelines.defs.definitions", "working_directory": str(PROJECT_ROOT)}
     workspace.write_text(yaml.safe_dump({"load_from": [{"python_module": module}]}))
     return workspace
 
@@ -43,7 +43,7 @@ def _answers(url: str) -> bool:
 
 
 @contextmanager
-def dagster_webserver(run: DemoRun, log_path: Path) -> Iterator[str]:
+def dagster_webserver(run: World, log_path: Path) -> Iterator[str]:
     """Serve the run's Dagster home; the working folder is the config's, as the definitions expect."""
     port = free_port()
     base_url = f"http://127.0.0.1:{port}"
@@ -51,7 +51,7 @@ def dagster_webserver(run: DemoRun, log_path: Path) -> Iterator[str]:
     with log_path.open("wb") as log:
         server = subprocess.Popen(
             [WEBSERVER, "-w", str(write_workspace(run)), "-h", "127.0.0.1", "-p", str(port)],
-            cwd=run.folder,
+            cwd=run.root,
             env={**os.environ, "DAGSTER_HOME": str(run.dagster_home)},
             stdout=log,
             stderr=subprocess.STDOUT,

@@ -1,7 +1,7 @@
 """The review page (`trace2task review serve`): the task list with filters and one pair on one screen.
 
 Server-rendered (Starlette + Jinja2, no script on the page). Every decision goes through the
-functions the review CLI calls (pipelines.review_cli.decide / record_edits, which call
+functions the review CLI calls (pipelines.cli.review.decide / record_edits, which call
 taskgen.review and mirror taskgen.decisions.events in the store), under the reviewer's name.
 
 It reads only scrubbed data: the task files and seeds under the output folder, and from the store
@@ -33,8 +33,8 @@ from taskgen.health import check_set
 from taskgen.output import load_seed, load_tasks
 from taskgen.task import DraftTask, Expectation, ReviewEdit
 
-from ..review_cli import Workspace, _now, decide, record_edits
-from .view import pair_view, seed_difference, transcript_and_provenance
+from pipelines.cli.review import Workspace, _now, decide, record_edits
+from pipelines.cli.review_web.view import pair_view, seed_difference, transcript_and_provenance
 
 TEMPLATES = Path(__file__).with_name("templates")
 HOST = "127.0.0.1"

@@ -1,35 +1,36 @@
 """Dagster resources: one per external thing, each with a file-drop or fake implementation.
 
-- `SettingsResource`: the validated `trace2task.yaml` (path given by the run, never by import).
+- `SettingsResource`: the validated `trace2task.yaml` (path given by the run, never by import)
+  and the run context made from it (`pipelines.stages.context.RunContext`).
 - `IncidentSource` (abstract) / `DropFolderSource` / `ZendeskApiSource`: where incident records
   come from; lands new ones into the raw zone.
-- `StateDatabase` (abstract) / `MappedStateDatabase`: the product's own state, read only.
+- `StateDatabase` (abstract) / `MappedStateDatabase`: the product's own state, read only, opened
+  as the plain `pipelines.stages.state.AppState` the stages take.
 - `StoreResource`: the task store and the raw landing zone.
 - `RunScope`: empty for the nightly refresh; the incident id and its sessions on the on-call path.
 """
 
 
 from abc import abstractmethod
-from collections.abc import Iterator
-from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 from dagster import ConfigurableResource
 
-from ingest.models import StateRows
-from ingest.state import StateMapping, open_state
 from ingest.zendesk_http import ZendeskHttpConfig, fetch_incremental_tickets, resume_point
 
-from .config import AppConfig, load_config
-from .landing import LandingResult, land_source
-from .store import Store
+from pipelines.config import AppConfig, load_config
+from pipelines.stages.context import RunContext
+from pipelines.stages.state import AppState
+from pipelines.stages.land import LandingResult, land_source
+from pipelines.store.repository import Store
 
 
 @lru_cache(maxsize=8)
-def _cached_config(path: str) -> AppConfig:
-    return load_config(path)
+def _cached_context(path: str) -> RunContext:
+    """One run context per configuration file and process: a worker running several days
+    loads the configuration, the secret, the scrubber and the domain once."""
+    return RunContext(load_config(path))
 
 
 @lru_cache(maxsize=8)
@@ -40,8 +41,11 @@ def _cached_store(url: str, raw_url: str) -> Store:
 class SettingsResource(ConfigurableResource):
     config_path: str = "trace2task.yaml"
 
+    def context(self) -> RunContext:
+        return _cached_context(str(Path(self.config_path).resolve()))
+
     def load(self) -> AppConfig:
-        return _cached_config(str(Path(self.config_path).resolve()))
+        return self.context().config
 
 
 class StoreResource(ConfigurableResource):
@@ -99,30 +103,12 @@ class StateDatabase(ConfigurableResource):
     """The product's own database, read only."""
 
     @abstractmethod
-    def snapshot(self, entity_ids: dict[str, list[str]], as_of: datetime | None) -> StateRows: ...
-
-    @abstractmethod
-    def pii_fields(self) -> dict[str, dict[str, str]]: ...
-
-    @abstractmethod
-    def people_rows(self) -> Iterator[tuple[str, dict[str, Any]]]:
-        """(kind, row) for every row with a person's name field: the names stand-ins must avoid."""
-
-    @abstractmethod
-    def identifiers(self) -> frozenset[str]:
-        """Ids the state holds (item, product, order ids of any shape): the scrubber leaves them alone."""
+    def open(self) -> AppState: ...
 
 
 @lru_cache(maxsize=8)
-def _cached_state(location: str, mapping_path: str):
-    mapping = StateMapping.from_yaml(Path(mapping_path))
-    return mapping, open_state(location, mapping)
-
-
-@lru_cache(maxsize=8)
-def _cached_identifiers(location: str, mapping_path: str) -> frozenset[str]:
-    """Per process: a worker running several days reads the state's ids once."""
-    return _cached_state(location, mapping_path)[1].identifiers()
+def _cached_state(location: str, mapping_path: str) -> AppState:
+    return AppState.open(location, Path(mapping_path))
 
 
 class MappedStateDatabase(StateDatabase):
@@ -130,23 +116,9 @@ class MappedStateDatabase(StateDatabase):
 
     settings: SettingsResource
 
-    def _open(self):
+    def open(self) -> AppState:
         config = self.settings.load()
         return _cached_state(config.state_location(), str(config.path(config.state.mapping)))
-
-    def snapshot(self, entity_ids: dict[str, list[str]], as_of: datetime | None) -> StateRows:
-        return self._open()[1].snapshot(entity_ids, as_of)
-
-    def pii_fields(self) -> dict[str, dict[str, str]]:
-        mapping, source = self._open()
-        return {kind: source.pii_fields(kind) for kind in sorted(mapping.kinds)}
-
-    def people_rows(self) -> Iterator[tuple[str, dict[str, Any]]]:
-        return self._open()[1].rows_with_pii({"PERSON"})
-
-    def identifiers(self) -> frozenset[str]:
-        config = self.settings.load()
-        return _cached_identifiers(config.state_location(), str(config.path(config.state.mapping)))
 
 
 class RunScope(ConfigurableResource):
@@ -172,4 +144,16 @@ def resources_for(config_path: str, incident_id: str = "") -> dict[str, Configur
         "incidents": DropFolderSource(settings=settings),
         "state": MappedStateDatabase(settings=settings),
         "scope": RunScope(incident_id=incident_id),
+    }
+
+
+def pipeline_resources() -> dict[str, ConfigurableResource]:
+    """The definitions' resources: each run gives the configuration file and the incident id."""
+    settings = SettingsResource.configure_at_launch()
+    return {
+        "settings": settings,
+        "store": StoreResource(settings=settings),
+        "incidents": DropFolderSource(settings=settings),
+        "state": MappedStateDatabase(settings=settings),
+        "scope": RunScope.configure_at_launch(),
     }

@@ -28,7 +28,7 @@ from taskgen.output import load_seed, load_tasks
 from taskgen.task import DraftTask, Expectation, ReviewEdit
 from taskgen.validate import validate_task
 
-from .config import DEFAULT_CONFIG_FILE, ConfigError, load_config
+from pipelines.config import DEFAULT_CONFIG_FILE, ConfigError, load_config
 
 review_app = typer.Typer(help="Review drafted tasks and pin releases.", no_args_is_help=True)
 ConfigOption = Annotated[
@@ -68,7 +68,7 @@ class Workspace:
         if self.config is None:
             return None
         if self._store is None:
-            from .store import Store
+            from pipelines.store.repository import Store
 
             self._store = Store(self.config.sqlalchemy_url(self.config.store.url), self.config.sqlalchemy_url(self.config.store.raw_url))
         return self._store
@@ -77,7 +77,7 @@ class Workspace:
         """The task's decisions into the store (nothing without a configuration: the next run mirrors them)."""
         store = self.store()
         if store is not None:
-            from .store import ReviewEventRow
+            from pipelines.store.rows import ReviewEventRow
 
             store.upsert(ReviewEventRow, decisions.events(task))
 
@@ -125,7 +125,7 @@ def _asked_for(workspace: Workspace, incident: str) -> set[str]:
     store = workspace.store()
     if store is None:
         return set()
-    from .store import TaskRunRow
+    from pipelines.store.rows import TaskRunRow
 
     return set(store.values(TaskRunRow.task_id, TaskRunRow.scope == incident))
 
@@ -232,7 +232,7 @@ def _provenance_panel(workspace: Workspace, pair: list[DraftTask]) -> Panel:
         return Panel("\n".join(lines), title="Provenance", expand=True)
     from ingest.models import Session
 
-    from .store import ScrubbedSessionRow, TaskRunRow
+    from pipelines.store.rows import ScrubbedSessionRow, TaskRunRow
 
     runs = store.rows(TaskRunRow, TaskRunRow.task_id.in_([task.task_id for task in pair]))
     lines.append("[bold]Drafted by:[/bold]")
@@ -385,7 +385,7 @@ def serve(
     """The review page on http://127.0.0.1:PORT/: the list with filters, one pair on one screen, the decisions."""
     import uvicorn
 
-    from .review_web.app import create_app
+    from pipelines.cli.review_web.app import create_app
 
     workspace = Workspace(config_path or Path(DEFAULT_CONFIG_FILE), None)
     name = reviewer or getpass.getuser()

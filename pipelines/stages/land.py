@@ -16,7 +16,8 @@ from ingest.config import IngestConfig
 from ingest.models import QuarantinedRecord, RawRecord
 from ingest.readers import list_source_files, read_file
 
-from .store import CursorRow, Store
+from pipelines.store.rows import CursorRow
+from pipelines.store.repository import Store
 
 BATCH = 2000
 LINE_FORMATS = {".jsonl", ".log"}  # read line by line, so an appended file resumes at its cursor

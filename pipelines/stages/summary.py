@@ -11,16 +11,16 @@ from ingest.models import SOURCES
 from taskgen.health import HealthResult, summarize
 from taskgen.output import load_task
 
-from .store import (
+from pipelines.store.rows import (
     ClassificationRow,
     QuarantineRow,
     RawRecordRow,
     RawSessionRow,
     RunRow,
     ScrubbedSessionRow,
-    Store,
     TaskRow,
 )
+from pipelines.store.repository import Store
 
 
 @dataclass
@@ -49,12 +49,12 @@ class RunSummary:
 def summarize_days(store: Store, days: list[str], output: Path, task_ids: list[str] | None = None) -> RunSummary:
     summary = RunSummary(days=days, output=str(output))
     day_in = lambda column: column.in_(days)  # noqa: E731 - a short filter reused below
-    records = store.tally(RawRecordRow.source, where=[day_in(RawRecordRow.day)], raw=True)
+    records = store.tally(RawRecordRow.source, where=[day_in(RawRecordRow.day)])
     summary.records = {source: records.get(source, 0) for source in SOURCES}
     quarantine_where = [day_in(QuarantineRow.day)]
     summary.quarantined = dict(sorted(store.tally(QuarantineRow.source, where=quarantine_where).items()))
     summary.quarantine_reasons = dict(sorted(store.tally(QuarantineRow.reason, where=quarantine_where).items()))
-    summary.sessions = store.count(RawSessionRow, day_in(RawSessionRow.day), raw=True)
+    summary.sessions = store.count(RawSessionRow, day_in(RawSessionRow.day))
     strata = store.tally(ClassificationRow.intent, ClassificationRow.outcome, where=[day_in(ClassificationRow.day)])
     summary.strata = dict(sorted((f"{intent} / {outcome}", n) for (intent, outcome), n in strata.items()))
     entities: Counter = Counter()

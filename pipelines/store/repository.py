@@ -1,12 +1,9 @@
-"""The pipeline's own records, through SQLModel.
+"""The repository over the two databases (`pipelines.store.rows`): the store and the raw zone.
 
-Two databases, each any SQLAlchemy URL (SQLite files by default):
-- the raw landing zone (`RAW_TABLES`): source records and assembled sessions with their raw
-  values; a SQLite file here is created with mode 0600, and rows past the retention are purged;
-- the store (`STORE_TABLES`): ledger of content hashes, cursors, quarantine, classifications,
-  samples, scrubbed sessions, seeds, tasks and runs. Nothing in it holds a raw value.
-Every write is an idempotent upsert inside a transaction, so reruns never duplicate and a
-killed run leaves either the old row or the new one.
+Each table lives in one database, so a call names the table or its columns and the
+repository picks the database; a raw-zone SQLite file is created with mode 0600, and rows
+past the retention are purged. Every write is an idempotent upsert inside a transaction, so
+reruns never duplicate and a killed run leaves either the old row or the new one.
 """
 
 from __future__ import annotations
@@ -17,206 +14,37 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import date, datetime, timezone
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Column, Text, delete, func, inspect, select
+from sqlalchemy import Table, delete, func, inspect, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
-from sqlmodel import Field, Session, SQLModel, create_engine
+from sqlmodel import Session, SQLModel, create_engine
 
+from ingest.errors import UserFacingError
 from ingest.models import QuarantinedRecord, RawRecord, canonical_json
 
+from pipelines.config import AppConfig
+from pipelines.store.rows import (
+    RAW_TABLES,
+    STORE_TABLES,
+    CursorRow,
+    LedgerRow,
+    QuarantineRow,
+    RawLinkRow,
+    RawRecordRow,
+    RawSessionRow,
+)
 
-class StoreUnavailable(Exception):
+
+class StoreUnavailable(UserFacingError):
     """The store or raw zone does not answer; the message names the database, not its password."""
 
-    shows_no_values = True
 
 
-
-# ---------------------------------------------------------------- raw landing zone
-class RawRecordRow(SQLModel, table=True):
-    __tablename__ = "raw_record"
-    sha256: str = Field(primary_key=True)
-    source: str = Field(index=True)
-    kind: str
-    external_id: str = Field(index=True)
-    file: str
-    position: int
-    occurred_at: datetime | None = None
-    day: str | None = Field(default=None, index=True)
-    session_id: str | None = Field(default=None, index=True)
-    trace_id: str | None = Field(default=None, index=True)
-    thread: str | None = Field(
-        default=None, index=True, description="records that belong together whatever their day (a ticket and its comments)"
-    )
-    payload: str = Field(sa_column=Column(Text, nullable=False))
-    landed_at: datetime
-
-
-class RawLinkRow(SQLModel, table=True):
-    """A record that names sessions other than its own (a deploy event naming several)."""
-
-    __tablename__ = "raw_link"
-    sha256: str = Field(primary_key=True)
-    session_id: str = Field(primary_key=True, index=True)
-
-
-class RawSessionRow(SQLModel, table=True):
-    __tablename__ = "raw_session"
-    session_id: str = Field(primary_key=True)
-    day: str = Field(index=True)
-    body: str = Field(sa_column=Column(Text, nullable=False))
-    assembled_at: datetime
-
-
-# ---------------------------------------------------------------- store (no raw values)
-class LedgerRow(SQLModel, table=True):
-    """Every source record read, by content hash: what makes a rerun read nothing twice."""
-
-    __tablename__ = "ledger"
-    sha256: str = Field(primary_key=True)
-    source: str = Field(index=True)
-    file: str
-    position: int
-    day: str | None = Field(default=None, index=True)
-    run_id: str
-
-
-class CursorRow(SQLModel, table=True):
-    __tablename__ = "source_cursor"
-    source: str = Field(primary_key=True)
-    file: str = Field(primary_key=True)
-    byte_offset: int
-    line: int
-    size: int
-    prefix_sha256: str = Field(description="sha256 of the file's first byte_offset bytes")
-
-
-class QuarantineRow(SQLModel, table=True):
-    __tablename__ = "quarantine"
-    source: str = Field(primary_key=True)
-    file: str = Field(primary_key=True)
-    position: int = Field(primary_key=True)
-    record: int = Field(default=0, primary_key=True)
-    reason: str = Field(primary_key=True)
-    sha256: str | None = None
-    day: str = Field(index=True)
-    stage: str = "ingest"
-    run_id: str
-
-
-class ClassificationRow(SQLModel, table=True):
-    __tablename__ = "classification"
-    session_id: str = Field(primary_key=True)
-    day: str = Field(index=True)
-    intent: str
-    outcome: str
-    signature: str
-    evidence: str = Field(sa_column=Column(Text, nullable=False))
-    detail: str = Field(
-        default="{}", sa_column=Column(Text, nullable=False, default="{}"),
-        description="JSON: every outcome signal (source, ref, kind, outcome it supports) and the review questions",
-    )
-
-
-class SampleRow(SQLModel, table=True):
-    __tablename__ = "sample"
-    day: str = Field(primary_key=True)
-    scope: str = Field(primary_key=True, description="'nightly' or the incident id")
-    selected: str = Field(sa_column=Column(Text, nullable=False))
-    members: str = Field(sa_column=Column(Text, nullable=False))
-    coverage: str = Field(sa_column=Column(Text, nullable=False))
-
-
-class ScrubbedSessionRow(SQLModel, table=True):
-    __tablename__ = "scrubbed_session"
-    session_id: str = Field(primary_key=True)
-    day: str = Field(index=True)
-    session: str = Field(sa_column=Column(Text, nullable=False))
-    state: str = Field(sa_column=Column(Text, nullable=False))
-    counts: str = Field(sa_column=Column(Text, nullable=False))
-
-
-class SeedRow(SQLModel, table=True):
-    __tablename__ = "seed"
-    seed_id: str = Field(primary_key=True)
-    body: str = Field(sa_column=Column(Text, nullable=False))
-
-
-class TaskRow(SQLModel, table=True):
-    __tablename__ = "task"
-    task_id: str = Field(primary_key=True)
-    day: str = Field(index=True)
-    session_id: str = Field(index=True)
-    task_set: str
-    polarity: str
-    pair_id: str
-    seed_id: str
-    path: str
-    sha256: str
-    issues: str = Field(sa_column=Column(Text, nullable=False))
-    health: str = Field(sa_column=Column(Text, nullable=False))
-    scope: str = Field(default="nightly", description="'nightly' or the incident id that drafted it")
-
-
-class ReviewEventRow(SQLModel, table=True):
-    """The store's copy of every reviewer's verdict and edit (taskgen.decisions.events): a task
-    file lost or overwritten gets its decisions back from here on the next re-draft."""
-
-    __tablename__ = "review_event"
-    task_id: str = Field(primary_key=True)
-    kind: str = Field(primary_key=True, description="'verdict' or 'edit'")
-    seq: int = Field(primary_key=True, description="its place in the task's history")
-    pair_id: str = Field(index=True)
-    polarity: str
-    version: int
-    body: str = Field(sa_column=Column(Text, nullable=False))
-
-
-class TaskRunRow(SQLModel, table=True):
-    """Which Dagster run drafted which task, and the id the engineer asked for (`scope`: the
-    incident id given to `trace2task incident`, or 'nightly'). Kept here, not in the task file,
-    which stays byte-identical across runs."""
-
-    __tablename__ = "task_run"
-    task_id: str = Field(primary_key=True)
-    run_id: str = Field(primary_key=True)
-    scope: str = Field(index=True)
-    day: str
-    session_id: str
-    version: int
-    drafted_at: datetime
-
-
-class RunRow(SQLModel, table=True):
-    __tablename__ = "run"
-    run_id: str = Field(primary_key=True)
-    kind: str
-    partition: str
-    scope: str
-    started_at: datetime
-    finished_at: datetime | None = None
-    summary: str = Field(default="{}", sa_column=Column(Text, nullable=False))
-
-
-RAW_TABLES = [RawRecordRow.__table__, RawLinkRow.__table__, RawSessionRow.__table__]
-STORE_TABLES = [
-    LedgerRow.__table__,
-    CursorRow.__table__,
-    QuarantineRow.__table__,
-    ClassificationRow.__table__,
-    SampleRow.__table__,
-    ScrubbedSessionRow.__table__,
-    SeedRow.__table__,
-    TaskRow.__table__,
-    ReviewEventRow.__table__,
-    TaskRunRow.__table__,
-    RunRow.__table__,
-]
 
 
 def _engine(url: str, *, private_file: bool) -> Engine:
@@ -332,6 +160,17 @@ def _add_threads(session: Session, found: dict[str, RawRecordRow]) -> None:
             found.setdefault(row.sha256, row)
 
 
+def open_store(config: AppConfig) -> Store:
+    """The store and raw zone the configuration names."""
+    return Store(config.sqlalchemy_url(config.store.url), config.sqlalchemy_url(config.store.raw_url))
+
+
+def _table_of(model_or_column) -> Table:
+    """The table of a SQLModel class or of one of its columns."""
+    table = getattr(model_or_column, "__table__", None)
+    return table if table is not None else model_or_column.class_.__table__
+
+
 class Store:
     """The store and the raw zone, opened from their URLs."""
 
@@ -351,10 +190,18 @@ class Store:
             ) from None
 
     @contextmanager
-    def session(self, *, raw: bool = False) -> Iterator[Session]:
-        with Session(self.raw_engine if raw else self.engine) as session:
+    def _session(self, engine: Engine) -> Iterator[Session]:
+        with Session(engine) as session:
             with session.begin():
                 yield session
+
+    def _session_for(self, *tables_or_columns) -> Any:
+        """A transaction on the database that holds these tables (models or their columns)."""
+        tables = {_table_of(thing) for thing in tables_or_columns}
+        raw = {table in RAW_TABLES for table in tables}
+        if len(raw) != 1:
+            raise ValueError("one query reads one database: " + ", ".join(sorted(t.name for t in tables)))
+        return self._session(self.raw_engine if raw.pop() else self.engine)
 
     def dispose(self) -> None:
         self.engine.dispose()
@@ -365,7 +212,7 @@ class Store:
     def known_hashes(self, hashes: Iterable[str]) -> set[str]:
         hashes = list(hashes)
         found: set[str] = set()
-        with self.session() as s:
+        with self._session(self.engine) as s:
             for start in range(0, len(hashes), 900):
                 chunk = hashes[start : start + 900]
                 found.update(s.exec(select(LedgerRow.sha256).where(LedgerRow.sha256.in_(chunk))).scalars())
@@ -403,10 +250,10 @@ class Store:
         link_rows = [
             dict(sha256=sha, session_id=sid) for sha, sids in sorted((links or {}).items()) for sid in sorted(set(sids))
         ]
-        with self.session(raw=True) as s:
+        with self._session(self.raw_engine) as s:
             _upsert(s, RawRecordRow.__table__, raw_rows, update=False)
             _upsert(s, RawLinkRow.__table__, link_rows, update=False)
-        with self.session() as s:
+        with self._session(self.engine) as s:
             _upsert(
                 s, LedgerRow.__table__,
                 [dict(sha256=r.sha256, source=r.source, file=r.file, position=r.position,
@@ -427,7 +274,7 @@ class Store:
         return {row.file: row for row in self.rows(CursorRow, CursorRow.source == source)}
 
     def quarantine(self, rows: Sequence[QuarantinedRecord], *, day: str, stage: str, run_id: str) -> None:
-        with self.session() as s:
+        with self._session(self.engine) as s:
             _upsert(
                 s, QuarantineRow.__table__,
                 [dict(source=q.source, file=q.file, position=q.position, record=q.record, reason=q.reason,
@@ -440,7 +287,7 @@ class Store:
         """The hashes of the day's records and of every record linked to the sessions and traces
         they name, read from the key columns only (the day's fingerprint; what assembly loads)."""
         keys = (RawRecordRow.sha256, RawRecordRow.session_id, RawRecordRow.trace_id, RawRecordRow.thread)
-        with self.session(raw=True) as s:
+        with self._session(self.raw_engine) as s:
             found = {row.sha256: row for row in s.execute(select(*keys).where(RawRecordRow.day == day))}
             session_ids = {r.session_id for r in found.values() if r.session_id}
             trace_ids = {r.trace_id for r in found.values() if r.trace_id}
@@ -464,11 +311,11 @@ class Store:
         """These records (those still in the raw zone), a chunk at a time: a caller converting
         them never holds every row at once."""
         for chunk in _chunks(list(hashes)):
-            yield self.rows(RawRecordRow, RawRecordRow.sha256.in_(chunk), raw=True)
+            yield self.rows(RawRecordRow, RawRecordRow.sha256.in_(chunk))
 
     def resolve_incident(self, incident_id: str) -> list[str]:
         """Session ids of an incident: a ticket, escalation or deploy id, a trace id or a session id."""
-        with self.session(raw=True) as s:
+        with self._session(self.raw_engine) as s:
             rows = list(
                 s.exec(
                     select(RawRecordRow.sha256, RawRecordRow.session_id).where(
@@ -488,7 +335,7 @@ class Store:
         """The day the first of these sessions started (by its earliest record)."""
         if not session_ids:
             return None
-        with self.session(raw=True) as s:
+        with self._session(self.raw_engine) as s:
             first = s.exec(
                 select(func.min(RawRecordRow.occurred_at)).where(RawRecordRow.session_id.in_(list(session_ids)))
             ).scalar_one_or_none()
@@ -496,7 +343,7 @@ class Store:
 
     def raw_records_for_sessions(self, session_ids: Sequence[str]) -> list[RawRecordRow]:
         """Every record of these sessions, their traces, and the records that link to them."""
-        with self.session(raw=True) as s:
+        with self._session(self.raw_engine) as s:
             ids = sorted(set(session_ids))
             found = {r.sha256: r for r in s.exec(select(RawRecordRow).where(RawRecordRow.session_id.in_(ids))).scalars()}
             traces = sorted({r.trace_id for r in found.values() if r.trace_id})
@@ -513,7 +360,7 @@ class Store:
         return sorted(found.values(), key=lambda r: (r.source, r.file, r.position))
 
     def purge_raw(self, older_than: datetime) -> int:
-        with self.session(raw=True) as s:
+        with self._session(self.raw_engine) as s:
             old = select(RawRecordRow.sha256).where(RawRecordRow.landed_at < older_than)
             s.execute(delete(RawLinkRow).where(RawLinkRow.sha256.in_(old)))
             count = s.execute(delete(RawRecordRow).where(RawRecordRow.landed_at < older_than)).rowcount
@@ -521,51 +368,42 @@ class Store:
         return count or 0
 
     # ------------------------------------------------------------ generic helpers
-    def upsert(self, model: type[SQLModel], rows: Sequence[dict[str, Any]], *, raw: bool = False) -> None:
-        with self.session(raw=raw) as s:
+    def upsert(self, model: type[SQLModel], rows: Sequence[dict[str, Any]]) -> None:
+        with self._session_for(model) as s:
             _upsert(s, model.__table__, rows, update=True)
 
-    def rows(self, model: type[SQLModel], *where, raw: bool = False) -> list[Any]:
-        with self.session(raw=raw) as s:
+    def rows(self, model: type[SQLModel], *where) -> list[Any]:
+        with self._session_for(model) as s:
             found = list(s.exec(select(model).where(*where)).scalars())
             for row in found:
                 s.expunge(row)
             return found
 
-    def tally(self, *columns, where: Sequence[Any] = (), raw: bool = False) -> Counter:
+    def tally(self, *columns, where: Sequence[Any] = ()) -> Counter:
         """Rows counted per value of `columns` (a value, or a tuple of values for several columns)."""
-        with self.session(raw=raw) as s:
+        with self._session_for(*columns) as s:
             found = s.execute(select(*columns, func.count()).where(*where).group_by(*columns)).all()
         return Counter({(tuple(row[:-1]) if len(columns) > 1 else row[0]): row[-1] for row in found})
 
-    def distinct(self, column, *where, raw: bool = False) -> list[Any]:
-        with self.session(raw=raw) as s:
+    def distinct(self, column, *where) -> list[Any]:
+        with self._session_for(column) as s:
             return sorted(s.execute(select(column).where(*where).distinct()).scalars())
 
-    def latest(self, column, *where, raw: bool = False) -> Any:
+    def latest(self, column, *where) -> Any:
         """The largest value of `column` (None for no rows)."""
-        with self.session(raw=raw) as s:
+        with self._session_for(column) as s:
             return s.execute(select(func.max(column)).where(*where)).scalar_one_or_none()
 
-    def values(self, column, *where, raw: bool = False) -> list[Any]:
+    def values(self, column, *where) -> list[Any]:
         """One column of the matching rows (without loading the others)."""
-        with self.session(raw=raw) as s:
+        with self._session_for(column) as s:
             return list(s.execute(select(column).where(*where)).scalars())
 
-    def count(self, model: type[SQLModel], *where, raw: bool = False) -> int:
-        with self.session(raw=raw) as s:
+    def count(self, model: type[SQLModel], *where) -> int:
+        with self._session_for(model) as s:
             return s.exec(select(func.count()).select_from(model).where(*where)).scalar_one()
 
-    def delete(self, model: type[SQLModel], *where, raw: bool = False) -> None:
-        with self.session(raw=raw) as s:
+    def delete(self, model: type[SQLModel], *where) -> None:
+        with self._session_for(model) as s:
             s.execute(delete(model).where(*where))
 
-
-def partition_days(start: date, end: date) -> list[str]:
-    from datetime import timedelta
-
-    days, current = [], start
-    while current <= end:
-        days.append(current.isoformat())
-        current += timedelta(days=1)
-    return days

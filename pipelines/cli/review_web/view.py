@@ -88,7 +88,7 @@ def transcript_and_provenance(store, pair: list[DraftTask], dagster_url: str) ->
     }
     if store is None:
         return story
-    from ..store import ScrubbedSessionRow, TaskRunRow
+    from pipelines.store.rows import ScrubbedSessionRow, TaskRunRow
 
     runs = store.rows(TaskRunRow, TaskRunRow.task_id.in_([task.task_id for task in pair]))
     seen: set[str] = set()

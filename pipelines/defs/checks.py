@@ -16,8 +16,9 @@ from dagster import AssetCheckKey, AssetCheckResult, AssetCheckSeverity, AssetEx
 
 from taskgen.sample import StratifiedSample
 
-from .stages import ResidueResult
-from .store import Store, TaskRow
+from pipelines.stages.residue import ResidueResult
+from pipelines.store.rows import TaskRow
+from pipelines.store.repository import Store
 
 QUARANTINE_BELOW_LIMIT = "quarantine_below_limit"
 QUARANTINE_DESCRIPTION = "The day's quarantined share of this source is at most `quarantine_max_share`."

@@ -7,7 +7,6 @@ arguments or configuration, 1 for a failed run; tracebacks only with --debug.
 from __future__ import annotations
 
 import json
-import re
 import sys
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
@@ -20,7 +19,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from .config import DEFAULT_CONFIG_FILE, AppConfig, ConfigError, load_config
+from ingest.errors import UserFacingError
+from pipelines.config import DEFAULT_CONFIG_FILE, AppConfig, load_config
 
 app = typer.Typer(
     name="trace2task",
@@ -46,8 +46,10 @@ ConfigOption = Annotated[
 ]
 
 
-class UserError(Exception):
-    """Shown as one line; exit code 2."""
+class UserError(UserFacingError):
+    """A bad argument: shown as one line; exit code 2."""
+
+    exit_code = EXIT_USAGE
 
 
 def _config(path: Path) -> AppConfig:
@@ -81,21 +83,8 @@ def _days(day: str | None, start: str | None, end: str | None) -> list[str]:
     return [(datetime.now(timezone.utc).date() - timedelta(days=1)).isoformat()]
 
 
-def _drop_days(config: AppConfig) -> list[str]:
-    """Every day the drop's records cover, from the landed records (the demo runs them all)."""
-    from .store import RawRecordRow
-
-    return _store(config).distinct(RawRecordRow.day, RawRecordRow.day.is_not(None), raw=True)
-
-
-def _store(config: AppConfig):
-    from .store import Store
-
-    return Store(config.sqlalchemy_url(config.store.url), config.sqlalchemy_url(config.store.raw_url))
-
-
 def _run_days(config_path: Path, config: AppConfig, days: list[str], workers: int, executor: str) -> list:
-    from .runner import run_partitions
+    from pipelines.defs.runner import run_partitions
 
     with Progress(
         TextColumn("[bold]nightly refresh"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
@@ -155,37 +144,26 @@ def _print_summary(summary) -> None:
     if summary.health_figures:
         from taskgen.health import HealthSummary
 
-        from .stages import health_markdown
+        from pipelines.stages.validate import health_markdown
 
         console.print(health_markdown(HealthSummary.model_validate(summary.health_figures)), highlight=False)
     console.print(f"output: [bold]{summary.output}[/bold] (tasks/<set>/<task_id>.json, seeds/, manifest.json)")
 
 
-def _finish(config: AppConfig, config_path: Path, days: list[str], outcomes, task_ids=None, incident_id: str = "") -> None:
+def _finish(config: AppConfig, days: list[str], outcomes, task_ids=None, incident_id: str = "") -> None:
     """Print the summary, write it (the nightly one to out/run-summary.json; an incident's to
     out/incidents/<id>.json, leaving the nightly one alone) and exit 1 on a failed run or check."""
-    from taskgen.output import atomic_write
+    from pipelines.defs.runner import write_summary
 
-    from .summary import record_failed_checks, summarize_days
-
-    summary = summarize_days(_store(config), days, config.path(config.output).resolve(), task_ids)
-    summary.failed_checks = [check.__dict__ for outcome in outcomes for check in outcome.failed_checks]
-    store = _store(config)
-    for outcome in outcomes:
-        record_failed_checks(store, outcome.run_id, [check.__dict__ for check in outcome.failed_checks])
-    summary.run_ids = [outcome.run_id for outcome in outcomes]
+    summary, summary_path = write_summary(config, days, outcomes, task_ids, incident_id)
     if incident_id:  # the incident's own tasks, not the day's tables
-        summary.incident = incident_id
-        name = Path("incidents") / (re.sub(r"[^A-Za-z0-9._-]", "_", incident_id) + ".json")
         health = ", ".join(f"{k}: {v}" for k, v in summary.health.items()) or "none"
         console.print(f"tasks: {summary.tasks.get('positive', 0)} positive, {summary.tasks.get('negative', 0)} negative; "
                       f"with validation issues: {summary.tasks_with_issues}; health: {health}")
     else:
         _print_summary(summary)
-        name = Path("run-summary.json")
     home = config.path(config.dagster_home).resolve()
     console.print(f"dagster runs: {', '.join(summary.run_ids) or 'none'} in {home} (see them with `make ui`)")
-    summary_path = atomic_write(config.path(config.output) / name, summary.to_json() + "\n")
     console.print(f"run summary: {summary_path.resolve()}")
     if _print_failures(outcomes):
         raise typer.Exit(EXIT_FAILED)
@@ -249,9 +227,11 @@ def _check_scrubber(config: AppConfig | None):
 
     from scrubbers import ScrubConfig, Scrubber
 
+    from pipelines.stages.context import RunContext
+
     if config is None:
         return Scrubber(ScrubConfig(), secrets.token_bytes(32))
-    return Scrubber(config.scrub, config.read_secret())
+    return RunContext(config).scrubber
 
 
 def _print_check(checked, summaries: list[dict]) -> None:
@@ -291,92 +271,16 @@ def run(
     executor: Annotated[Executor, typer.Option(help="in_process: a process per run; multiprocess: a process per step")] = Executor.in_process,
 ) -> None:
     """The nightly refresh over the configured sources folder, for one day or a date range."""
-    config = _config(config_path)
-    drop = config.path(config.drop)
-    if not drop.is_dir():
-        raise UserError(f"sources folder not found: {drop} (write one with `trace2task demo-data --out {drop}`)")
-    config.read_secret()
+    from pipelines.defs.runner import plan_refresh, skipped_outcomes
+
     if all_days and (day or start or end):
         raise UserError("--all takes no --date, --from or --to")
-    days = None if all_days else _days(day, start, end)
-    _land_everything(config)  # once, before the runs: their raw assets then find nothing new to read
-    if days is None:
-        days = _drop_days(config)
-        if not days:
-            raise UserError(f"no records in {drop}: nothing to run")
-    _check_reachable(config)
-    _check_partitions(days)
-    from .stages import unchanged_partitions
-
-    unchanged = unchanged_partitions(_store(config), config, days)
-    todo = [day for day in days if day not in unchanged]
-    if len(todo) < len(days):
-        console.print(f"unchanged since their last run, skipped: {', '.join(d for d in days if d not in todo)}")
-    outcomes = _run_days(config_path, config, todo, workers, Executor(executor).value) if todo else []
-    _finish(config, config_path, days, [*outcomes, *_skipped_outcomes(config, [d for d in days if d not in todo])])
-
-
-def _skipped_outcomes(config: AppConfig, days: list[str]) -> list:
-    """The last runs of the days skipped as unchanged, with the checks they failed: a day whose
-    data fails a check keeps failing the command until its data or settings change."""
-    from .runner import FailedCheck, RunOutcome
-    from .summary import last_failed_checks
-
-    return [
-        RunOutcome(run_id=run_id, partition=day, success=True, failures=[],
-                   failed_checks=[FailedCheck(**check) for check in failed])
-        for day, (run_id, failed) in sorted(last_failed_checks(_store(config), days).items())
-        if failed
-    ]
-
-
-def _check_partitions(days: list[str]) -> None:
-    """A day before the first daily partition is one line, not Dagster's internal error."""
-    from .assets import PARTITIONS_START
-
-    early = [day for day in days if day < PARTITIONS_START]
-    if early:
-        raise UserError(
-            f"{early[0]} is before the first daily partition {PARTITIONS_START}"
-            + (f" ({len(early)} such days)" if len(early) > 1 else "")
-            + ": the pipeline's days start there, so records that old are not run (move them out of the drop)"
-        )
-
-
-def _check_reachable(config: AppConfig) -> None:
-    """Fail once, before any run, when the state database or the output folder is unusable."""
-    from ingest.state import StateMapping, open_state
-
-    try:
-        mapping = StateMapping.from_yaml(config.path(config.state.mapping))
-        state = open_state(config.state_location(), mapping)
-        from pipelines.stages import domain_schema
-
-        domain_schema(config)
-        kind = sorted(mapping.kinds)[0]
-        state.get(kind, "trace2task-reachability-probe")
-    except OSError as exc:
-        raise UserError(f"state mapping not readable: {config.path(config.state.mapping)} ({exc.strerror})") from None
-    output = config.path(config.output)
-    try:
-        output.mkdir(parents=True, exist_ok=True)
-        probe = output / ".trace2task-write-probe"
-        probe.write_bytes(b"")
-        probe.unlink()
-    except OSError as exc:
-        raise UserError(f"output folder not writable: {output} ({exc.strerror or exc})") from None
-
-
-def _land_everything(config: AppConfig) -> None:
-    """Land every source's new records (idempotent; the raw assets do the same in the run)."""
-    from ingest.models import SOURCES
-
-    from .landing import land_source
-
-    store = _store(config)
-    today = datetime.now(timezone.utc).date().isoformat()
-    for source in SOURCES:
-        land_source(store, config.path(config.drop), source, config.ingest, run_id="cli-lookup", default_day=today)
+    config = _config(config_path)
+    plan = plan_refresh(config, None if all_days else _days(day, start, end))
+    if plan.skipped:
+        console.print(f"unchanged since their last run, skipped: {', '.join(plan.skipped)}")
+    outcomes = _run_days(config_path, config, plan.todo, workers, Executor(executor).value) if plan.todo else []
+    _finish(config, plan.days, [*outcomes, *skipped_outcomes(config, plan.skipped)])
 
 
 @app.command()
@@ -385,32 +289,17 @@ def incident(
     config_path: ConfigOption = Path(DEFAULT_CONFIG_FILE),
 ) -> None:
     """The on-call path: one incident to a draft task and its negative stub, now."""
-    from .runner import dagster_instance, run_partition
-    from .store import TaskRow
+    from pipelines.defs.runner import dagster_instance, incident_tasks, plan_incident, run_partition
 
     config = _config(config_path)
-    drop = config.path(config.drop)
-    if not drop.is_dir():
-        raise UserError(f"sources folder not found: {drop} (the incident's records are read from it)")
-    config.read_secret()
-    _check_reachable(config)
-    _land_everything(config)
-    store = _store(config)
-    sessions = store.resolve_incident(incident_id)
-    if not sessions:
-        raise UserError(
-            f"incident {incident_id!r} not found in {drop}: no landed ticket, escalation, deploy, trace or session has that id "
-            "(a record that could not be read is quarantined, not landed: see `quarantine reasons` after `trace2task run`)"
-        )
-    day = store.incident_day(sessions) or datetime.now(timezone.utc).date().isoformat()
-    _check_partitions([day])
-    with console.status(f"incident {incident_id}: {len(sessions)} session(s), partition {day}"):
-        outcome = run_partition(dagster_instance(config), config_path, day, incident_id=incident_id)
-    tasks = store.rows(TaskRow, TaskRow.session_id.in_(sessions))
+    plan = plan_incident(config, incident_id)
+    with console.status(f"incident {incident_id}: {len(plan.sessions)} session(s), partition {plan.day}"):
+        outcome = run_partition(dagster_instance(config), config_path, plan.day, incident_id=incident_id)
+    tasks = incident_tasks(config, plan)
     out = config.path(config.output).resolve()
-    for task in sorted(tasks, key=lambda t: (t.pair_id, t.polarity != "positive")):
+    for task in tasks:
         console.print(f"{task.polarity:8} {out / task.path}", soft_wrap=True, highlight=False)
-    _finish(config, config_path, [day], [outcome], task_ids=[t.task_id for t in tasks], incident_id=incident_id)
+    _finish(config, [plan.day], [outcome], task_ids=[t.task_id for t in tasks], incident_id=incident_id)
 
 
 @app.command()
@@ -420,7 +309,7 @@ def validate(
     """Check a folder of tasks: set validation and the three-agent health check, per set."""
     from taskgen.report import FolderError, check_folder
 
-    from .stages import health_markdown
+    from pipelines.stages.validate import health_markdown
 
     if not folder.is_dir():
         raise UserError(f"not a folder: {folder}")
@@ -459,13 +348,13 @@ def scrub(
     """Scrub personal data from a file or folder with the pipeline's engine and secret."""
     from scrubbers import scrub_path
 
-    from .stages import scrubber_for
+    from pipelines.stages.context import RunContext
 
     config = _config(config_path)
     source: Path | str = path if path == "-" else Path(path)
     if isinstance(source, Path) and not source.exists():
         raise UserError(f"no such file or folder: {source}")
-    result = scrub_path(source, out, scrubber_for(config))
+    result = scrub_path(source, out, RunContext(config).scrubber)
     report = errors if path == "-" else console
     counts = ", ".join(f"{k}: {v}" for k, v in sorted(result.counts.items())) or "nothing found"
     report.print(f"replaced {counts}")
@@ -476,9 +365,11 @@ def scrub(
 @app.command("purge-raw")
 def purge_raw(config_path: ConfigOption = Path(DEFAULT_CONFIG_FILE)) -> None:
     """Delete raw records older than the configured retention from the raw landing zone."""
+    from pipelines.store.repository import open_store
+
     config = _config(config_path)
     cutoff = datetime.now(timezone.utc) - timedelta(days=config.store.raw_retention_days)
-    removed = _store(config).purge_raw(cutoff)
+    removed = open_store(config).purge_raw(cutoff)
     console.print(f"purged {removed} raw records landed before {cutoff:%Y-%m-%d}")
 
 
@@ -505,7 +396,7 @@ def demo(
 
 def _mount_review() -> None:
     try:
-        from .review_cli import review_app
+        from pipelines.cli.review import review_app
     except ImportError:  # the review commands are optional in a minimal install
         return
     app.add_typer(review_app, name="review")
@@ -515,19 +406,14 @@ _mount_review()
 
 
 def main() -> None:
-    from ingest.state import StateUnavailable
-    from ingest.state_mapping import StateMappingError
-
-    from .store import StoreUnavailable
-
     try:
         code = app(standalone_mode=False)  # click returns a typer.Exit's code instead of raising it
-    except (UserError, ConfigError, StateMappingError) as exc:
+    except UserFacingError as exc:
         errors.print(f"[red]error[/red] {exc}")
         if _state["debug"]:
             raise
-        sys.exit(EXIT_USAGE)
-    except (StoreUnavailable, StateUnavailable, OSError) as exc:
+        sys.exit(exc.exit_code)
+    except OSError as exc:
         errors.print(f"[red]error[/red] {exc}")
         if _state["debug"]:
             raise

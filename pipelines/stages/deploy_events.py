@@ -10,7 +10,7 @@ from ingest.config import IngestConfig
 from ingest.models import RawRecord
 from ingest.readers import list_source_files, read_file
 
-from .store import day_of
+from pipelines.store.repository import day_of
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,1 @@
+"""The `trace2task` command line: `app` (runs, on-call, checks) and `review` (the reviewer's commands)."""

@@ -1,0 +1,37 @@
+"""What every asset shares: the daily partitions, check specs of one day, the start of a step, metadata tables."""
+
+import warnings
+
+from dagster import AssetCheckSpec, AssetKey, DailyPartitionsDefinition, MetadataValue, PreviewWarning
+
+from pipelines.defs.resources import SettingsResource
+from pipelines.stages.context import RunContext
+from pipelines.stages.partition import PARTITIONS_START
+from pipelines.telemetry import configure
+
+DAILY = DailyPartitionsDefinition(start_date=PARTITIONS_START, end_offset=1)
+
+
+def check_spec(name: str, asset: str | AssetKey, **kwargs) -> AssetCheckSpec:
+    """A check of one day: its results carry their partition, so the UI shows which day failed.
+    (Dagster 1.13 calls `partitions_def` on a check spec a preview; its warning is not ours to print.)"""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PreviewWarning)
+        return AssetCheckSpec(name, asset=asset, partitions_def=DAILY, **kwargs)
+
+
+def start_run(settings: SettingsResource) -> RunContext:
+    """The run context of the step's configuration, with the pipeline's telemetry set up."""
+    run = settings.context()
+    configure(run.config.telemetry, run.config.base_dir)
+    return run
+
+
+def markdown_counts(counts: dict[str, int], key: str) -> MetadataValue:
+    lines = [f"| {key} | count |", "| --- | ---: |"]
+    lines += [f"| {name} | {value} |" for name, value in sorted(counts.items())]
+    return MetadataValue.md("\n".join(lines))
+
+
+def raw_key(source: str) -> AssetKey:
+    return AssetKey(f"raw_{source}")

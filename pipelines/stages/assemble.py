@@ -1,0 +1,94 @@
+"""Assemble: the landed records of a day (or of one incident) joined into agent sessions, in the raw zone."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from ingest.assemble import assemble_sessions
+from ingest.errors import UserFacingError
+from ingest.models import RawRecord, canonical_json
+
+from pipelines.stages.context import RunContext
+from pipelines.stages.fingerprint import day_fingerprint
+from pipelines.stages.partition import CHUNK, home_day, session_day
+from pipelines.store.rows import RawRecordRow, RawSessionRow, RunRow
+from pipelines.store.repository import Store, day_of
+
+
+@dataclass
+class AssembleResult:
+    sessions: int
+    quarantined: int
+    records_by_source: dict[str, int]
+
+
+def _raw_record(row: RawRecordRow) -> RawRecord:
+    return RawRecord(
+        source=row.source, kind=row.kind, external_id=row.external_id, file=row.file, position=row.position,
+        occurred_at=row.occurred_at.replace(tzinfo=timezone.utc) if row.occurred_at and row.occurred_at.tzinfo is None
+        else row.occurred_at,
+        session_id=row.session_id, trace_id=row.trace_id, payload=json.loads(row.payload), sha256=row.sha256,
+    )
+
+
+class IncidentNotFound(UserFacingError):
+    """The incident id names no landed record; the message holds the id only."""
+
+    exit_code = 2
+
+
+def scope_sessions(store: Store, incident_id: str) -> list[str]:
+    """[] for the nightly refresh; the incident's sessions on the on-call path."""
+    if not incident_id:
+        return []
+    found = store.resolve_incident(incident_id)
+    if not found:
+        raise IncidentNotFound(
+            f"incident {incident_id!r} is not among the landed records: no ticket, escalation, deploy, trace or session has that id"
+        )
+    return found
+
+
+def assemble_day(
+    store: Store, run: RunContext, day: str, *, run_id: str, only: list[str], scope: str = "nightly"
+) -> AssembleResult:
+    """Assemble the day's sessions; with `only`, just those sessions, whatever their day.
+
+    Records the run with the fingerprint of its input, which the CLI compares to skip a day
+    that has nothing new.
+    """
+    started = datetime.now(timezone.utc)  # before reading: a record landing meanwhile makes the next run look again
+    if only:
+        records = [_raw_record(row) for row in store.raw_records_for_sessions(only)]
+    else:  # converted a chunk at a time: the rows and the records are never all held at once
+        records = [_raw_record(row) for chunk in store.raw_record_chunks(store.raw_hashes_for_day(day)) for row in chunk]
+        records.sort(key=lambda r: (r.source, r.file, r.position))
+    settings = run.settings_digest
+    store.upsert(
+        RunRow,
+        [dict(run_id=run_id, kind="incident" if only else "nightly", partition=day, scope=scope,
+              started_at=started, finished_at=None,
+              summary=canonical_json({"fingerprint": day_fingerprint([r.sha256 for r in records], settings), "settings": settings}))],
+    )
+    result = assemble_sessions(records, run.config.ingest)
+    if only:
+        wanted = set(only)
+        kept = [s for s in result.sessions if s.session_id in wanted]
+    else:
+        kept = [s for s in result.sessions if session_day(s) in (day, None)]
+    now = datetime.now(timezone.utc)
+    for start in range(0, len(kept), CHUNK):
+        store.upsert(
+            RawSessionRow,
+            [dict(session_id=s.session_id, day=home_day(s, day), body=s.model_dump_json(), assembled_at=now)
+             for s in kept[start : start + CHUNK]],
+        )
+    store.quarantine(result.quarantined, day=day, stage="assemble", run_id=run_id)
+    return AssembleResult(
+        sessions=len(kept),
+        quarantined=len(result.quarantined),
+        records_by_source=dict(Counter(r.source for r in records if day_of(r.occurred_at) == day)),
+    )

@@ -1,0 +1,54 @@
+"""Whether a day needs running again: a fingerprint of its records, settings, code version and secret."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+from ingest.models import canonical_json, sha256_hex
+
+from pipelines.stages.context import RunContext
+from pipelines.store.rows import RawRecordRow, RunRow
+from pipelines.store.repository import Store
+
+
+def as_utc(moment: datetime | None) -> datetime | None:
+    """SQLite hands back naive datetimes: every moment the store keeps is UTC."""
+    return moment.replace(tzinfo=timezone.utc) if moment is not None and moment.tzinfo is None else moment
+
+
+def day_fingerprint(hashes: list[str], digest: str) -> str:
+    return sha256_hex(digest + "".join(sorted(hashes)))
+
+
+def unchanged_partitions(store: Store, run: RunContext, days: list[str]) -> set[str]:
+    """The days whose records and settings are those of their last completed nightly run.
+
+    With the same settings and nothing landed since that run started, or since its fingerprint
+    was last found unchanged (one query for every day), a day is unchanged; otherwise its
+    records' fingerprint is compared, and a match is noted on the run so that the next
+    command need not compare it again.
+    """
+    checked = datetime.now(timezone.utc)  # before reading: a record landing meanwhile makes the next check look again
+    settings = run.settings_digest
+    last_landed = as_utc(store.latest(RawRecordRow.landed_at))
+    last_runs: dict[str, RunRow] = {}
+    for run in store.rows(RunRow, RunRow.partition.in_(days), RunRow.scope == "nightly", RunRow.finished_at.is_not(None)):
+        if run.partition not in last_runs or as_utc(run.finished_at) > as_utc(last_runs[run.partition].finished_at):
+            last_runs[run.partition] = run
+    unchanged, verified = set(), []
+    for day, run in last_runs.items():
+        recorded = json.loads(run.summary)
+        since = as_utc(run.started_at)
+        if recorded.get("verified_at"):
+            since = max(since, datetime.fromisoformat(recorded["verified_at"]))
+        if recorded.get("settings") == settings and last_landed is not None and last_landed <= since:
+            unchanged.add(day)
+        elif recorded.get("fingerprint") == day_fingerprint(store.raw_hashes_for_day(day), settings):
+            unchanged.add(day)  # the fingerprint holds the settings digest: they match too
+            verified.append(
+                dict(run.model_dump(), summary=canonical_json(recorded | {"settings": settings, "verified_at": checked.isoformat()}))
+            )
+    if verified:
+        store.upsert(RunRow, verified)
+    return unchanged

@@ -1,0 +1,45 @@
+"""Freeze: each scrubbed session's starting state (its state rows as the session found them, the
+domain's canary rows, the clock) as a content-addressed seed."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from ingest.models import Session
+from taskgen.draft import starting_seed
+from taskgen.output import write_seed
+from taskgen.seeds import Seed, state_as_of_incident
+
+from pipelines.stages.context import RunContext
+from pipelines.stages.partition import frozen_clock, scrubbed_rows
+from pipelines.store.rows import FrozenSeedRow, SeedRow
+from pipelines.store.repository import Store
+
+
+def incident_seed(session: Session, state: dict, run: RunContext, day: str) -> Seed:
+    """The session's snapshot turned back to how the session found it (taskgen.seeds.state_as_of_incident),
+    with the domain's canary rows (taskgen.draft.starting_seed), frozen."""
+    clock = frozen_clock(session, day)
+    as_of = state_as_of_incident(session, state, clock, run.updated_by)
+    return starting_seed(as_of.state, clock, run.domain, run.seed_schema, as_of.uncertain)
+
+
+@dataclass
+class FreezeResult:
+    seeds: int
+    sessions: int
+
+
+def freeze_day(store: Store, run: RunContext, day: str, *, scope: str) -> FreezeResult:
+    out = run.output
+    seed_ids = set()
+    items = scrubbed_rows(store, day, scope)
+    for row in items:
+        session, state = Session.model_validate_json(row.session), json.loads(row.state)
+        seed = incident_seed(session, state, run, day)
+        seed_ids.add(seed.seed_id)
+        store.upsert(SeedRow, [dict(seed_id=seed.seed_id, body=seed.model_dump_json())])
+        store.upsert(FrozenSeedRow, [dict(session_id=session.session_id, seed_id=seed.seed_id)])
+        write_seed(out, seed)
+    return FreezeResult(seeds=len(seed_ids), sessions=len(items))

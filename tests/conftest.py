@@ -1,0 +1,12 @@
+"""Fixtures every test folder shares: the demo drop the end-to-end tests start from."""
+
+from pathlib import Path
+
+import pytest
+from demo_world import write_drop
+
+
+@pytest.fixture(scope="session")
+def demo_drop(tmp_path_factory) -> Path:
+    """The demo drop (40 sessions over 2 days, seed 11); a world copies it before changing it."""
+    return write_drop(tmp_path_factory.mktemp("demo"))

@@ -1,0 +1,177 @@
+"""The one demo world the end-to-end tests share: a drop, a configuration over it, and the CLI.
+
+A world is a folder holding the demo drop (`drop/`), `trace2task.yaml` pointing at it, the task
+store and raw zone (SQLite in `.trace2task/` unless other URLs are given), the Dagster home
+(`.dagster_home/`) and the output (`out/`). `python -m pytest` finds this module through
+`pythonpath` in pyproject.toml.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+import yaml
+
+from ingest.demo import generate_drop
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = PROJECT_ROOT / "tests" / "artifacts"
+TRACE2TASK = str(Path(sys.executable).with_name("trace2task"))
+"""The installed command, as a person runs it."""
+SECRET = "pipeline-test-secret-of-32-bytes-or-more"
+RUN_TIMEOUT = 900
+PG_ADMIN = dict(host="127.0.0.1", port=5432, dbname="test", user="root", connect_timeout=3)
+
+DEMO_OUTPUT_SHA256 = "3945784b8205239d3fbe23110eb531ff3a4f4be45a87368ae92ad81794a83139"
+"""Every task, seed and the manifest of the default world (40 sessions, 2 days, seed 11) run with
+SECRET. A change meant to change the output updates it, and says so in its commit message."""
+
+
+@dataclass
+class World:
+    root: Path
+    config: Path
+    out: Path
+
+    @property
+    def drop(self) -> Path:
+        return self.root / "drop"
+
+    @property
+    def dagster_home(self) -> Path:
+        return self.root / ".dagster_home"
+
+    def cli(self, *args: str, secret: str | None = SECRET, env: dict[str, str] | None = None,
+            timeout: float = RUN_TIMEOUT) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [TRACE2TASK, *args], cwd=self.root, env=cli_env(secret, env), capture_output=True, text=True, timeout=timeout
+        )
+
+    def run_all(self, *extra: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+        return self.cli("run", "--all", "--config", str(self.config), "--workers", "1", *extra, env=env)
+
+    def popen(self, *args: str) -> subprocess.Popen:
+        """The CLI in its own process group, so a hard kill takes its worker processes too."""
+        return subprocess.Popen(
+            [TRACE2TASK, *args], cwd=self.root, env=cli_env(SECRET), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True, start_new_session=True,
+        )
+
+
+def cli_env(secret: str | None = SECRET, extra: dict[str, str] | None = None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "TRACE2TASK_SECRET"}
+    if secret is not None:
+        env["TRACE2TASK_SECRET"] = secret
+    return {**env, "COLUMNS": "200", **(extra or {})}
+
+
+def write_drop(folder: Path, *, sessions: int = 40, days: int = 2, seed: int = 11) -> Path:
+    drop = folder / "drop"
+    generate_drop(drop, sessions=sessions, days=days, seed=seed, start=date(2026, 11, 16))
+    return drop
+
+
+def make_world(
+    root: Path, *, drop: Path | None = None, sessions: int = 40, days: int = 2, seed: int = 11,
+    store_url: str | None = None, raw_url: str | None = None, state: str | None = None, output: str = "out",
+    dagster_yaml: Path | None = None,
+) -> World:
+    """A world in `root`: a copy of `drop` when given (a test may change it), else a new demo drop."""
+    root.mkdir(parents=True, exist_ok=True)
+    if drop is None:
+        write_drop(root, sessions=sessions, days=days, seed=seed)
+    else:
+        shutil.copytree(drop, root / "drop")
+    config = {
+        "drop": "drop",
+        "state": {"location": state or "sqlite:///drop/state/shop.db", "mapping": "drop/state/mapping.yaml"},
+        "store": {"url": store_url or "sqlite:///.trace2task/store.db", "raw_url": raw_url or "sqlite:///.trace2task/raw.db"},
+        "output": output,
+        "dagster_home": ".dagster_home",
+        "secret": {"env": "TRACE2TASK_SECRET", "file": None},
+    }
+    path = root / "trace2task.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")  # block style: a test may append a section
+    world = World(root=root, config=path, out=root / output)
+    if dagster_yaml is not None:
+        world.dagster_home.mkdir()
+        (world.dagster_home / "dagster.yaml").write_bytes(dagster_yaml.read_bytes())
+    return world
+
+
+def ran_world(root: Path, drop: Path, *, env: dict[str, str] | None = None, **options) -> World:
+    """A world over a copy of `drop`, every day run through the CLI; a failure shows its output."""
+    world = make_world(root, drop=drop, **options)
+    result = world.run_all(env=env)
+    assert result.returncode == 0, f"trace2task run failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    return world
+
+
+def output_digest(out: Path) -> str:
+    """sha256 over the output's files (path and bytes), leaving out the run summary (it names folders)."""
+    digest = hashlib.sha256()
+    for path in sorted(out.rglob("*")):
+        if path.is_file() and path.name != "run-summary.json" and not path.name.startswith("."):
+            digest.update(path.relative_to(out).as_posix().encode("utf-8") + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def output_tree(out: Path) -> dict[str, bytes]:
+    """Every task, seed and the manifest, by relative path (a writer's hidden temp files are not output)."""
+    files = [out / "manifest.json"] if (out / "manifest.json").exists() else []
+    for folder in ("tasks", "seeds"):
+        files += [p for p in (out / folder).rglob("*") if p.is_file() and not p.name.startswith(".")]
+    return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(files)}
+
+
+def tree_bytes(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def leftover_temp_files(out: Path) -> list[str]:
+    return sorted(p.relative_to(out).as_posix() for p in out.rglob("*.tmp"))
+
+
+def one_line_error(result: subprocess.CompletedProcess) -> str:
+    """The failure as a person sees it: exit 1 or 2, no traceback, every stderr line an error line."""
+    assert result.returncode in (1, 2), (result.returncode, result.stderr[-2000:])
+    assert "Traceback" not in result.stderr and "Traceback" not in result.stdout
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, lines
+    return lines[0]
+
+
+def first_escalation(drop: Path) -> str:
+    first = sorted((drop / "escalations").glob("*.jsonl"))[0]
+    return json.loads(first.read_text(encoding="utf-8").splitlines()[0])["id"]
+
+
+def planted_values(drop: Path) -> list[tuple[str, str]]:
+    """The personal values the generator planted, minus lone first/last names (stand-ins share them)."""
+    document = json.loads((drop / "planted_pii.json").read_text(encoding="utf-8"))
+    return [
+        (v["type"], v["value"])
+        for v in document["values"]
+        if v["type"] not in ("FIRST_NAME", "LAST_NAME") and len(v["value"]) >= 5
+    ]
+
+
+def find_planted(values: list[tuple[str, str]], texts: dict[str, str]) -> dict[str, list[str]]:
+    """Where each planted value appears as a whole word: {entity type: [places]} (values never returned)."""
+    found: dict[str, list[str]] = {}
+    for entity, value in values:
+        pattern = re.compile(r"(?<![\w@.])" + re.escape(value) + r"(?![\w@])", re.IGNORECASE)
+        for where, text in texts.items():
+            if pattern.search(text):
+                found.setdefault(entity, []).append(where)
+                break
+    return found

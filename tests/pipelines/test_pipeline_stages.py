@@ -1,0 +1,97 @@
+"""The stages as plain functions, without Dagster: a demo drop through every stage, day by day.
+
+The output must be byte for byte the one the CLI's Dagster runs give (`DEMO_OUTPUT_SHA256`,
+which test_pipeline_nightly checks on the CLI's output): one code path, two ways to call it.
+"""
+
+import subprocess
+import sys
+
+import pytest
+from demo_world import DEMO_OUTPUT_SHA256, SECRET, output_digest
+
+from pipelines.config import load_config
+from pipelines.stages.assemble import IncidentNotFound, assemble_day, scope_sessions
+from pipelines.stages.classify import classify_day, sample_day
+from pipelines.stages.context import RunContext
+from pipelines.stages.draft import SeedNotFrozen, draft_day
+from pipelines.stages.freeze import freeze_day
+from pipelines.stages.preflight import land_everything, landed_days
+from pipelines.stages.residue import residue_day
+from pipelines.stages.scrub import scrub_day
+from pipelines.stages.state import AppState
+from pipelines.stages.validate import validate_day
+from pipelines.store.repository import open_store
+from pipelines.store.rows import FrozenSeedRow, SeedRow, TaskRow
+
+
+@pytest.fixture(scope="module")
+def stages_run(world):
+    """Every landed day through every stage, in the order of the asset graph."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TRACE2TASK_SECRET", SECRET)
+        config = load_config(world.config)
+        run, store = RunContext(config), open_store(config)
+        state = AppState.open(config.state_location(), config.path(config.state.mapping))
+        land_everything(store, config)
+        residues, written = {}, 0
+        for day in landed_days(store):  # a day may hold only late records (tickets): nothing to draft
+            assemble_day(store, run, day, run_id=f"stages-{day}", only=[])
+            classify_day(store, run, day, only=[])
+            sample_day(store, run, day, scope="nightly", only=[])
+            assert scrub_day(store, run, state, day, scope="nightly", run_id=f"stages-{day}").failed == 0
+            residues[day] = residue_day(store, state, day, scope="nightly")
+            freeze_day(store, run, day, scope="nightly")
+            written += draft_day(store, run, day, scope="nightly").written
+            validate_day(store, run, day, scope="nightly", run_id=f"stages-{day}")
+        assert written > 0
+        yield run, store, residues
+
+
+def test_the_stages_import_no_dagster():
+    probe = (
+        "import sys, pkgutil, importlib, pipelines.stages as stages\n"
+        "for module in pkgutil.iter_modules(stages.__path__):\n"
+        "    importlib.import_module('pipelines.stages.' + module.name)\n"
+        "print(sorted(name for name in sys.modules if name.split('.')[0] == 'dagster'))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip() == "[]"
+
+
+def test_the_stages_alone_write_the_demo_output(world, stages_run):
+    assert output_digest(world.out) == DEMO_OUTPUT_SHA256, (
+        "the demo's tasks and seeds changed; if the change is meant, set DEMO_OUTPUT_SHA256 in tests/demo_world.py"
+    )
+
+
+def test_no_raw_value_survives_scrubbing(stages_run):
+    _, _, residues = stages_run
+    assert sum(residue.values for residue in residues.values()) > 0
+    assert all(not residue.leaks for residue in residues.values())
+
+
+def test_each_session_is_frozen_once_and_drafted_on_that_seed(stages_run):
+    _, store, _ = stages_run
+    frozen = {row.session_id: row.seed_id for row in store.rows(FrozenSeedRow)}
+    positives = store.rows(TaskRow, TaskRow.polarity == "positive")
+    assert positives and all(frozen[task.session_id] == task.seed_id for task in positives)
+    assert set(frozen.values()) <= {row.seed_id for row in store.rows(SeedRow)}
+
+
+def test_drafting_a_session_that_was_never_frozen_is_a_clear_error(stages_run):
+    run, store, _ = stages_run
+    task = store.rows(TaskRow)[0]
+    day, session_id = task.day, task.session_id
+    store.delete(FrozenSeedRow, FrozenSeedRow.session_id == session_id)
+    with pytest.raises(SeedNotFrozen, match=f"session {session_id} has no frozen seed"):
+        draft_day(store, run, day, scope="nightly")
+    freeze_day(store, run, day, scope="nightly")  # put back what the test took away
+
+
+def test_an_unknown_incident_names_its_id_only(stages_run):
+    _, store, _ = stages_run
+    with pytest.raises(IncidentNotFound, match="'no-such-incident'"):
+        scope_sessions(store, "no-such-incident")
+    assert scope_sessions(store, "") == []
