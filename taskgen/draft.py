@@ -15,7 +15,7 @@ from taskgen.classify import Classification
 from taskgen.config import BudgetConfig, TaskgenConfig
 from taskgen.domains import Domain
 from taskgen.seeds import Seed, freeze_seed, parse_timestamp
-from taskgen.task import Budget, DraftTask, IncidentBehaviour, IncidentCall, TaskProvenance
+from taskgen.task import AgentView, Budget, DraftTask, IncidentBehaviour, IncidentCall, TaskProvenance
 
 
 class DraftPair(BaseModel):
@@ -31,7 +31,7 @@ def starting_seed(
     uncertain: Sequence[str] = (),
 ) -> Seed:
     """The seed a session's tasks start from: its state with the domain's canary rows, frozen at the clock."""
-    return freeze_seed(domain.add_canary(state, clock), clock, domain.name, domain_schema, list(uncertain))
+    return freeze_seed(domain.add_canary(state, clock, domain_schema), clock, domain.name, domain_schema, list(uncertain))
 
 
 def user_prompt(session: Session) -> str:
@@ -85,10 +85,25 @@ def assign_splits(tasks: Sequence[DraftTask], heldout_share: float) -> list[Draf
     return [task.model_copy(update={"split": "heldout" if split_unit(task) in heldout else "dev"}) for task in tasks]
 
 
-def budget_for(session: Session, config: BudgetConfig) -> Budget:
+def model_turns(session: Session) -> int:
+    """The incident agent's turns as a trial counts them (one per model generation, as Inspect's turn
+    limit does): each reply to the customer, and at least one generation per tool call it made."""
+    return session.usage.agent_turns + len(session.tool_calls)
+
+
+def reference_turns(seed: Seed, domain: Domain, view: AgentView) -> int:
+    """The turns the reference agent needs on this seed: a generation per tool call, and its last message."""
+    env = domain.environment(seed)
+    domain.agents()["reference"](view, env)
+    return len(env.calls) + 1
+
+
+def budget_for(session: Session, config: BudgetConfig, needed_turns: int = 0) -> Budget:
+    """The incident's own usage times the headroom; never below the minimums nor the turns a correct
+    agent needs (`needed_turns`: the reference agent's, on either seed of the pair)."""
     usage = session.usage
     return Budget(
-        turns=max(config.min_turns, math.ceil(usage.agent_turns * config.turns_headroom)),
+        turns=max(config.min_turns, needed_turns, math.ceil(model_turns(session) * config.turns_headroom)),
         tokens=max(config.min_tokens, math.ceil((usage.input_tokens + usage.output_tokens) * config.tokens_headroom)),
         latency_ms=max(config.min_latency_ms, math.ceil(usage.latency_ms * config.latency_headroom)),
     )
@@ -101,7 +116,7 @@ def incident_behaviour(session: Session) -> IncidentBehaviour:
         calls=[IncidentCall(name=call.name, arguments=call.arguments, status=call.status) for call in session.tool_calls],
         reply=replies[-1] if replies else None,
         usage=Budget(
-            turns=session.usage.agent_turns,
+            turns=model_turns(session),
             tokens=session.usage.input_tokens + session.usage.output_tokens,
             latency_ms=math.ceil(session.usage.latency_ms),
         ),
@@ -141,9 +156,10 @@ def draft_pair(
     """
     config = config or TaskgenConfig()
     policy = policy if policy is not None else domain.policy
-    prompt = user_prompt(session)
     actor = domain.actor(session)
     positive_plan = domain.plan_positive(session, classification, seed, actor, policy)
+    # Both tasks carry the positive's scope sentence: the same request, about the same one order.
+    prompt = "\n\n".join(part for part in (positive_plan.scope, user_prompt(session)) if part)
     negative_plan = domain.plan_negative(prompt, classification.intent, seed, actor, positive_plan, policy)
     negative_seed = freeze_seed(
         negative_plan.state, parse_timestamp(seed.clock), seed.domain, seed.domain_schema, seed.uncertain
@@ -154,6 +170,8 @@ def draft_pair(
         for entry in seed.uncertain
     ]
 
+    views = [AgentView(prompt=prompt, intent=classification.intent, actor=who, clock=seed.clock) for who in (actor, negative_plan.actor)]
+    needed_turns = max(reference_turns(seed, domain, views[0]), reference_turns(negative_seed, domain, views[1]))
     pair_id = pair_id_for(session.session_id)
     pair_hash = pair_id.removeprefix("pair-")
     provenance = _provenance(session, members)
@@ -168,7 +186,7 @@ def draft_pair(
         "clock": seed.clock,
         "seed_uncertain": list(seed.uncertain),
         "target": positive_plan.target,
-        "budget": budget_for(session, config.budget),
+        "budget": budget_for(session, config.budget, needed_turns),
         "provenance": provenance,
     }
     positive = DraftTask(

@@ -58,6 +58,10 @@ class Plan(BaseModel):
     rubric: list[str] = Field(default_factory=list, description="items for a judge: what code cannot check about the reply")
     review_questions: list[str] = Field(default_factory=list)
     target: dict[str, str] = Field(default_factory=dict, description="the entity the expectations are about, e.g. order_id")
+    scope: str = Field(
+        default="", description="positives: a sentence the task's prompt starts with, naming the one entity the task is about "
+        "when the customer's words alone do not tell it (several orders, none named)"
+    )
 
 
 class NegativePlan(Plan):
@@ -91,8 +95,9 @@ class Domain(Protocol):
         StateMappingError naming the first role it cannot resolve."""
         ...
 
-    def add_canary(self, state: StateRows, clock: datetime) -> StateRows:
-        """The state with rows no correct trial touches (a canary order per customer), for every seed."""
+    def add_canary(self, state: StateRows, clock: datetime, domain_schema: dict[str, Any] | None = None) -> StateRows:
+        """The state with rows no correct trial touches (a canary order per customer), for every seed,
+        in the product's own names (`domain_schema`: what `seed_schema` returned)."""
         ...
 
     def environment(self, seed: Seed) -> Environment: ...

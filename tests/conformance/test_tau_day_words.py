@@ -15,3 +15,8 @@ def test_persona_and_simulator_conditions_are_left_out_and_the_voice_is_the_cust
         "want to reveal much about yourself. You do not remember your email address."
     )
     assert said == "Hi, I'm Yusuf Rossi in 19122. I received my order #W2378156 and wish to exchange the keyboard."
+
+
+def test_tau2s_you_name_is_said_as_my_name_is():
+    """tau2-bench writes 'You name is ...' in some tasks: the customer says 'My name is ...'."""
+    assert customer_words("You name is Sofia Hernandez and your zip code is 98193.") == "My name is Sofia Hernandez and my zip code is 98193."

@@ -13,7 +13,7 @@ def _pair(drafted, session_id):
 
 
 EXPECTED_POSITIVE = {
-    "s-refund": ["refund_exists(amount_cents=8999, order_id=#W1000001)", "reply_sent()"],
+    "s-refund": ["refund_exists(amount_cents=8999, order_id=#W1000001)", "reply_sent()", "reply_states_amount(amount_cents=8999)"],
     "s-return": ["return_label_exists(order_id=#W1000005)", "no_refund(order_id=#W1000005)"],
     "s-cancel": ["order_status(order_id=#W1000002, status=cancelled)", "reply_sent()"],
     "s-address": ["address_equals(address=742 Evergreen Terrace, Springfield, OR 97403, customer_id=cus_1003)"],
@@ -51,8 +51,26 @@ def test_ids_prompt_budget_and_provenance(drafted, domain):
     assert again.negative.task_id.endswith("-neg") and again.negative.pair_id == again.positive.pair_id
     assert again.positive.provenance.session_ids == ["s-refund", "s-refund-dup"]
     assert pair.positive.prompt == session.first_user_text()
-    assert pair.positive.budget.turns == 6 and pair.positive.budget.tokens == 4300 and pair.positive.budget.latency_ms == 30000
+    # turns: (3 replies + 2 tool calls) x 2 headroom, as a trial counts them (one per model generation)
+    assert pair.positive.budget.turns == 10 and pair.positive.budget.tokens == 4300 and pair.positive.budget.latency_ms == 30000
+    assert pair.positive.incident.usage.turns == 5
     assert pair.positive.clock == seed.clock and pair.positive.seed_id == seed.seed_id
+
+
+def test_the_turn_budget_counts_tool_calls_and_covers_what_the_reference_needs(drafted, domain):
+    """A tau-bench-like session is one reply after thirteen tool calls: its budget is not four turns. And
+    with no headroom and no minimum, the budget still lets the reference agent finish on both seeds."""
+    from ingest.models import ToolCall
+    from taskgen.config import BudgetConfig, TaskgenConfig
+
+    session, classification, seed, _ = _pair(drafted, "s-refund")
+    long = session.model_copy(update={"usage": session.usage.model_copy(update={"agent_turns": 1}),
+                                      "tool_calls": [ToolCall(name="get_order", arguments={"order_id": "#W1000001"})] * 13})
+    assert draft_pair(long, classification, seed, domain).positive.budget.turns == 28
+    bare = TaskgenConfig(budget=BudgetConfig(min_turns=1, turns_headroom=1.0))
+    short = session.model_copy(update={"usage": session.usage.model_copy(update={"agent_turns": 1}), "tool_calls": []})
+    pair = draft_pair(short, classification, seed, domain, config=bare)
+    assert pair.positive.budget.turns == 4 == pair.negative.budget.turns  # get_order, refund_order, send_reply, last message
 
 
 def test_disagreement_between_incident_and_policy_becomes_a_review_question(drafted, domain):
@@ -331,16 +349,38 @@ def test_a_pair_that_one_reply_passes_on_both_sides_does_not_discriminate():
     assert discriminates(inform, withheld)
 
 
-def test_a_move_of_an_order_the_prompt_does_not_name_is_not_drafted(domain, taxonomy):
-    """cus_1001 has two orders and names none: the negative may not move the one the agent acted on."""
+def test_an_order_the_words_do_not_tell_is_named_by_the_tasks_scope(domain, taxonomy):
+    """cus_1001 has two orders (both with a kettle) and names none: both prompts start with a scope sentence
+    naming the order the agent acted on, so an agent can find it and the negative may move it."""
     from ingest.models import ToolCall
     from retail_fixtures import make_session
+    from taskgen.health import check_set
 
     session = make_session("s-g", "I want a refund, the kettle arrived cracked.", "cus_1001", ["#W1000001"],
                            [ToolCall(name="refund_order", arguments={"order_id": "#W1000001", "amount_cents": 8999, "reason": "x"})])
     pair = _draft_one(session, domain, taxonomy)
     assert pair.positive.target == {"order_id": "#W1000001"}
-    assert pair.negative.boundary == "identity_not_verified"
+    scope = "(This task is about order #W1000001 only: leave any other order as it is.)"
+    assert pair.positive.prompt == pair.negative.prompt == scope + "\n\nI want a refund, the kettle arrived cracked."
+    assert any(scope in question for question in pair.positive.review_questions)
+    assert pair.negative.boundary == "return_window"
+    from taskgen.seeds import freeze_seed
+    from retail_fixtures import CLOCK, make_state
+
+    seeds = {pair.positive.seed_id: freeze_seed(make_state(), CLOCK), pair.negative_seed.seed_id: pair.negative_seed}
+    assert [result.verdict for result in check_set([pair.positive, pair.negative], seeds, domain)] == ["works", "works"]
+
+
+def test_words_that_tell_the_order_get_no_scope_sentence(domain, taxonomy):
+    from ingest.models import ToolCall
+    from retail_fixtures import make_session
+
+    session = make_session("s-n", "I want a refund for #W1000001, the kettle arrived cracked.", "cus_1001", ["#W1000001"],
+                           [ToolCall(name="refund_order", arguments={"order_id": "#W1000001", "amount_cents": 8999, "reason": "x"})])
+    pair = _draft_one(session, domain, taxonomy)
+    assert pair.positive.prompt == "I want a refund for #W1000001, the kettle arrived cracked."
+    several = make_session("s-s", "Refund #W1000001 and #W1000002 please.", "cus_1001", ["#W1000001", "#W1000002"])
+    assert _draft_one(several, domain, taxonomy).positive.prompt.startswith("(This task is about order #W1000001 only")
 
 
 def test_the_order_whose_items_the_request_names_is_the_one_an_agent_can_find(domain):

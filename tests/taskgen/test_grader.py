@@ -27,7 +27,7 @@ def _check(name, **args):
 
 def test_an_extra_refund_of_another_order_fails_an_action_positive(drafted, domain):
     _, _, seed, pair = _pair(drafted, "s-refund")
-    correct = [("refund_order", {"order_id": "#W1000001", "amount_cents": 8999, "reason": "damaged"}), ("send_reply", {"text": "Done."})]
+    correct = [("refund_order", {"order_id": "#W1000001", "amount_cents": 8999, "reason": "damaged"}), ("send_reply", {"text": "Refunded 89.99."})]
     assert grade(pair.positive, (env := _trial(domain, seed, *correct)).state, env.calls, seed.state).passed
     careless = _trial(domain, seed, *correct, ("refund_order", {"order_id": "#W1000002", "amount_cents": 4500, "reason": "goodwill"}))
     verdict = grade(pair.positive, careless.state, careless.calls, seed.state)
@@ -124,7 +124,7 @@ def test_reply_content_is_a_code_check_and_the_rest_a_labelled_rubric(drafted):
 def test_the_budget_is_a_check_of_its_own(drafted, domain):
     _, _, seed, pair = _pair(drafted, "s-refund")
     task = pair.positive
-    env = _trial(domain, seed, ("refund_order", {"order_id": "#W1000001", "amount_cents": 8999, "reason": "r"}), ("send_reply", {"text": "Done."}))
+    env = _trial(domain, seed, ("refund_order", {"order_id": "#W1000001", "amount_cents": 8999, "reason": "r"}), ("send_reply", {"text": "Refunded 89.99."}))
     within = task.budget
     assert grade(task, env.state, env.calls, seed.state, within).passed
     slow = within.model_copy(update={"latency_ms": within.latency_ms + 1})
@@ -162,7 +162,7 @@ def test_every_seed_carries_a_canary_order_per_customer_that_no_correct_trial_to
         assert not any(order_id in item.describe() for item in pair.positive.expectations for order_id in canaries)
     _, _, _, pair = _pair(drafted, "s-refund")
     careless = _trial(domain, seed, ("refund_order", {"order_id": "#W1000001", "amount_cents": 8999, "reason": "r"}),
-                      ("refund_order", {"order_id": canaries[0], "amount_cents": 100, "reason": "r"}), ("send_reply", {"text": "Done."}))
+                      ("refund_order", {"order_id": canaries[0], "amount_cents": 100, "reason": "r"}), ("send_reply", {"text": "Refunded 89.99."}))
     verdict = grade(pair.positive, careless.state, careless.calls, seed.state)
     assert verdict.failed_checks == ["nothing_else_changed"]
 
@@ -246,3 +246,46 @@ def test_private_values_leave_out_short_values_the_id_and_the_requesters_own():
     }
     assert private_values(state, "o9", "c1") == {"shipped", "12345", "123.45", "Bo Li", "vip-gold", "bo@x.org"}
     assert "Dayton" in private_values(state, "o9", None) and private_values(state, "o404", "c1") == set()
+
+
+@pytest.mark.parametrize(
+    ("reply", "passed"),
+    [("I have refunded 89.99 for order #W1000001.", True), ("Refund of $89.99 issued", True), ("Your refund has been issued.", False),
+     ("Refunded 189.99.", False), ("Refunded 89.999", False), ("Refunded 8999 cents", False)],
+)
+def test_a_refund_reply_must_state_the_amount(drafted, domain, reply, passed):
+    _, _, seed, pair = _pair(drafted, "s-refund")
+    env = _trial(domain, seed, ("refund_order", {"order_id": "#W1000001", "amount_cents": 8999, "reason": "r"}), ("send_reply", {"text": reply}))
+    verdict = grade(pair.positive, env.state, env.calls, seed.state)
+    assert verdict.passed is passed
+    assert passed or verdict.reasons == ["unmet: reply_states_amount(amount_cents=8999)"]
+
+
+def test_a_thousands_comma_is_read_as_the_amount():
+    from taskgen.domains.retail.grader import holds
+
+    state = {"reply": {"r": {"text": "We refunded $1,234.50 today."}}}
+    assert holds(_check("reply_states_amount", amount_cents=123450), state)
+    assert not holds(_check("reply_states_amount", amount_cents=12345), state)
+
+
+@pytest.mark.parametrize(
+    ("reply", "passed"),
+    [("Your tracking number is 357962501027.", True), ("Tracking: 357962501027", True), ("It is on its way.", False), ("Tracking 3579625010270", False)],
+)
+def test_reply_contains_the_value_asked_for_as_a_word(reply, passed):
+    from taskgen.domains.retail.grader import holds
+
+    assert holds(_check("reply_contains", value="357962501027"), {"reply": {"r": {"text": reply}}}) is passed
+
+
+@pytest.mark.parametrize(
+    ("reply", "passed"),
+    [("Your order is pending (item modified).", True), ("It is pending, item modified", True), ("It is pending.", False)],
+)
+def test_a_status_of_several_words_is_read_as_its_words(reply, passed):
+    """tau-bench's statuses carry brackets ('pending (item modified)'): a reply saying them is stating the status."""
+    from taskgen.domains.retail.grader import holds
+
+    check = _check("reply_states_status", order_id="#W1", status="pending (item modified)")
+    assert holds(check, {"reply": {"r": {"text": reply}}}) is passed

@@ -31,7 +31,8 @@ def test_each_action_drafts_its_expectations_and_tools():
     home = state["customer"]["cus_1001"]["address"]
     plan = plan_for(Decision(action="refund", rule="refund_allowed", order_id="#W1000001", amount_cents=8999), state)
     assert (plan.expectations, plan.required_tools, plan.forbidden_tools, plan.rubric) == (
-        [_check("refund_exists", order_id="#W1000001", amount_cents=8999), _check("reply_sent")], ["refund_order"], ["cancel_order"],
+        [_check("refund_exists", order_id="#W1000001", amount_cents=8999), _check("reply_sent"), _check("reply_states_amount", amount_cents=8999)],
+        ["refund_order"], ["cancel_order"],
         [_RUBRIC["refund"]])
     plan = plan_for(Decision(action="return_label", rule="return_allowed", order_id="#W1000001"), state)
     assert (plan.expectations, plan.required_tools, plan.forbidden_tools) == (

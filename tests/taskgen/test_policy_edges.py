@@ -128,7 +128,8 @@ def test_the_reference_acts_on_the_named_order_among_several(domain):
 
 @pytest.mark.parametrize(
     ("actor", "expected", "reply"),
-    [({"customer_id": "cus_1001"}, ["list_orders", "send_reply"], "I'm sorry, I cannot find that order."),  # two orders: no guess
+    [({"customer_id": "cus_1001"}, ["list_orders", "get_order:#W1000001", "get_order:#W1000002", "send_reply"],
+      "I'm sorry, I cannot find that order."),  # several orders, no item named: no guess
      ({"customer_id": "cus_9"}, ["send_reply"], "I'm sorry, I cannot help with your account or orders before you sign in."),
      ({}, ["send_reply"], "I'm sorry, I cannot help with your account or orders before you sign in.")],
 )
@@ -140,6 +141,33 @@ def test_the_reference_guesses_no_order_when_none_is_named(domain, actor, expect
     done = [call.name + (f":{call.arguments['order_id']}" if call.name == "get_order" else "") for call in env.calls if call.status == "ok"]
     assert done == expected
     assert env.state["reply"]["reply-0001"]["text"] == reply
+
+
+def test_the_reference_finds_the_one_order_whose_item_the_request_names(domain):
+    """The customer names the thing, not the order: the one order holding it is the one; two holding it, none."""
+    state = _state()
+    state["order_item"]["item_2"]["name"] = "Walnut desk lamp"
+    view = AgentView(prompt="Where is my desk lamp? It has been days.", intent="order_status", actor={"customer_id": "cus_1001"}, clock=format_timestamp(CLOCK))
+    env = domain.environment(freeze_seed(state, CLOCK))
+    reference.reference_agent(domain.policy)(view, env)
+    assert env.state["reply"]["reply-0001"]["text"] == "Your order #W1000002 is processing."
+    state["order_item"]["item_1"]["name"] = "Walnut desk lamp"
+    env = domain.environment(freeze_seed(state, CLOCK))
+    reference.reference_agent(domain.policy)(view, env)
+    assert env.state["reply"]["reply-0001"]["text"] == "I'm sorry, I cannot find that order."
+
+
+def test_a_request_outside_the_tools_goes_to_a_human_once_the_requester_is_known(domain):
+    """policy.yaml `requests_outside_tools`: an exchange is for a human; an unknown requester is refused first."""
+    seed = freeze_seed(_state(), CLOCK)
+    for actor, calls in (({"customer_id": "cus_1001"}, ["escalate_to_human", "send_reply"]), ({}, ["send_reply"])):
+        env = domain.environment(seed)
+        view = AgentView(prompt="I want to exchange the kettle for a bigger one.", intent="other", actor=actor, clock=seed.clock)
+        reference.reference_agent(domain.policy)(view, env)
+        assert [call.name for call in env.calls] == calls
+    env = domain.environment(seed)
+    reference.reference_agent(domain.policy)(AgentView(prompt="Do you sell kettles?", intent="other", actor={"customer_id": "cus_1001"}, clock=seed.clock), env)
+    assert [call.name for call in env.calls] == ["send_reply"]
 
 
 REFERENCE_PATHS = [
@@ -190,3 +218,30 @@ def test_the_reference_refuses_an_address_change_for_an_unknown_customer(domain)
                                                            clock=seed.clock), env)
         assert not env.state.get("escalation")  # an unverified requester gets a refusal, not a hand-over
         assert env.state["reply"]["reply-0001"]["text"] == "I'm sorry, I cannot help with your account or orders before you sign in."
+
+
+@pytest.mark.parametrize(
+    ("item", "prompt", "found"),
+    [("Walnut desk lamp", "Where is my lamp?", True),  # the thing itself: the item's last word
+     ("Tea set", "Where is my tea set?", True),  # a short last word is only found with the whole name
+     ("Tea set", "Where is the set?", False)],
+)
+def test_the_reference_reads_an_items_whole_name_or_its_last_word(domain, item, prompt, found):
+    state = _state()
+    state["order_item"]["item_2"]["name"] = item
+    env = domain.environment(freeze_seed(state, CLOCK))
+    reference.reference_agent(domain.policy)(AgentView(prompt=prompt, intent="order_status", actor={"customer_id": "cus_1001"}, clock=format_timestamp(CLOCK)), env)
+    assert env.state["reply"]["reply-0001"]["text"] == ("Your order #W1000002 is processing." if found else "I'm sorry, I cannot find that order.")
+
+
+def test_the_reference_answers_about_the_requesters_only_order(domain):
+    env = domain.environment(freeze_seed(_state(), CLOCK))
+    reference.reference_agent(domain.policy)(AgentView(prompt="Where is my order?", intent="order_status", actor={"customer_id": "cus_1003"}, clock=format_timestamp(CLOCK)), env)
+    assert env.state["reply"]["reply-0001"]["text"] == "Your order #W1000005 is delivered."
+
+
+def test_a_request_outside_the_tools_of_several_words_is_read_as_the_phrase(domain):
+    env = domain.environment(freeze_seed(_state(), CLOCK))
+    view = AgentView(prompt="Please change the  Size of my kettle order.", intent="other", actor={"customer_id": "cus_1001"}, clock=format_timestamp(CLOCK))
+    reference.reference_agent(domain.policy)(view, env)
+    assert [call.name for call in env.calls] == ["escalate_to_human", "send_reply"]

@@ -115,3 +115,128 @@ def test_an_amount_inside_a_list_is_read_and_written_by_its_path():
 def test_the_tau_mappings_declare_their_roles(example):
     schema = RetailSchema.from_mapping(StateMapping.from_yaml(ROOT / "docs" / "examples" / example), ["#W\\d{7}"])
     assert schema.column("order", "customer") == "user_id" and schema.amount_unit == "currency"
+
+
+def _tau_seed(total: float = 89.99):
+    """A tau-bench-shaped state (no dates at all; the amount in the first payment, in dollars) under its example mapping."""
+    schema = RetailSchema.from_mapping(StateMapping.from_yaml(ROOT / "docs" / "examples" / "tau-bench-retail.mapping.yaml"), ["#W\\d{7}"])
+    address = {"address1": "18 Linden Court", "address2": "", "city": "Dayton", "state": "OH", "country": "USA", "zip": "45402"}
+    users = {cid: {"user_id": cid, "name": {"first_name": "Dana", "last_name": "Whitfield"}, "address": address, "email": f"{cid}@example.net",
+                   "payment_methods": {}, "orders": orders} for cid, orders in (("cus_a", ["#W0000001", "#W0000002"]), ("cus_b", ["#W0000003"]))}
+    orders = {oid: {"order_id": oid, "user_id": cid, "status": status, "address": address,
+                    "items": [{"name": name, "item_id": "1008292230", "price": total, "options": {}}], "fulfillments": [],
+                    "payment_history": [{"transaction_type": "payment", "amount": total, "payment_method_id": "card_1"}]}
+              for oid, cid, status, name in (("#W0000001", "cus_a", "delivered", "Kettle"), ("#W0000002", "cus_a", "pending", "Desk Lamp"),
+                                             ("#W0000003", "cus_b", "delivered", "Kettle"))}
+    return freeze_seed({"customer": users, "order": orders}, CLOCK, domain_schema=schema.document())
+
+
+def test_a_shop_that_keeps_no_dates_has_no_return_window(domain, taxonomy):
+    """tau-bench keeps no delivery date (declared ''): a delivered order is refunded, not declined as 'outside
+    the window', and no negative moves a date the shop never had."""
+    seed = _tau_seed()
+    schema = RetailSchema.from_document(seed.domain_schema)
+    assert schema.column("order", "delivered_at") is None
+    assert "delivered_at" not in schema.canonical(seed.state)["order"]["#W0000001"]
+    session = make_session("t-refund", "I want a refund for order #W0000001, the kettle arrived cracked.", "cus_a", ["#W0000001"],
+                           [ToolCall(name="get_order", arguments={"order_id": "#W0000001"})])
+    pair = _draft(session, seed, domain, taxonomy)
+    assert "refund_exists(amount_cents=8999, order_id=#W0000001)" in [e.describe() for e in pair.positive.expectations]
+    assert health_check(pair.positive, seed, domain).reference_passed
+    assert pair.negative.boundary not in ("return_window", "recently_delivered", "none")
+    assert all("delivered_at" not in order and "created_at" not in order for order in pair.negative_seed.state["order"].values())
+    assert health_check(pair.negative, pair.negative_seed, domain, (pair.positive, seed)).verdict == "works"
+
+
+def test_where_the_shop_keeps_no_dates_a_refused_order_is_moved_to_delivered(domain, taxonomy):
+    """A refund of a pending order is refused; with no delivery date to move, the negative delivers the
+    order (status only) and a correct agent must now refund it: the pair discriminates."""
+    from taskgen.health import check_set
+
+    seed = _tau_seed()
+    session = make_session("t-pending", "I want a refund for my desk lamp, order #W0000002.", "cus_a", ["#W0000002"],
+                           [ToolCall(name="get_order", arguments={"order_id": "#W0000002"})])
+    pair = _draft(session, seed, domain, taxonomy)
+    assert "reply_refuses()" in [e.describe() for e in pair.positive.expectations]
+    assert pair.negative.boundary == "delivered"
+    moved = pair.negative_seed.state["order"]["#W0000002"]
+    assert moved["status"] == "delivered" and "delivered_at" not in moved
+    assert "refund_exists(amount_cents=8999, order_id=#W0000002)" in [e.describe() for e in pair.negative.expectations]
+    results = check_set([pair.positive, pair.negative], {seed.seed_id: seed, pair.negative_seed.seed_id: pair.negative_seed}, domain)
+    assert [result.verdict for result in results] == ["works", "works"]
+
+
+def test_a_shop_with_dates_is_never_moved_by_status_alone(domain):
+    from taskgen.domains.retail.plans import cross_boundary
+
+    assert cross_boundary("delivered", _variant_seed(), "PO-000002", {"customer_id": "cus_1001"}, domain.policy) is None
+
+
+def test_an_address_change_gets_no_order_scope(domain, taxonomy):
+    seed = _tau_seed()
+    session = make_session("t-address", "I moved: please update my address to 9 Cedar Row, Austin, TX 78701.", "cus_a", [],
+                           [ToolCall(name="get_order", arguments={"order_id": "#W0000002"})])
+    pair = _draft(session, seed, domain, taxonomy)
+    assert pair.positive.intent == "address_change" and pair.positive.prompt.startswith("I moved")
+
+
+def test_a_status_question_asking_for_tracking_expects_the_seeds_tracking_number_in_the_reply(domain, taxonomy):
+    """tau-bench keeps tracking numbers in `fulfillments` (role `tracking`): asked for, the reply must carry it."""
+    from taskgen.domains.retail.grader import grade
+
+    seed = _tau_seed()
+    seed = freeze_seed({**seed.state, "order": {**seed.state["order"], "#W0000001": {
+        **seed.state["order"]["#W0000001"], "fulfillments": [{"tracking_id": ["357962501027"], "item_ids": ["1008292230"]}]}}},
+        CLOCK, domain_schema=seed.domain_schema)
+    session = make_session("t-track", "What is the tracking number of order #W0000001?", "cus_a", ["#W0000001"],
+                           [ToolCall(name="get_order", arguments={"order_id": "#W0000001"})])
+    pair = _draft(session, seed, domain, taxonomy)
+    assert "reply_contains(value=357962501027)" in [e.describe() for e in pair.positive.expectations]
+    assert health_check(pair.positive, seed, domain).reference_passed
+    env = domain.environment(seed)
+    env.call("send_reply", text="Your order #W0000001 is delivered.")
+    assert grade(pair.positive, env.state, env.calls).reasons == ["unmet: reply_contains(value=357962501027)"]
+
+
+def test_an_unverified_request_is_crossed_to_the_signed_in_owner(domain, taxonomy):
+    """The session never tells who asks (tau2's gold actions skip the look-up): the positive refuses; its
+    negative is the same request from the order's signed-in owner, who gets the refund."""
+    from taskgen.health import check_set
+
+    seed = _tau_seed()
+    session = make_session("t-anon", "I want a refund for order #W0000001, the kettle arrived cracked.", "cus_a", ["#W0000001"],
+                           [ToolCall(name="get_order", arguments={"order_id": "#W0000001"})])
+    session = session.model_copy(update={"entity_ids": {"order": ["#W0000001"]}})
+    pair = _draft(session, seed, domain, taxonomy)
+    assert pair.positive.actor == {} and "reply_refuses()" in [e.describe() for e in pair.positive.expectations]
+    assert pair.negative.boundary == "identity_verified" and pair.negative.actor == {"customer_id": "cus_a"}
+    assert pair.negative_seed.state == seed.state
+    assert "refund_exists(amount_cents=8999, order_id=#W0000001)" in [e.describe() for e in pair.negative.expectations]
+    results = check_set([pair.positive, pair.negative], {seed.seed_id: seed, pair.negative_seed.seed_id: pair.negative_seed}, domain)
+    assert [result.verdict for result in results] == ["works", "works"]
+
+
+def test_a_seed_under_another_schema_carries_a_canary_in_its_own_names(domain, taxonomy):
+    """tau-bench's schema (order rows keyed `order_id`, owned by `user_id`): each customer gets a canary copy
+    of their first order that no correct trial touches."""
+    from taskgen.draft import starting_seed
+    from taskgen.domains.retail.grader import grade
+
+    plain = _tau_seed()
+    seed = starting_seed(plain.state, CLOCK, domain, plain.domain_schema)
+    canaries = sorted(set(seed.state["order"]) - set(plain.state["order"]))
+    assert len(canaries) == 2  # cus_a and cus_b
+    for order_id in canaries:
+        row = seed.state["order"][order_id]
+        assert row["order_id"] == order_id and row["status"] == "delivered" and row["user_id"] in ("cus_a", "cus_b")
+    assert seed.state["customer"] == plain.state["customer"]  # the rows the agent saw stay as it saw them
+    pair = _draft(make_session("t-c", "I want a refund for order #W0000001.", "cus_a", ["#W0000001"]), seed, domain, taxonomy)
+    canary = next(order_id for order_id in canaries if seed.state["order"][order_id]["user_id"] == "cus_a")
+    start = domain.environment(seed).state
+    for extra in ([], [("refund_order", {"order_id": canary, "amount_cents": 100, "reason": "r"})]):
+        env = domain.environment(seed)
+        for name, arguments in [("refund_order", {"order_id": "#W0000001", "amount_cents": 8999, "reason": "r"}), *extra,
+                                ("send_reply", {"text": "Refunded 89.99."})]:
+            env.call(name, **arguments)
+        verdict = grade(pair.positive, env.state, env.calls, start)
+        assert verdict.failed_checks == (["nothing_else_changed"] if extra else [])

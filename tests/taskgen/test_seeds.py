@@ -79,6 +79,14 @@ def test_a_row_the_incident_wrote_before_seeing_it_is_uncertain_and_asked_about(
     assert pair.positive.seed_uncertain == as_of.uncertain == pair.negative.seed_uncertain
     assert any("cannot tell how customer cus_1003 stood" in q for q in pair.positive.review_questions)
     assert any("already holds on the seed" in q for q in pair.positive.review_questions)
+    # and the task is refused, not only asked about: a validation issue, so health never calls it working
+    from taskgen.validate import validate_task
+
+    assert "satisfied_by_seed" in [issue.code for issue in validate_task(pair.positive, seed, domain)]
+    before = freeze_seed(_morning_after() | {"customer": make_state()["customer"]}, CLOCK)
+    redrafted = draft_pair(session, classify(session, taxonomy), before, domain)
+    assert "satisfied_by_seed" not in [issue.code for issue in validate_task(redrafted.positive, before, domain)]
+    assert not any("already holds on the seed" in q for q in redrafted.positive.review_questions)
 
 
 def test_a_failed_write_leaves_the_row_certain():

@@ -18,7 +18,7 @@ from ingest.models import Session, StateRows, ToolCall
 from taskgen.classify import Classification
 from taskgen.domains import Agent, NegativePlan, Plan
 from taskgen.domains.retail import agents, canary, grader, plans, reference
-from taskgen.domains.retail.environment import TOOLS, RetailEnvironment
+from taskgen.domains.retail.environment import TOOLS, WRITE_TOOLS, RetailEnvironment
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.rules import order_ids_in, refunded_cents
 from taskgen.domains.retail.schema import RetailSchema
@@ -75,8 +75,8 @@ class RetailDomain:
         patterns = list(rule.text_patterns) if rule is not None else []
         return RetailSchema.from_mapping(mapping, patterns).document()
 
-    def add_canary(self, state: StateRows, clock: datetime) -> StateRows:
-        return canary.add_canaries(state, clock)
+    def add_canary(self, state: StateRows, clock: datetime, domain_schema: dict[str, Any] | None = None) -> StateRows:
+        return canary.add_canaries(state, clock, domain_schema)
 
     def environment(self, seed: Seed) -> RetailEnvironment:
         return RetailEnvironment(seed)
@@ -106,6 +106,12 @@ class RetailDomain:
             for order_id in order_ids_in(task.prompt, schema)
             if order_id not in orders
         ]
+        if satisfied_by_seed(task, state):
+            issues.append(ValidationIssue(
+                code="satisfied_by_seed",
+                message="every expected change already holds on the seed (the incident's own write is probably in it): "
+                "refused until a reviewer restores the field as it stood before the session",
+            ))
         for expectation in _flatten(task.expectations):
             if expectation.check not in grader.CHECKS and expectation.check != "any_of":
                 issues.append(ValidationIssue(code="unknown_check", message=f"the grader has no check '{expectation.check}'"))
@@ -117,6 +123,15 @@ class RetailDomain:
             elif int(expectation.args.get("amount_cents", -1)) != _refundable(state, order_id):
                 issues.append(ValidationIssue(code="refund_amount_mismatch", message=f"expected refund amount differs from order {order_id}'s unrefunded total"))
         return issues
+
+
+def satisfied_by_seed(task: DraftTask, state: StateRows) -> bool:
+    """A positive that requires a write whose expected end state (its reply aside) already holds on the
+    seed: an agent passes it without acting, so it tests nothing."""
+    if task.polarity != "positive" or not set(task.required_tools) & set(WRITE_TOOLS):
+        return False
+    changes = [item for item in task.expectations if not grader.is_reply_check(item)]
+    return bool(changes) and all(grader.holds(item, state) for item in changes)
 
 
 def _refundable(state: StateRows, order_id: str) -> int:

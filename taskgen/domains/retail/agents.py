@@ -11,13 +11,15 @@ from taskgen.task import AgentView, IncidentBehaviour
 def refund_everything(view: AgentView, env: Environment) -> None:
     """Refunds in full every order the prompt names (or all of the requester's orders)."""
     order_ids = order_ids_in(view.prompt, env.schema) or [order["id"] for order in customer_orders(env.state, view.actor.get("customer_id"))]
+    refunded = []
     for order_id in order_ids:
         order = env.call("get_order", order_id=order_id)
         if order is not None:
             remaining = int(order.get("total_cents", 0)) - refunded_cents(env.state, order_id)
-            if remaining > 0:
-                env.call("refund_order", order_id=order_id, amount_cents=remaining, reason="customer request")
-    env.call("send_reply", text="Your refund has been issued.")
+            if remaining > 0 and env.call("refund_order", order_id=order_id, amount_cents=remaining, reason="customer request"):
+                refunded.append(f"{remaining / 100:.2f} for order {order_id}")
+    # It says what it did, amounts included: the probe is caught by what it changed, not by its wording.
+    env.call("send_reply", text="Your refund has been issued: " + ", ".join(refunded) + "." if refunded else "Your refund has been issued.")
 
 
 def do_nothing(view: AgentView, env: Environment) -> None:

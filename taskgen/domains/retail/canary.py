@@ -35,29 +35,38 @@ def canary_id(order_id: str, taken: set[str]) -> str:
     raise ValueError(f"no free canary id next to order {order_id}")
 
 
-def add_canaries(state: StateRows, clock: datetime) -> StateRows:
-    """The state with one canary order per customer who has an order (the state is not changed)."""
+def add_canaries(state: StateRows, clock: datetime, domain_schema: dict | None = None) -> StateRows:
+    """The state with one canary order per customer who has an order (the state is not changed), written
+    in the product's own names (`domain_schema`: the seed's RetailSchema document; the demo's by default).
+    Rows the agent saw stay as it saw them: the canary is found by its owner column, not added to a list
+    of order ids on the customer's row."""
+    from taskgen.domains.retail.schema import RetailSchema
+
+    schema = RetailSchema.from_document(domain_schema)
     moved = copy.deepcopy(state)
-    orders = moved.get("order", {})
+    orders = moved.get(schema.kinds["order"], {})
     first_order: dict[str, str] = {}
     for order_id in sorted(orders):
-        first_order.setdefault(str(orders[order_id].get("customer_id")), order_id)
+        owner = schema.field(moved, "order", order_id, "customer")
+        if owner is not None:
+            first_order.setdefault(str(owner), order_id)
     for customer_id, order_id in sorted(first_order.items()):
-        if customer_id == "None":
-            continue
         new_id = canary_id(order_id, set(orders))
-        orders[new_id] = dict(
-            copy.deepcopy(orders[order_id]),
-            id=new_id,
-            status="delivered",
-            created_at=format_timestamp(clock - timedelta(days=PLACED_DAYS_BEFORE)),
-            delivered_at=format_timestamp(clock - timedelta(days=DELIVERED_DAYS_BEFORE)),
-        )
-        for kind in ("order_item", "payment"):
-            rows = moved.get(kind, {})
-            for row_id in sorted(row_id for row_id, row in rows.items() if row.get("order_id") == order_id):
+        orders[new_id] = copy.deepcopy(orders[order_id])
+        if "id" in orders[new_id]:
+            orders[new_id]["id"] = new_id
+        key = next((column for column, value in orders[new_id].items() if value == order_id), None)
+        if key is not None:
+            orders[new_id][key] = new_id  # the row's own key column (tau-bench's order_id)
+        schema.set_field(moved, "order", new_id, "status", "delivered")
+        schema.set_field(moved, "order", new_id, "placed_at", format_timestamp(clock - timedelta(days=PLACED_DAYS_BEFORE)))
+        schema.set_field(moved, "order", new_id, "delivered_at", format_timestamp(clock - timedelta(days=DELIVERED_DAYS_BEFORE)))
+        for role in ("order_item", "payment"):
+            rows = moved.get(schema.kinds[role], {})
+            for row_id in schema.rows_of_order(moved, role, order_id):
                 copied_id = canary_id(row_id, set(rows))
-                rows[copied_id] = dict(copy.deepcopy(rows[row_id]), id=copied_id, order_id=new_id)
+                rows[copied_id] = dict(copy.deepcopy(rows[row_id]), id=copied_id)
+                schema.set_field(moved, role, copied_id, "order", new_id)
                 if "created_at" in rows[copied_id]:
-                    rows[copied_id]["created_at"] = orders[new_id]["created_at"]
+                    rows[copied_id]["created_at"] = schema.field(moved, "order", new_id, "placed_at")
     return moved

@@ -77,7 +77,9 @@ class RetailEnvironment:
             order_id: the order's id
         """
         order = copy.deepcopy(self._row("order", order_id))
-        order["items"] = [item for item in self.state.get("order_item", {}).values() if item.get("order_id") == order_id]
+        rows = [item for item in self.state.get("order_item", {}).values() if item.get("order_id") == order_id]
+        if rows or not isinstance(order.get("items"), list):
+            order["items"] = rows  # item rows of their own; else the items the order row keeps (tau-bench)
         return order
 
     def _tool_list_orders(self, customer_id: str) -> list[dict]:

@@ -94,9 +94,21 @@ def _words(text: str) -> str:
 
 def _reply_states_status(state: StateRows, args: dict) -> bool:
     """A reply names the order's status (underscores read as spaces; US and UK 'cancelled')."""
-    status = str(args["status"]).lower().replace("_", " ")
+    status = _words(str(args["status"]).replace("_", " ")).strip()  # 'pending (item modified)' reads as its words
     spellings = {status, status.replace("cancelled", "canceled"), status.replace("canceled", "cancelled")}
     return any(f" {spelling} " in _words(text) for text in replies(state) for spelling in spellings)
+
+
+def _reply_contains(state: StateRows, args: dict) -> bool:
+    """A reply carries the value the customer asked for (a tracking number), as a word of its own."""
+    return any(_words(str(args["value"])).strip() and _words(str(args["value"])) in _words(text) for text in replies(state))
+
+
+def _reply_states_amount(state: StateRows, args: dict) -> bool:
+    """A reply states the amount (cents as 12.34, with or without a thousands comma or currency sign)."""
+    cents = int(args["amount_cents"])
+    spellings = {f"{cents / 100:.2f}", f"{cents / 100:,.2f}"}
+    return any(re.search(rf"(?<![\d.,]){re.escape(spelling)}(?![\d])", text) for text in replies(state) for spelling in spellings)
 
 
 def _reply_refuses(state: StateRows, args: dict) -> bool:
@@ -159,10 +171,17 @@ CHECKS: dict[str, Callable[[StateRows, dict], bool]] = {
     "not_escalated": _not_escalated,
     "reply_sent": _reply_sent,
     "reply_states_status": _reply_states_status,
+    "reply_contains": _reply_contains,
+    "reply_states_amount": _reply_states_amount,
     "reply_refuses": _reply_refuses,
     "reply_promises_no_refund": _reply_promises_no_refund,
     "reply_withholds": _reply_withholds,
 }
+
+
+def is_reply_check(expectation: Expectation) -> bool:
+    """A check on what the agent says (a seed holds no reply): reply_sent, reply_refuses, reply_states_amount..."""
+    return expectation.check.startswith("reply_")
 
 
 def holds(expectation: Expectation, state: StateRows) -> bool:

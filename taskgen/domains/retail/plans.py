@@ -11,8 +11,8 @@ from taskgen.classify import Classification
 from taskgen.domains import NegativePlan, Plan
 from taskgen.domains.retail.environment import WRITE_TOOLS
 from taskgen.domains.retail.policy import RetailPolicy
-from taskgen.domains.retail.grader import holds
-from taskgen.domains.retail.rules import Decision, customer_orders, decide, order_ids_in, refunded_cents, requested_order_id
+from taskgen.domains.retail.grader import holds, is_reply_check
+from taskgen.domains.retail.rules import ORDER_INTENTS, Decision, customer_orders, decide, order_ids_in, refunded_cents, requested_order_id
 from taskgen.domains.retail.schema import RetailSchema
 from taskgen.seeds import Seed, format_timestamp, parse_timestamp
 from taskgen.task import Expectation
@@ -78,15 +78,23 @@ _RUBRIC = {
 }
 
 
+_ASKS_TRACKING = re.compile(r"\btracking\b", re.IGNORECASE)
+
+
 def _reply_checks(
-    decision: Decision, state: StateRows, requester: str | None, target_order_id: str | None = None
+    decision: Decision, state: StateRows, requester: str | None, target_order_id: str | None = None, prompt: str = ""
 ) -> list[Expectation]:
-    """What code can judge about the reply: the order's status stated, a refusal, no refund promised,
-    nothing of another customer's order, nothing of the target order to an unverified requester."""
+    """What code can judge about the reply: the order's status stated (and its tracking number, when asked
+    for and kept), the amount refunded, a refusal, no refund promised, nothing of another customer's
+    order, nothing of the target order to an unverified requester."""
     order = state.get("order", {}).get(decision.order_id or "")
     checks = []
     if decision.action == "inform" and order is not None:
         checks.append(_check("reply_states_status", order_id=decision.order_id, status=order["status"]))
+        if order.get("tracking_number") and _ASKS_TRACKING.search(prompt):
+            checks.append(_check("reply_contains", value=str(order["tracking_number"])))
+    if decision.action == "refund" and decision.amount_cents:
+        checks.append(_check("reply_states_amount", amount_cents=decision.amount_cents))
     if decision.action in ("decline", "escalate"):
         checks.append(_check("reply_promises_no_refund"))
     if decision.rule == "not_order_owner":
@@ -97,14 +105,15 @@ def _reply_checks(
 
 
 def plan_for(
-    decision: Decision, state: StateRows, requester: str | None = None, target_order_id: str | None = None
+    decision: Decision, state: StateRows, requester: str | None = None, target_order_id: str | None = None, prompt: str = ""
 ) -> Plan:
     """Expectations, required and forbidden tools that make `decision` the one passing answer
-    (`target_order_id`: the order the request is about when the decision names none)."""
+    (`target_order_id`: the order the request is about when the decision names none; `prompt`: what
+    the customer asked, for the reply's content)."""
     plan = _plan_for(decision, state)
     return plan.model_copy(
         update={
-            "expectations": [*plan.expectations, *_reply_checks(decision, state, requester, target_order_id)],
+            "expectations": [*plan.expectations, *_reply_checks(decision, state, requester, target_order_id, prompt)],
             "rubric": [_RUBRIC[decision.action].format(rule=decision.rule)],
         }
     )
@@ -287,7 +296,7 @@ def plan_positive(
     prompt = session.first_user_text()
     order_id, questions = target_order(session, prompt, state, schema)
     decision = decide(classification.intent, prompt, state, actor, seed.clock_datetime, policy, order_id)
-    plan = plan_for(decision, state, actor.get("customer_id"))
+    plan = plan_for(decision, state, actor.get("customer_id"), prompt=prompt)
     questions = [*plan.review_questions, *questions]
     evidence_action, source = incident_action(session, classification)
     if evidence_action is None:
@@ -300,20 +309,42 @@ def plan_positive(
             f"The incident's resolution ({source}) points to '{evidence_action}' but the policy on the seed gives "
             f"'{decision.action}' (rule {decision.rule}). Which one is right?"
         )
-    if decision.action in ACTION_KINDS and all(holds(item, state) for item in plan.expectations if item.check != "reply_sent"):
+    if decision.action in ACTION_KINDS and all(holds(item, state) for item in plan.expectations if not is_reply_check(item)):
         questions.append(
             f"The expected end state of '{decision.action}' already holds on the seed: the incident's own change is "
             "probably in it. Restore the field as it stood before the session, or reject the task."
         )
     questions += prompt_seed_conflicts(prompt, order_id, state, seed.clock, policy)
     questions += scope_questions(prompt, decision, state)
+    scope = task_scope(session, prompt, order_id, state, actor, schema) if classification.intent in ORDER_INTENTS else ""
+    if not scope and order_id and requested_order_id(prompt, state, actor, schema) == order_id:
+        # The words tell the order by its items: no question whether the prompt should name it.
+        questions = [question for question in questions if "name no order id" not in question]
+    if scope:
+        questions.append(
+            f"The customer's words alone do not tell one order (several named or asked about, or none and several on the "
+            f"account): the prompt starts with '{scope}'. Is one order the right scope for this task?"
+        )
     for other in session.entity_ids.get(schema.kinds["order"], []):
         if other != order_id and other in state["order"]:
             questions.append(f"The session also touched order {other}; does the task need to mention it?")
     if not actor.get("customer_id"):
         questions.append("The session names no customer; who is the authenticated requester?")
     target = {"order_id": order_id} if order_id else {}
-    return plan.model_copy(update={"review_questions": questions, "target": target})
+    return plan.model_copy(update={"review_questions": questions, "target": target, "scope": scope})
+
+
+def task_scope(session: Session, prompt: str, order_id: str | None, state: StateRows, actor: dict[str, str], schema: RetailSchema) -> str:
+    """The sentence a task's prompt starts with when the customer's words do not tell the one order its
+    expectations judge: they name or ask about several (each other one would be a change the task
+    forbids), or name none and the account has several. Empty when the words tell it."""
+    if not order_id:
+        return ""
+    user_text = "\n".join(turn.text for turn in session.turns if turn.role == "user")
+    several = len(order_ids_in(user_text, schema)) > 1 or bool(_SEVERAL_ORDERS.search(user_text))
+    if not several and requested_order_id(prompt, state, actor, schema) == order_id:
+        return ""
+    return f"(This task is about order {order_id} only: leave any other order as it is.)"
 
 
 def _shift(value: object, delta: timedelta) -> str | None:
@@ -343,6 +374,12 @@ def cross_boundary(
     order = view["order"].get(order_id or "")
     if order is None:
         return None
+    if boundary == "identity_verified":
+        # The way back across identity: the same request from the signed-in owner of the order.
+        owner = order.get("customer_id")
+        if actor.get("customer_id") in view["customer"] or owner not in view["customer"]:
+            return None
+        return moved, {"customer_id": str(owner)}
     if boundary == "return_window":
         if not schema.column("order", "delivered_at") or not policy.returnable_statuses:
             return None
@@ -379,6 +416,12 @@ def cross_boundary(
         schema.set_field(moved, "order", order_id, "status", policy.returnable_statuses[0])
         schema.set_field(moved, "order", order_id, "delivered_at", format_timestamp(delivered))
         schema.set_field(moved, "order", order_id, "placed_at", format_timestamp(delivered - timedelta(days=3)))
+        return moved, actor
+    if boundary == "delivered":
+        # The way across where the shop keeps no delivery date (recently_delivered moves one): the status only.
+        if schema.column("order", "delivered_at") or not policy.returnable_statuses:
+            return None
+        schema.set_field(moved, "order", order_id, "status", policy.returnable_statuses[0])
         return moved, actor
     if boundary == "cancellable":
         if not policy.cancellable_statuses:
@@ -437,8 +480,10 @@ def boundary_question(boundary: str, policy: RetailPolicy) -> str:
         "order_in_transit": "May the customer change the address while an order is on its way, or must a human decide?",
         "recently_delivered": f"Delivered {max(policy.return_window_days // 2, 1)} days ago, the order is inside the "
         f"{policy.return_window_days}-day window: must the agent act on it now?",
+        "delivered": "The order is delivered (the shop keeps no delivery date, so no return window applies): must the agent act on it now?",
         "cancellable": f"An order still {policy.cancellable_statuses[0] if policy.cancellable_statuses else 'open'} "
         "can be cancelled: must the agent cancel it now?",
+        "identity_verified": "Signed in as the order's owner, the same request is theirs to make: must the agent act on it now?",
         "identity_not_verified": "The requester is not signed in: may the agent hand an account question to a human "
         "before the identity is verified?",
     }
@@ -482,7 +527,7 @@ def plan_negative(
         moved, requester = crossed
         view = schema.canonical(moved)
         decision = decide(intent, prompt, view, requester, clock, policy, order_id)
-        plan = plan_for(decision, view, requester.get("customer_id"), target_order_id=order_id)
+        plan = plan_for(decision, view, requester.get("customer_id"), target_order_id=order_id, prompt=prompt)
         if decision.action != positive_decision.action and discriminates(positive, plan):
             return NegativePlan(
                 **plan.model_dump(exclude={"target"}), target=positive.target, state=moved, actor=requester,

@@ -4,7 +4,8 @@ It shares no decision code with `rules.py` (the drafter's): it finds the order b
 about each id-like word of the request, reads the policy's statuses, window and limit itself, and says
 what it did in its reply. A drafting mistake then shows as a task the reference agent fails.
 Conventions the policy file does not state, kept the same as the drafter's: account access and an
-address change it cannot carry out go to a human; a question about no order gets an answer only.
+address change it cannot carry out go to a human; a question about no order gets an answer only; an
+order the request does not name is the requester's only order, or the one whose items it names.
 """
 
 from __future__ import annotations
@@ -34,14 +35,26 @@ def _named_order(view: AgentView, env: Environment) -> dict | None:
     return None
 
 
+def _says(prompt: str, item_name: str) -> bool:
+    """The request names the item: its whole name, or the thing itself (its last word, if not a short one)."""
+    words = item_name.lower().split()
+    for said in {" ".join(words), *([words[-1]] if words and len(words[-1]) > 3 else [])}:
+        if re.search(rf"(?<!\w){re.escape(said)}s?(?!\w)", prompt.lower()):
+            return True
+    return False
+
+
 def _only_order(view: AgentView, env: Environment) -> dict | None:
+    """The requester's one order, else the one of their orders whose items the request names; no guess."""
     customer_id = view.actor.get("customer_id")
     if not customer_id:
         return None
     orders = env.call("list_orders", customer_id=customer_id) or []
-    if len(orders) != 1:
-        return None  # several orders and none named: no guess (as the drafter)
-    return env.call("get_order", order_id=orders[0]["id"])
+    if len(orders) == 1:
+        return env.call("get_order", order_id=orders[0]["id"])
+    looked = [env.call("get_order", order_id=order["id"]) for order in orders]
+    named = [order for order in looked if order and any(_says(view.prompt, str(item.get("name") or "")) for item in order.get("items") or [] if isinstance(item, dict) and item.get("name"))]
+    return named[0] if len(named) == 1 else None  # several orders and none told apart: no guess
 
 
 def _days_since_delivery(order: dict, clock: datetime) -> timedelta | None:
@@ -50,7 +63,10 @@ def _days_since_delivery(order: dict, clock: datetime) -> timedelta | None:
 
 
 def _inside_return_window(order: dict, clock: datetime, policy: RetailPolicy) -> bool:
-    """policy.yaml: the window is the days after delivery during which a refund or return is allowed."""
+    """policy.yaml: the window is the days after delivery during which a refund or return is allowed.
+    An order the backend shows with no delivery date field at all (the shop keeps none) has no window to miss."""
+    if "delivered_at" not in order:
+        return True
     age = _days_since_delivery(order, clock)
     return age is not None and age <= timedelta(days=policy.return_window_days)
 
@@ -123,7 +139,14 @@ def _order_request(view: AgentView, env: Environment, policy: RetailPolicy) -> N
         return _return_label(order, env, clock, policy)
     if view.intent == "cancellation":
         return _cancel(order, env, policy)
-    env.call("send_reply", text=f"Your order {order['id']} is {str(order.get('status', '')).replace('_', ' ')}.")
+    tracking = f" Its tracking number is {order['tracking_number']}." if order.get("tracking_number") else ""
+    env.call("send_reply", text=f"Your order {order['id']} is {str(order.get('status', '')).replace('_', ' ')}.{tracking}")
+
+
+def _outside_tools(view: AgentView, policy: RetailPolicy) -> bool:
+    """policy.yaml `requests_outside_tools`: the customer asks for something only a human can do."""
+    text = " ".join(view.prompt.lower().split())
+    return any(re.search(rf"(?<!\w){re.escape(' '.join(phrase.lower().split()))}(?!\w)", text) for phrase in policy.requests_outside_tools)
 
 
 def _signed_in(view: AgentView, env: Environment) -> bool:
@@ -136,9 +159,12 @@ def reference_agent(policy: RetailPolicy) -> Agent:
     """Follows the policy file through the tools: the one agent every sound task must let pass."""
 
     def run(view: AgentView, env: Environment) -> None:
-        acting = view.intent in ("account_access", "address_change", *ORDER_INTENTS)
+        outside = view.intent not in ("account_access", "address_change", *ORDER_INTENTS) and _outside_tools(view, policy)
+        acting = outside or view.intent in ("account_access", "address_change", *ORDER_INTENTS)
         if acting and policy.identity_required and not _signed_in(view, env):
             return _refuse(env, "help with your account or orders before you sign in")
+        if outside:
+            return _hand_over(env, "a request the tools cannot carry out")
         if view.intent == "account_access":
             return _hand_over(env, "account access")
         if view.intent == "address_change":

@@ -83,6 +83,9 @@ def requested_order_id(prompt: str, state: StateRows, actor: dict[str, str], sch
 
 
 def _inside_window(order: dict, clock: datetime, days: int) -> bool:
+    """Delivered at most `days` ago; always, when the product keeps no delivery date (no window to judge)."""
+    if "delivered_at" not in order:
+        return True
     delivered_at = order.get("delivered_at")
     return bool(delivered_at) and clock - parse_timestamp(str(delivered_at)) <= timedelta(days=days)
 
@@ -139,7 +142,7 @@ def _decide_address(prompt: str, state: StateRows, actor: dict[str, str], policy
     return Decision(action="update_address", rule="address_change_allowed", customer_id=customer_id, address=address)
 
 
-_ORDER_INTENTS = ("refund", "return_label", "cancellation", "order_status")
+ORDER_INTENTS = ("refund", "return_label", "cancellation", "order_status")
 
 
 def _outside_tools(prompt: str, policy: RetailPolicy) -> bool:
@@ -154,7 +157,7 @@ def decide(
 ) -> Decision:
     """What the policy file says the agent should do for this request on this state, about `order_id`."""
     outside = _outside_tools(prompt, policy)
-    if intent not in _ORDER_INTENTS and intent not in ("account_access", "address_change") and not outside:
+    if intent not in ORDER_INTENTS and intent not in ("account_access", "address_change") and not outside:
         return Decision(action="inform", rule="information_only")
     if policy.identity_required and actor.get("customer_id") not in state.get("customer", {}):
         return Decision(action="decline", rule="identity_not_verified")
@@ -162,7 +165,7 @@ def decide(
         return Decision(action="escalate", rule="account_access_needs_human", customer_id=actor.get("customer_id"))
     if intent == "address_change":
         return _decide_address(prompt, state, actor, policy)
-    if intent not in _ORDER_INTENTS:
+    if intent not in ORDER_INTENTS:
         return Decision(action="escalate", rule="outside_agent_tools", order_id=order_id)
     if order_id is None:
         return Decision(action="decline", rule="order_not_found")

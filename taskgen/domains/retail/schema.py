@@ -2,7 +2,7 @@
 
 The retail rules, environment and grader work on one canonical view of a seed: kinds `customer`,
 `order`, `order_item`, `payment`, `refund`, `return_label`; an order's `customer_id`, `status`,
-`created_at` (placed), `delivered_at`, `total_cents`; a customer's `address`. A product names these
+`created_at` (placed), `delivered_at`, `total_cents`, `tracking_number` (if kept); a customer's `address`. A product names these
 its own way; its state mapping says how under `roles` (the demo's names are the defaults):
 
     roles:
@@ -11,6 +11,10 @@ its own way; its state mapping says how under `roles` (the demo's names are the 
         columns: {customer: buyer, status: state, placed_at: ordered_on, delivered_at: received_on, amount: grand_total}
         options: {amount_unit: currency}      # 12.34 means 1234 cents
       customer: {kind: client, columns: {address: postal_address}}
+
+A column role declared '' is one the product does not keep: an order without `placed_at` or
+`delivered_at` has no such field in the canonical view, and the return window cannot be judged on it
+(the rules and the reference agent leave it out; no negative crosses it).
 
 The seed keeps the product's rows as they stood; `RetailSchema` travels with it, so every reader of
 the seed (environment, grader, reference agents, reviewers' tools) sees the same canonical view.
@@ -34,7 +38,7 @@ DEFAULT_ORDER_ID_PATTERNS = tuple(IngestConfig().entity_patterns["order"].text_p
 ROLE_COLUMNS: dict[str, dict[str, str]] = {
     "order": {
         "customer": "customer_id", "status": "status", "placed_at": "created_at", "delivered_at": "delivered_at",
-        "amount": "total_cents",
+        "amount": "total_cents", "tracking": "",
     },
     "customer": {"address": "address"},
     "order_item": {"order": "order_id", "price": "price_cents"},
@@ -46,7 +50,7 @@ ROLE_COLUMNS: dict[str, dict[str, str]] = {
 
 CANONICAL_COLUMNS: dict[str, dict[str, str]] = {
     "order": {"customer": "customer_id", "status": "status", "placed_at": "created_at", "delivered_at": "delivered_at",
-              "amount": "total_cents"},
+              "amount": "total_cents", "tracking": "tracking_number"},
     "customer": {"address": "address"},
     "order_item": {"order": "order_id", "price": "price_cents"},
     "payment": {"order": "order_id", "amount": "amount_cents"},
@@ -56,6 +60,9 @@ CANONICAL_COLUMNS: dict[str, dict[str, str]] = {
 """The field each column role has in the canonical view."""
 
 REQUIRED_ROLES = ("order", "customer")
+_OPTIONAL_ROLES = {("order", "placed_at"), ("order", "delivered_at"), ("order", "tracking")}
+"""Fields a product may not keep at all (tau-bench keeps no dates; the demo no tracking number): declared ''
+in the mapping, absent from the canonical view."""
 _AMOUNT_ROLES = {("order", "amount"), ("order_item", "price"), ("payment", "amount"), ("refund", "amount")}
 
 
@@ -159,6 +166,11 @@ class RetailSchema(BaseModel):
         canonical["id"] = row_id
         for column_role, field in CANONICAL_COLUMNS[role].items():
             column = self.column(role, column_role)
+            if column is None and (role, column_role) in _OPTIONAL_ROLES:
+                # The product keeps no such date (declared ''): the field is absent, not None (None: not
+                # delivered yet), so no rule reads a date the product never had.
+                canonical.pop(field, None)
+                continue
             value = _get(row, column) if column else None
             if (role, column_role) in _AMOUNT_ROLES:
                 value = self.to_cents(value)

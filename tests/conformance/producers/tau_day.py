@@ -36,7 +36,7 @@ _SIMULATOR_ONLY = re.compile(
     re.IGNORECASE,
 )
 _VOICE = (
-    (r"\bYou are ([A-Z][a-z]+ [A-Z][a-z]+|[a-z]+_[a-z]+_\d+)", r"Hi, I'm \1"), (r"\byou'd\b", "I'd"), (r"\b[Yy]ou're\b", "I'm"),
+    (r"\bYou are ([A-Z][a-z]+ [A-Z][a-z]+|[a-z]+_[a-z]+_\d+)", r"Hi, I'm \1"), (r"\b[Yy]ou name\b", "My name"), (r"\byou'd\b", "I'd"), (r"\b[Yy]ou're\b", "I'm"),
     (r"\bYou've\b|\byou've\b", "I've"), (r"\b[Yy]ou are\b", "I am"), (r"\b[Yy]our\b", "my"),
     (r"\b[Yy]ourself\b", "myself"), (r"\bYou\b", "I"), (r"\byou\b", "I"), (r"\bwish(es)?\b", "wish"),
 )
@@ -89,6 +89,26 @@ def tool_result(name: str, arguments: dict[str, Any], state: dict[str, dict[str,
     return {"status": "ok", **{k: v for k, v in arguments.items() if k.endswith("_id")}}
 
 
+class SeededIds:
+    """Trace and span ids from a seeded generator (the SDK's IdGenerator interface), so one command makes
+    one drop: random ids would make every run a different drop (and a zip code can turn up inside a
+    random hex id, which the pipeline's residue check then reads as a leak)."""
+
+    def __init__(self, seed: str = "tau_day") -> None:
+        import random
+
+        self._random = random.Random(seed)
+
+    def generate_span_id(self) -> int:
+        return self._random.getrandbits(64) or 1
+
+    def generate_trace_id(self) -> int:
+        return self._random.getrandbits(128) or 1
+
+    def is_trace_id_random(self) -> bool:
+        return False
+
+
 class _Script(BaseHTTPRequestHandler):
     tasks: dict[str, dict[str, Any]] = {}
 
@@ -132,6 +152,7 @@ def main() -> None:
     out = args.out / "traces"
     out.mkdir(parents=True, exist_ok=True)
     tracer_provider, logger_provider = providers(out, "tau-support-agent")
+    tracer_provider.id_generator = SeededIds()  # the same drop from the same tasks: trace and span ids included
     OpenAIInstrumentor().instrument(tracer_provider=tracer_provider)
     tracer = tracer_provider.get_tracer("support-app")
     client = openai.OpenAI(base_url=f"http://127.0.0.1:{server.server_address[1]}/v1", api_key="sk-conformance", max_retries=0)
