@@ -42,6 +42,7 @@ mutation: install
 eval-scrub: install
 	$(BIN)/python -m scrubbers.evaluation
 	$(BIN)/python -m scrubbers.gold
+	$(BIN)/python -m scrubbers.transcripts
 
 eval-classify: install
 	$(BIN)/python -m taskgen.evaluation

@@ -11,8 +11,10 @@ from urllib.parse import quote, quote_plus
 
 from scrubbers.pseudonyms import MAX_ATTEMPTS, RESERVED_EMAIL_DOMAINS, TITLES, Pseudonymizer, normalize, same_case
 from scrubbers.recognizers.url import personal_url_parts
+from scrubbers.recognizers.username import name_built
 
 _HANDLE_PIECES = re.compile(r"([._\-+]|\d+)")
+_CAPITALISED = re.compile(r"\b[A-Z][a-z]+\b")
 LAYOUT_TYPES = frozenset({"PHONE_NUMBER", "CREDIT_CARD", "US_SSN", "IBAN_CODE", "DATE_OF_BIRTH"})
 """Types whose stand-in follows each mention's own layout (one number, several formats)."""
 
@@ -73,10 +75,25 @@ class ConsistencyMap:
             return self._email(value)
         if entity_type == "USERNAME":
             prefix = "@" if value.startswith("@") else ""
-            return prefix + (self._handle_from_names(value.lstrip("@")) or self._pseudonymizer.stand_in(entity_type, value.lstrip("@")))
+            handle = value.lstrip("@")
+            if name_built(handle) and self._handle_from_names(handle) is None:
+                first, last, _ = handle.split("_")
+                self._person(f"{first.capitalize()} {last.capitalize()}")  # binds both names, as if written in full
+            return prefix + (self._handle_from_names(handle) or self._pseudonymizer.stand_in(entity_type, handle))
         if entity_type == "URL":
             return self._url(value)
+        if entity_type in {"STREET_ADDRESS", "ADDRESS"}:
+            return self._street(entity_type, value)
         return self._pseudonymizer.stand_in(entity_type, value)
+
+    def _street(self, entity_type: str, value: str) -> str:
+        """An address stand-in none of whose words is a real person's name found in the run: Faker names
+        streets after people ('313 Nguyen Junction' for the address of a Nguyen)."""
+        for attempt in range(MAX_ATTEMPTS):
+            stand_in = self._pseudonymizer.stand_in(entity_type, value, attempt)
+            if not any(self._known("PERSON", word) for word in _CAPITALISED.findall(stand_in)):
+                break
+        return stand_in
 
     def _person(self, value: str) -> str:
         tokens = value.split()
@@ -86,6 +103,10 @@ class ConsistencyMap:
             known = self._known("PERSON", names[0])
             return " ".join(title + [known or self._pseudonymizer.stand_in("PERSON", value).split()[-1]])
         stand_in = self._full_name(" ".join(names)).split()
+        # a part already bound (a surname two customers share) keeps its stand-in: the full name reads as its parts
+        composed = [self._known("PERSON", original) or replacement for original, replacement in zip(names, stand_in)]
+        if composed != stand_in and self._pseudonymizer.digest("PERSON", " ".join(composed)) not in self._avoid:
+            stand_in = composed
         for original, replacement in zip(names, stand_in):
             part_digest = self._pseudonymizer.digest("PERSON", original)
             self._stand_ins.setdefault(part_digest, replacement)
@@ -94,10 +115,14 @@ class ConsistencyMap:
         return " ".join(title + stand_in)
 
     def _full_name(self, name: str) -> str:
-        """The first stand-in for `name` that is no real person's full name (the last tried, if all were)."""
+        """The first stand-in for `name` that is no real person's full name and reuses no real name part
+        met so far, its own included ('Mei Martin' -> 'Patricia Martin' would keep 'Martin' for every
+        Martin whose surname follows it); the last tried, if all were."""
+        originals = [part.lower() for part in name.split()]
         for attempt in range(MAX_ATTEMPTS):
             stand_in = self._pseudonymizer.stand_in("PERSON", name, attempt)
-            if self._pseudonymizer.digest("PERSON", stand_in) not in self._avoid:
+            reused = any(part.lower() in originals or self._known("PERSON", part) for part in stand_in.split())
+            if self._pseudonymizer.digest("PERSON", stand_in) not in self._avoid and not reused:
                 break
         return stand_in
 

@@ -16,7 +16,6 @@ from presidio_analyzer.predefined_recognizers import (
     CreditCardRecognizer,
     IbanRecognizer,
     IpRecognizer,
-    SpacyRecognizer,
     UsSsnRecognizer,
 )
 from spacy.tokens import Doc
@@ -35,17 +34,21 @@ from scrubbers.recognizers import (
     ValidPhoneRecognizer,
 )
 from scrubbers.recognizers.address import AddressUnitRecognizer, InternationalStreetRecognizer, PostcodeRecognizer
-from scrubbers.recognizers.card import MastercardTwoSeriesRecognizer
+from scrubbers.recognizers.card import CardLengthRecognizer, MastercardTwoSeriesRecognizer
 from scrubbers.recognizers.iban import LowerCaseIbanRecognizer
 from scrubbers.recognizers.phone import PhoneLayoutRecognizer
+from scrubbers.recognizers.username import NameBuiltIdRecognizer
 from scrubbers.pseudonyms import PARTICLES
 from scrubbers.recognizers.person import (
     COMMON_WORD_ZIPF,
     NOT_NAMES,
+    NerPersonRecognizer,
     WORLD_FIRST_NAMES,
     WORLD_LAST_NAMES,
+    LowerCaseNameRecognizer,
     PersonAddressedRecognizer,
     PersonGazetteerRecognizer,
+    PersonRelationRecognizer,
     name_like,
 )
 from scrubbers.residual import ResidualScanner
@@ -117,12 +120,14 @@ def _recognizer_factories(config: ScrubConfig) -> dict[str, Callable[[], list[En
     lang = config.language
     return {
         "PERSON": lambda: [
-            SpacyRecognizer(supported_language=lang, supported_entities=["PERSON"]),
+            NerPersonRecognizer(lang),
             PersonContextRecognizer(lang),
             PersonClosingRecognizer(lang),
             PersonNameListRecognizer(lang),
             PersonGazetteerRecognizer(lang),
             PersonAddressedRecognizer(lang),
+            PersonRelationRecognizer(lang),
+            LowerCaseNameRecognizer(lang),
         ],
         "EMAIL_ADDRESS": lambda: [OfflineEmailRecognizer(lang)],
         "PHONE_NUMBER": lambda: [ValidPhoneRecognizer(config.phone_regions, lang), PhoneLayoutRecognizer(lang)],
@@ -132,12 +137,14 @@ def _recognizer_factories(config: ScrubConfig) -> dict[str, Callable[[], list[En
             AddressUnitRecognizer(lang),
             PostcodeRecognizer(lang),
         ],
-        "CREDIT_CARD": lambda: [CreditCardRecognizer(supported_language=lang), MastercardTwoSeriesRecognizer(lang)],
+        "CREDIT_CARD": lambda: [
+            CreditCardRecognizer(supported_language=lang), MastercardTwoSeriesRecognizer(lang), CardLengthRecognizer(lang),
+        ],
         "IBAN_CODE": lambda: [IbanRecognizer(supported_language=lang), LowerCaseIbanRecognizer(lang)],
         "US_SSN": lambda: [UsSsnRecognizer(supported_language=lang)],
         "IP_ADDRESS": lambda: [IpRecognizer(supported_language=lang)],
         "DATE_OF_BIRTH": lambda: [DateOfBirthRecognizer(lang)],
-        "USERNAME": lambda: [UsernameRecognizer(lang)],
+        "USERNAME": lambda: [UsernameRecognizer(lang), NameBuiltIdRecognizer(lang)],
         "URL": lambda: [PersonalUrlRecognizer(lang)],
     }
 
@@ -239,7 +246,29 @@ def tidy_people(text: str, findings: Sequence[Finding]) -> list[Finding]:
         _with_title(text, _with_surname(text, _with_suffix(text, _with_particles(text, f)))) if f.entity_type == "PERSON" else f
         for f in merged
     ]
-    return _with_listed(text, people)
+    return _tidy_streets(text, _with_listed(text, people))
+
+
+_NUMBER_BEFORE = regex.compile(r"(?:^|(?<=[\s:]))\d{1,5}[^\S\n]+$")
+_CORNER_BEFORE = regex.compile(r"(?i)\bthe[^\S\n]+corner[^\S\n]+of[^\S\n]+$")
+
+
+def _tidy_streets(text: str, findings: list[Finding]) -> list[Finding]:
+    """A street line whole: a second building number before it ('27 2711 Queens Sq') and 'the corner
+    of' before it ('the corner of Auenweg 85 and Kesä Street')."""
+    if not any(f.entity_type == "STREET_ADDRESS" for f in findings):
+        return findings
+    tidied: list[Finding] = []
+    for f in findings:
+        if f.entity_type == "STREET_ADDRESS":
+            start = f.start
+            before = text[max(0, start - 40) : start]
+            if (match := _CORNER_BEFORE.search(before)) or (match := _NUMBER_BEFORE.search(before)):
+                start -= len(match.group())
+            if start != f.start and not any(o is not f and o.end > start and o.start < f.start for o in findings):
+                f = Finding(start, f.end, f.entity_type, f.score)
+        tidied.append(f)
+    return tidied
 
 
 _UNIT_AFTER_NAME = regex.compile(r"[^\S\n]+(?i:apt|apartment|suite|ste|unit|flat|room)\.?$")

@@ -1,4 +1,5 @@
-"""Known non-personal values of a session: product names, SKUs, statuses from its state rows.
+"""Known non-personal values of a session: product names, SKUs, statuses from its state rows, and
+the names and options of goods described in its own JSON (an object with a price, SKU or product id).
 
 spaCy's small model tags title-case product names ('Wireless Noise-Cancelling Earbuds') as
 PERSON. A state-row value in a column the mapping does not mark as personal is known not to
@@ -11,8 +12,10 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
 
 from scrubbers.engine import Finding
+from scrubbers.structured import Policy, embedded_json, iter_fields, join
 from scrubbers.recognizers.person import FIRST_NAMES
 
 LABEL_MAX_CHARS = 80
@@ -63,6 +66,46 @@ def _word_char(char: str) -> bool:
     return char.isalnum() or char == "_"
 
 
+GOODS_KEYS = frozenset({"price", "unit_price", "sku", "product_id", "item_id", "variants"})
+"""Keys that make a JSON object a description of goods (a product, a variant, an order line)."""
+GOODS_NAME_KEYS = frozenset({"name", "title", "product_name", "brand", "category"})
+GOODS_OPTION_KEYS = frozenset({"options", "attributes", "specs", "specifications"})
+
+
+def goods_labels(value: Any, policy: Policy, path: str = "") -> Iterator[str]:
+    """Names and options of the goods described anywhere in `value` (JSON inside strings too): in an
+    object with a price, SKU, product or item id or variants, its name ('Vacuum Cleaner') and every
+    string of its options ('Amazon Alexa', 'brown'). Other strings of such an object (a gift note)
+    and strings under a field rule are not among them."""
+    if isinstance(value, str):
+        inner = embedded_json(value)
+        if inner is not None:
+            yield from goods_labels(inner, policy, path)
+    elif isinstance(value, list):
+        for item in value:
+            yield from goods_labels(item, policy, path)
+    elif isinstance(value, dict):
+        goods = not GOODS_KEYS.isdisjoint(value)
+        for key, item in value.items():
+            inner_path = join(path, str(key))
+            if goods and key in GOODS_NAME_KEYS and isinstance(item, str) and policy(inner_path) is None:
+                yield item
+            elif goods and key in GOODS_OPTION_KEYS:
+                yield from (text for _, rule, text in iter_fields(item, policy, inner_path) if rule is None)
+            else:
+                yield from goods_labels(item, policy, inner_path)
+
+
+def _core(text: str, finding: Finding) -> tuple[int, int]:
+    """A finding's span without the brackets or signs at its edges ('(6469567736' -> '6469567736')."""
+    start, end = finding.start, finding.end
+    while start < end and not text[start].isalnum():
+        start += 1
+    while end > start and not text[end - 1].isalnum():
+        end -= 1
+    return start, end
+
+
 class NonPersonalValues:
     """Finds mentions of the label-like values in a text and drops detected spans inside them."""
 
@@ -78,4 +121,4 @@ class NonPersonalValues:
         if not self._labels or not findings:
             return list(findings)
         spans = [(start, end) for start, end, _ in mentions(self._labels, text)]
-        return [f for f in findings if not any(start <= f.start and f.end <= end for start, end in spans)]
+        return [f for f in findings if not any(start <= a and b <= end for start, end in spans for a, b in [_core(text, f)])]

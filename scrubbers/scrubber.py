@@ -10,14 +10,16 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 from spacy.lang.en.stop_words import STOP_WORDS
+from wordfreq import zipf_frequency
 
 from ingest.models import Session, StateRows
 from scrubbers.config import ScrubConfig
 from scrubbers.consistency import ConsistencyMap
 from scrubbers.engine import Finding, get_detector, tidy_people
 from scrubbers.leakgate import check_leaks
-from scrubbers.nonpersonal import NonPersonalValues, mentions
-from scrubbers.recognizers.person import name_like
+from scrubbers.nonpersonal import NonPersonalValues, goods_labels, mentions
+from scrubbers.recognizers.person import COMMON_WORD_ZIPF, NAME_LISTS, RARE_WORD_ZIPF, name_like
+from scrubbers.recognizers.username import name_built_ids
 from scrubbers.pseudonyms import DIGIT_TYPES, PARTICLES, TITLES, Pseudonymizer
 from scrubbers.shapes import digits_only
 from scrubbers.structured import Policy, iter_fields, rule_policy, transform
@@ -36,6 +38,10 @@ SESSION_SKIP = (
 )
 IDS = "IDS"
 """A pseudo field rule: identifiers (state-row keys, entity ids) get known-value replacement only, no NER."""
+ID_RULES = (("id", IDS), ("*.id", IDS), ("*_id", IDS), ("*_ids", IDS))
+"""Fields named as ids ('order_id', 'tool_call_id', 'item_ids'), after every other rule: identifiers,
+searched for known values and name-built ids ('fatima_johnson_7581'), never read as free text (a
+ten-digit product id is a valid phone number, a call id is no name)."""
 SESSION_RULES = (("entity_ids.*", IDS), ("people.name", "PERSON"), ("people.email", "EMAIL_ADDRESS"), ("people.phone", "PHONE_NUMBER"))
 GENERIC_LOCAL_PARTS = frozenset({"info", "support", "admin", "help", "sales", "billing", "noreply", "no-reply", "contact", "team", "hello"})
 
@@ -109,11 +115,19 @@ def _number_mentions(number: str, text: str, positions: list[int], digits: str) 
         found = digits.find(number, found + 1)
 
 
+def _as_written(entity: str, value: str) -> bool:
+    """Whether a known value matches only as written: an English stop word ('Will', 'May'), or one
+    word of a name that is a common English word ('Brown' is not the colour 'brown')."""
+    lower = value.lower()
+    if lower in STOP_WORDS:
+        return True
+    return entity == "PERSON" and " " not in value and not value.islower() and zipf_frequency(lower, "en") >= COMMON_WORD_ZIPF
+
+
 class KnownValues:
     """Values known for one item, found as whole words in any text.
 
-    Case-insensitive, except values that are English stop words ('Will', 'May'): those only
-    match as written. Numbers match by digits whatever the separators. A handle built from a name
+    Case-insensitive, except values `_as_written` says match only as written. Numbers match by digits whatever the separators. A handle built from a name
     ('fatima_taylor') also matches with a number after it, as user ids are made ('fatima_taylor_3452').
     """
 
@@ -126,7 +140,7 @@ class KnownValues:
             if entity in DIGIT_TYPES:
                 self._numbers.setdefault(digits_only(value)[-10:], entity)
             else:
-                (self._exact if value.lower() in STOP_WORDS else self._words).setdefault(value, entity)
+                (self._exact if _as_written(entity, value) else self._words).setdefault(value, entity)
             if entity == "USERNAME" and _HANDLE_JOINT.search(value):
                 self._handles.append(re.compile(rf"(?i)(?<![\w.-]){re.escape(value)}[_.-]?\d+(?!\w)"))
 
@@ -149,10 +163,38 @@ class KnownValues:
 _HANDLE_JOINT = re.compile(r"[._]")
 
 
+_DIGIT = re.compile(r"\d")
+
+
 def _non_personal_values(item: _Item) -> NonPersonalValues:
-    """Free-text values of the state rows (columns not marked personal), minus any holding a field-rule value."""
+    """Free-text values of the state rows (columns not marked personal), names and options of goods,
+    and ids with a digit from fields named as ids, minus any holding a field-rule value."""
     values = [text for document in item.documents if document.keyed for rule, text in _fields(document) if rule is None]
+    values += [text for document in item.documents for text in goods_labels(document.value, document.policy)]
+    # ids the item's own fields name as ids ('item_id': '6469567736'), where a sentence repeats them
+    values += [text for rule, text in item.fields if rule == IDS and _DIGIT.search(text) and not name_built_ids(text)]
     return NonPersonalValues(values, personal=[text for rule, text in item.fields if rule not in (None, IDS)])
+
+
+def _listed(word: str) -> bool:
+    """A name list knows `word`, or it is rare in English ('Kovalev')."""
+    word = word.strip(".,;:!?\"'()").lower()
+    return word in NAME_LISTS or zipf_frequency(word, "en") < RARE_WORD_ZIPF
+
+
+def _confident(name: str) -> bool:
+    """A detected name sure enough to be searched for in other texts: each word could be a name, and
+    one is known or rare (not 'Modify', 'Headphones')."""
+    words = name.split()
+    return all(map(name_like, words)) and any(map(_listed, words))
+
+
+def _with_ids(fields: Iterable[tuple[str | None, str]], findings: dict[str, list[Finding]]) -> dict[str, list[Finding]]:
+    """`findings` (of free texts) plus the name-built ids of identifier fields, which are not analyzed."""
+    for rule, text in fields:
+        if rule == IDS and text not in findings:
+            findings[text] = [Finding(start, end, "USERNAME", 1.0) for start, end in name_built_ids(text)]
+    return findings
 
 
 def _name_parts(name: str) -> list[str]:
@@ -177,7 +219,7 @@ class Scrubber:
         self.config = config
         self.detector = get_detector(config).with_identifiers(identifiers)
         self._pseudonymizer = Pseudonymizer(secret)
-        self._config_rules = tuple(config.field_rules)
+        self._config_rules = tuple(config.field_rules) + ID_RULES
 
     # -- public API -------------------------------------------------------------------------
 
@@ -240,10 +282,11 @@ class Scrubber:
         item = _Item([_Document(list(texts), rule_policy(self._config_rules))])
         item.fields = list(_fields(item.documents[0]))
         unique = list(dict.fromkeys(texts))
-        findings = dict(zip(unique, self.detector.analyze_batch(unique)))
+        findings = _with_ids(item.fields, dict(zip(unique, self.detector.analyze_batch(unique))))
+        item.non_personal = _non_personal_values(item)
         item.known = self._known_values(item, findings)
         known = KnownValues(item.known)
-        return [self._spans(text, findings[text], known) for text in texts]
+        return [self._spans(text, item.non_personal.keep(text, findings[text]), known) for text in texts]
 
     # -- the run ----------------------------------------------------------------------------
 
@@ -261,7 +304,7 @@ class Scrubber:
         for item in items:
             item.fields = [pair for d in item.documents for pair in _fields(d)]
         texts = list(dict.fromkeys(text for item in items for rule, text in item.fields if rule is None))
-        findings = dict(zip(texts, self.detector.analyze_batch(texts)))
+        findings = _with_ids((pair for item in items for pair in item.fields), dict(zip(texts, self.detector.analyze_batch(texts))))
         cmap = ConsistencyMap(self._pseudonymizer, avoid=real_people)
         people: list[str] = []
         for item in items:
@@ -285,9 +328,10 @@ class Scrubber:
             else:
                 detected = item.non_personal.keep(text, findings.get(text, []))
                 names = (text[f.start : f.end] for f in detected if f.entity_type == "PERSON")
-                # a detected name is searched for elsewhere only when each of its words could be a name:
-                # a common word taken for one ('and', 'Apt') is replaced where it was found, nowhere else
-                detected_names.update(name for name in names if all(map(name_like, name.split())))
+                # a detected name is searched for elsewhere only when each of its words could be a name and
+                # a name list knows one of them: a word taken for one ('and', 'Apt', 'Modify', 'Wristwatch')
+                # is replaced where it was found, nowhere else
+                detected_names.update(name for name in names if _confident(name))
         known.update(("PERSON", name) for name in detected_names)
         # a first and a last name in fields next to each other (first_name, last_name) build handles together
         fielded = [text.strip() for rule, text in item.fields if rule == "PERSON"]
@@ -296,7 +340,7 @@ class Scrubber:
                 known.update(("USERNAME", handle) for handle in _name_handles([first, last]))
         for entity, value in list(known):
             if entity == "PERSON":
-                parts = _name_parts(value) if value not in detected_names else [p for p in _name_parts(value) if name_like(p)]
+                parts = _name_parts(value) if value not in detected_names else [p for p in _name_parts(value) if _listed(p)]
                 known.update(("PERSON", part) for part in parts)
                 known.update(("USERNAME", handle) for handle in _name_handles(parts))
             elif entity == "EMAIL_ADDRESS":

@@ -103,6 +103,9 @@ def _iter_field(value: Any, policy: Policy, path: str) -> Iterator[tuple[str, st
         yield from _iter_string(value, policy, path, rule)
     elif isinstance(value, (int, float)) and not isinstance(value, bool) and rule and plausible(rule, str(value)):
         yield path, rule, str(value)
+    elif isinstance(value, list):  # the field's rule holds for each of its items ('item_ids': [...])
+        for item in value:
+            yield from _iter_field(item, policy, path)
     else:
         yield from iter_fields(value, policy, path)
 
@@ -141,6 +144,8 @@ def _transform_field(value: Any, policy: Policy, replace: Callable[[str | None, 
         new = replace(rule, str(value))
         digits = digits_only(new)
         return int(digits) if isinstance(value, int) and digits else new
+    if isinstance(value, list):
+        return [_transform_field(item, policy, replace, path) for item in value]
     return transform(value, policy, replace, path)
 
 

@@ -62,9 +62,10 @@ _NAME_WORD = r"(?:\p{Lu}[\p{L}'’.-]*|(?:de|la|le|del|della|di|da|das|do|dos|de
 """A word of a street's name: capitalised, or a particle ('Rue de la Sarthe')."""
 _UNIT_TAIL = (
     rf"(?:,?[^\S\n]+{_UNIT_WORD}[^\S\n]*\#?\d{{1,5}}[A-Za-z]?\b"
-    r"(?:(?:[^\S\n]+\p{Lu}[\p{L}'’.-]*){1,5}(?=[^\S\n]*(?:$|[,.?!])))?)?"
+    r"(?:(?:[^\S\n]+(?:\p{Lu}[\p{L}'’.-]*|\p{Ll}{2,3}\b)){1,5}(?=[^\S\n]*(?:$|[,.?!])))?)?"
 )
-"""A unit after the street on the same line, then the town and country if they run to the line's end."""
+"""A unit after the street on the same line, then the town and country (capitalised words, short
+lower-case codes: 'Reykjavík nan', 'Rzeszów ky') if they run to the line's or the sentence's end."""
 
 
 class InternationalStreetRecognizer(PatternRecognizer):

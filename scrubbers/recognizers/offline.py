@@ -77,11 +77,19 @@ class ValidPhoneRecognizer(PhoneRecognizer):
     NOT_PHONES = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}|\d{3}-\d{2}-\d{4}|\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}/\d{4}")
     """IPv4 addresses, US SSN layouts and dates, which some regions' numbering plans would accept."""
 
+    ID_CUE = re.compile(
+        r"(?i)\b(?:ids?|items?|products?|orders?|tracking|skus?|tickets?|invoices?|ref(?:erence)?|confirmation|serial)"
+        r"(?:[^\S\n]*(?:ids?|numbers?|nos?\.?|#))?(?:[^\S\n]+(?:is|are|was|were))?[^\S\n]*[:#]?[^\S\n]*(?:\d{6,}[^\S\n]*(?:,|;|and|or|&)[^\S\n]*)*\Z"
+    )
+    """What names the number after it an identifier: 'item ID 6469567736', 'tracking numbers 1234567890 and …'."""
+
     def analyze(self, text: str, entities: list[str], nlp_artifacts=None) -> list[RecognizerResult]:
         results = []
         for candidate in self.CANDIDATE.finditer(text):
             number = candidate.group().rstrip(" \t.-")
             if not 7 <= sum(c.isdigit() for c in number) <= 15 or self.NOT_PHONES.fullmatch(number):
+                continue
+            if number.isdigit() and self.ID_CUE.search(text, max(0, candidate.start() - 120), candidate.start()):
                 continue
             region = self._valid_region(number.replace("(0)", "") if number.startswith("+") else number)
             if region is not None:

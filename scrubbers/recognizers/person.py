@@ -13,6 +13,7 @@ from faker.providers.person.en_US import Provider as UsPerson
 from faker.providers.person.es_ES import Provider as EsPerson
 from faker.providers.person.fr_FR import Provider as FrPerson
 from presidio_analyzer import LocalRecognizer, Pattern, PatternRecognizer, RecognizerResult
+from presidio_analyzer.predefined_recognizers import SpacyRecognizer
 from spacy.lang.en.stop_words import STOP_WORDS
 from wordfreq import zipf_frequency
 
@@ -144,7 +145,8 @@ class PersonNameListRecognizer(PatternRecognizer):
 
     def validate_result(self, pattern_text: str) -> bool | None:
         first, *_, last = pattern_text.lower().split()
-        return None if first in FIRST_NAMES or last in LAST_NAMES else False
+        # a known surname after a common word is no name ('New York')
+        return None if first in FIRST_NAMES or (last in LAST_NAMES and name_like(first)) else False
 
 
 GAZETTEER_LOCALES = (
@@ -248,3 +250,135 @@ class PersonAddressedRecognizer(PatternRecognizer):
         word = pattern_text.lower()
         known = word in WORLD_FIRST_NAMES or word in WORLD_LAST_NAMES or word in FIRST_NAMES or word in LAST_NAMES
         return None if name_like(word) and (known or zipf_frequency(word, "en") < RARE_WORD_ZIPF) else False
+
+
+NAME_LISTS = FIRST_NAMES | LAST_NAMES | WORLD_FIRST_NAMES | WORLD_LAST_NAMES
+"""Every first and last name the lists know (lower case)."""
+_NER_WORD = regex.compile(r"\p{L}+")
+
+
+_TITLE_OR_SUFFIX = frozenset({"mr", "mrs", "ms", "miss", "mx", "dr", "prof", "md", "dds", "phd", "dvm", "esq", "jr", "sr", "ii", "iii", "iv"})
+_OPENS = regex.compile(r"(?:^|[.!?:#*>-])[^\S\n]*\Z|(?:^|\n)[^\S\n]*\Z")
+
+
+def _known_or_rare(word: str) -> bool:
+    return word in NAME_LISTS or zipf_frequency(word, "en") < RARE_WORD_ZIPF
+
+
+def ner_name_plausible(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end], which spaCy's small model tagged PERSON, could be a name.
+
+    Not when it holds a digit or an underscore ('500ml', 'call_0000') or is a piece of a word
+    ('32GB' -> 'GB'). Not when it is only common English words none of which a name list knows
+    ('Water Bottle', 'Desk Lamp'; but 'Rose Hill', 'James'). A whole text (a JSON value: 'Garden Hose',
+    the colour 'brown') needs a word a name list knows or a rare one; in lower case, a known first
+    name first or, alone, only rare words ('level intermediate' in a sentence: each word known or
+    rare). One capitalised word ('Modify'
+    opening a heading) needs to be known, rare, or not to open a line or a sentence.
+    """
+    span = text[start:end]
+    if any(c.isdigit() or c == "_" for c in span):
+        return False
+    if (start > 0 and text[start - 1].isalnum()) or (end < len(text) and text[end].isalnum()):
+        return False
+    words = [w.lower() for w in _NER_WORD.findall(span) if w.lower() not in _TITLE_OR_SUFFIX]
+    if not words:
+        return False
+    alone = not text[:start].strip(" \"'") and not text[end:].strip(" .\"'")  # a JSON value: no sentence around it
+    if span.islower():
+        if words[0] in FIRST_NAMES or words[0] in WORLD_FIRST_NAMES:
+            return True
+        return all(zipf_frequency(w, "en") < RARE_WORD_ZIPF for w in words) if alone else all(map(_known_or_rare, words))
+    if alone:
+        return any(map(_known_or_rare, words))
+    if len(words) == 1 and not _known_or_rare(words[0]) and _OPENS.search(text, max(0, start - 4), start):
+        return False
+    return any(w in NAME_LISTS or zipf_frequency(w, "en") < COMMON_WORD_ZIPF for w in words)
+
+
+class NerPersonRecognizer(SpacyRecognizer):
+    """Presidio's spaCy PERSON entities, minus those `ner_name_plausible` rules out: on short texts
+    without a sentence around them (a JSON value, a heading) the small model calls product names,
+    verbs and sizes people."""
+
+    def __init__(self, supported_language: str = "en") -> None:
+        super().__init__(supported_language=supported_language, supported_entities=["PERSON"])
+
+    def analyze(self, text: str, entities: list[str], nlp_artifacts=None) -> list[RecognizerResult]:
+        results = super().analyze(text, entities, nlp_artifacts) or []
+        return [r for r in results if ner_name_plausible(text, r.start, r.end)]
+
+
+_RELATIONS = (
+    r"neighbou?r|partner|wife|husband|spouse|friend|son|daughter|mother|father|mom|mum|dad|sister|brother|boss|colleague"
+    r"|roommate|flatmate|boyfriend|girlfriend|fianc[ée]e?|cousin|aunt|uncle|niece|nephew|grandmother|grandfather|grandma|grandpa"
+    r"|grandson|granddaughter|landlord|landlady|caretaker|assistant"
+)
+_OWNED = _RELATIONS + r"|address|phone|number|email|e-mail|account|order|birthday|card|car|house|flat|apartment"
+_WORD_NAME = r"\p{L}[\p{L}'’-]*\p{L}"
+
+
+class PersonRelationRecognizer(PatternRecognizer):
+    """A third party a customer names by their relation ('my neighbour Anna Wirth', 'my partner, Joost')
+    or whose things they mention ("Gregorina's address", "I'm lindsay's daughter")."""
+
+    PATTERNS = [
+        Pattern("After a relation", rf"(?<=(?i:\b(?:my|our|his|her|their)[^\S\n]+(?:{_RELATIONS}))[^\S\n]*,?[^\S\n]+)"
+                rf"{_WORD_NAME}(?:[^\S\n]+\p{{Lu}}[\p{{L}}'’-]*\p{{L}})?", 0.55),
+        Pattern("Owner", rf"(?<![\w@.-]){_WORD_NAME}(?=[’']s[^\S\n]+(?i:{_OWNED})\b)", 0.55),
+    ]
+    CONTEXT = ["name", "called"]
+    CUES = regex.compile(rf"(?i)\b(?:my|our|his|her|their)[^\S\n]+(?:{_RELATIONS})\b|[’']s[^\S\n]+(?:{_OWNED})\b")
+
+    def __init__(self, supported_language: str = "en") -> None:
+        super().__init__(
+            supported_entity="PERSON",
+            name="PersonRelationRecognizer",
+            patterns=self.PATTERNS,
+            context=self.CONTEXT,
+            supported_language=supported_language,
+            global_regex_flags=regex.MULTILINE,
+        )
+
+    def validate_result(self, pattern_text: str) -> bool | None:
+        first = pattern_text.split()[0]
+        lower = first.lower()
+        if not name_like(first) or lower in _RELATION_NOT_NAMES:
+            return False
+        # a capitalised word that could be a name; in lower case, one the name lists know or a rare one
+        return None if first[0].isupper() or lower in NAME_LISTS or zipf_frequency(lower, "en") < RARE_WORD_ZIPF else False
+
+
+_RELATION_NOT_NAMES = frozenset({"who", "which", "that", "is", "was", "has", "had", "and", "or", "will", "can", "just", "also", "said", "says"})
+
+
+class LowerCaseNameRecognizer(LocalRecognizer):
+    """'julie novák', 'leah holmberg': a first name the lists know and that is not a common English
+    word, then a word that could be a surname (in the lists, or rare), both in lower case."""
+
+    SCORE = 0.55
+    PAIR = regex.compile(r"(?<![\w@.#/-])(\p{Ll}+)[^\S\n]+(\p{Ll}[\p{Ll}'’-]*\p{Ll})(?![\w@-])")
+
+    def __init__(self, supported_language: str = "en") -> None:
+        super().__init__(supported_entities=["PERSON"], name="LowerCaseNameRecognizer", supported_language=supported_language)
+
+    def load(self) -> None:
+        pass
+
+    def analyze(self, text: str, entities: list[str], nlp_artifacts=None) -> list[RecognizerResult]:
+        results = []
+        for match in self.PAIR.finditer(text, overlapped=True):
+            first, last = match.group(1), match.group(2)
+            if _lower_first_name(first) and _lower_surname(last):
+                results.append(RecognizerResult("PERSON", match.start(), match.end(), self.SCORE))
+        return results
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _lower_first_name(word: str) -> bool:
+    return (word in FIRST_NAMES or word in WORLD_FIRST_NAMES) and name_like(word) and zipf_frequency(word, "en") < COMMON_WORD_ZIPF
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _lower_surname(word: str) -> bool:
+    return name_like(word) and (word in LAST_NAMES or word in WORLD_LAST_NAMES or zipf_frequency(word, "en") < RARE_WORD_ZIPF)

@@ -1,14 +1,21 @@
 """Phone numbers by layout and label, where `phonenumbers` metadata cannot vouch for them: a North
 American layout with an extension ('(505)498-8487x6837', '001-748-088-2851'), and any group of digits
-labelled as a phone ('070-073-058-Office', 'fax: 92 34 70')."""
+labelled as a phone ('070-073-058-Office', 'fax: 92 34 70'), any number written with '+' and a
+country code ('+41 (0)66 712 76 84'), and groups of digits after a phone word ('reach me at 30/166 1318')."""
 
 from __future__ import annotations
+
+import re
 
 import regex
 from presidio_analyzer import Pattern, PatternRecognizer
 
 _EXTENSION = r"(?:[^\S\n]*(?:x|ext\.?|extension)[^\S\n]*\d{1,6})?"
-_GROUPS = r"(?:\+|\()?\d[\d \t().-]{4,18}\d"
+_GROUPS = r"(?:\+|\()?\d[\d \t()./-]{4,18}\d"
+_INTERNATIONAL = r"\+\d{1,3}(?:[ \t.-]?\(0\))?[ \t.-]?(?:\(\d{1,5}\)[ \t.-]?)?\d[\d \t./-]{4,16}\d"
+"""'+' and a country code, an optional '(0)' trunk prefix and area code in brackets, then digits."""
+_DIGIT_GROUPS = r"\(?\d{1,5}\)?(?:(?:[ \t./-]{1,2}|(?<=\)))\(?\d{1,8}\)?){1,5}|\d{7,12}"
+"""Groups of digits ('30/166 1318', '(26)/018-1590', '0786 6661') or one run of 7 to 12 digits."""
 _LABEL_AFTER = r"(?=[^\S\n]*-?[^\S\n]*(?i:office|fax|mobile|cell|home|work)\b)"
 _LABEL_BEFORE = r"(?<=(?i:\bphone|\btel|\btelephone|\bmobile|\bcell|\bfax|\bcall(?:[^\S\n]+me)?(?:[^\S\n]+at)?)[^\S\n]*(?:number)?[^\S\n]*[:#]?[^\S\n]*)"
 
@@ -22,8 +29,14 @@ class PhoneLayoutRecognizer(PatternRecognizer):
         ),
         Pattern("Labelled after", rf"(?<![\w+.-]){_GROUPS}{_EXTENSION}{_LABEL_AFTER}", 0.6),
         Pattern("Labelled before", rf"{_LABEL_BEFORE}{_GROUPS}{_EXTENSION}(?![\w-])", 0.6),
+        Pattern("International", rf"(?<![\w+.-]){_INTERNATIONAL}{_EXTENSION}(?!\w|[.-]\d)", 0.55),
+        Pattern("Digit groups", rf"(?<![\w+.-]){_DIGIT_GROUPS}{_EXTENSION}(?!\w|[.-]\d)", 0.3),
     ]
-    CONTEXT = ["phone", "call", "tel", "mobile", "fax", "office", "cell"]
+    CONTEXT = ["phone", "call", "tel", "telephone", "mobile", "fax", "office", "cell", "reach", "contact", "text", "dial", "whatsapp"]
+    """Context words raise a match to a phone number (Presidio's context enhancement): 'Digit groups'
+    alone scores below the threshold, after one of these words ('reach me at 30/166 1318') above it."""
+    NOT_PHONES = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}|\d{3}-\d{2}-\d{4}|\d{4}-\d{2}-\d{2}|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}")
+    """IPv4 addresses, US SSN layouts and dates."""
 
     def __init__(self, supported_language: str = "en") -> None:
         super().__init__(
@@ -37,4 +50,6 @@ class PhoneLayoutRecognizer(PatternRecognizer):
 
     def validate_result(self, pattern_text: str) -> bool | None:
         digits = sum(c.isdigit() for c in pattern_text)
+        if self.NOT_PHONES.fullmatch(pattern_text.strip()):
+            return False
         return None if 6 <= digits <= 20 else False

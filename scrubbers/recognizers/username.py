@@ -1,9 +1,13 @@
-"""Usernames: 'username: x', 'login x', 'handle x' and '@handle' mentions."""
+"""Usernames: 'username: x', 'login x', 'handle x' and '@handle' mentions, and ids built from a name
+('fatima_johnson_7581') wherever they appear."""
 
 from __future__ import annotations
 
 import regex
 from presidio_analyzer import Pattern, PatternRecognizer
+from wordfreq import zipf_frequency
+
+from scrubbers.recognizers.person import FIRST_NAMES, LAST_NAMES, RARE_WORD_ZIPF, WORLD_FIRST_NAMES, WORLD_LAST_NAMES
 
 NOT_HANDLES = frozenset(
     {
@@ -45,3 +49,44 @@ class UsernameRecognizer(PatternRecognizer):
 
     def validate_result(self, pattern_text: str) -> bool | None:
         return False if pattern_text.lower() in NOT_HANDLES else None
+
+
+NAME_BUILT_ID = regex.compile(r"(?<![\w.@/-])(\p{Ll}+)_(\p{Ll}+)_(\d{2,})(?![\w@]|-\w)")
+"""A user id made of a first name, a last name and a number, as tau-bench makes them ('fatima_johnson_7581')."""
+_NAMES = FIRST_NAMES | LAST_NAMES | WORLD_FIRST_NAMES | WORLD_LAST_NAMES
+
+
+def _name_part(word: str) -> bool:
+    return word in _NAMES or zipf_frequency(word, "en") < RARE_WORD_ZIPF
+
+
+def name_built(value: str) -> bool:
+    """Whether `value` is a name-built id: one of its two words is in a name list or rare in English
+    ('raj_kovacs_9859'), so not two ordinary words ('credit_card_9513926', 'gift_card_1725971')."""
+    match = NAME_BUILT_ID.fullmatch(value)
+    return bool(match) and (_name_part(match.group(1)) or _name_part(match.group(2)))
+
+
+def name_built_ids(text: str) -> list[tuple[int, int]]:
+    """Spans of the name-built ids in `text`."""
+    return [m.span() for m in NAME_BUILT_ID.finditer(text) if name_built(m.group())]
+
+
+class NameBuiltIdRecognizer(PatternRecognizer):
+    """An id built from a person's name carries the name: it is replaced by one of the same shape."""
+
+    PATTERNS = [Pattern("Name-built id", NAME_BUILT_ID.pattern, 0.6)]
+    CONTEXT = ["user", "id", "account", "customer"]
+    CUES = regex.compile(r"\p{Ll}_\p{Ll}+_\d")
+
+    def __init__(self, supported_language: str = "en") -> None:
+        super().__init__(
+            supported_entity="USERNAME",
+            name="NameBuiltIdRecognizer",
+            patterns=self.PATTERNS,
+            context=self.CONTEXT,
+            supported_language=supported_language,
+        )
+
+    def validate_result(self, pattern_text: str) -> bool | None:
+        return None if name_built(pattern_text) else False

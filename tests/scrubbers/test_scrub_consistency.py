@@ -110,3 +110,37 @@ def test_a_full_name_stand_in_is_never_a_real_person_s_name(pseudo: Pseudonymize
     registered = ConsistencyMap(pseudo)
     registered.register_people([taken, "Jane Gonzalez"])
     assert registered.replace("PERSON", "Jane Gonzalez") != taken
+
+
+def test_two_people_sharing_a_surname_keep_it_in_their_full_names(scrubber) -> None:
+    """'Johnson' is bound once; 'Fatima Johnson' then reads as her name fields do, not as a third name."""
+    value = [{"name": {"first_name": "Daiki", "last_name": "Johnson"}}, {"name": {"first_name": "Fatima", "last_name": "Johnson"}},
+             "Fatima Johnson wrote", "Daiki Johnson wrote"]
+    (daiki, fatima, fatima_text, daiki_text), _ = scrubber.scrub_json(value)
+    assert fatima_text == f"{fatima['name']['first_name']} {fatima['name']['last_name']} wrote"
+    assert daiki_text == f"{daiki['name']['first_name']} {daiki['name']['last_name']} wrote"
+    assert daiki["name"]["last_name"] == fatima["name"]["last_name"] != "Johnson"
+
+
+def test_an_address_stand_in_never_carries_a_real_persons_name(scrubber) -> None:
+    """Faker names streets after people: the stand-in of an address is never named after a person
+    whose name the run replaced (they would read as a surviving original)."""
+    import re
+
+    surnames = ["Nguyen", "Johnson", "Smith", "Garcia", "Brown", "Miller", "Davis", "Wilson", "Moore", "Taylor", "Anderson",
+                "Thomas", "Jackson", "White", "Harris", "Martin", "Thompson", "Young", "Allen", "King", "Wright", "Scott", "Hill"]
+    people = [{"first_name": "Ava", "last_name": name} for name in surnames]
+    streets = [{"address1": f"{n} Elm Street"} for n in range(100, 400)]
+    (scrubbed_people, scrubbed_streets), _ = scrubber.scrub_json([people, streets])
+    words = {w for s in scrubbed_streets for w in re.findall(r"[A-Z][a-z]+", s["address1"])}
+    assert not words & set(surnames)
+
+
+def test_a_full_name_stand_in_reuses_no_real_name_part(scrubber) -> None:
+    """A stand-in keeping a real surname ('Patricia Martin' for 'Mei Martin') would hand it on to every
+    Martin whose name follows: no stand-in part is a real name part met in the run."""
+    # with the tests' secret, the first stand-ins of these two keep their own surname
+    names = ["Sophia Martin", "Noah Brown", "Yusuf Martin", "Zoe Brown"]  # each the first of its surname to be bound
+    scrubbed, _ = scrubber.scrub_json([{"full_name": name} for name in names])
+    real = {part for name in names for part in name.split()}
+    assert not real & {part for person in scrubbed for part in person["full_name"].split()}

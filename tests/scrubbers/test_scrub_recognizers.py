@@ -191,7 +191,30 @@ def test_phone_layout_recognizer() -> None:
     assert _alone(recognizer, "reach 730.347.5681.") == ["730.347.5681"]
     assert _alone(recognizer, "070-073-058-Office") == ["070-073-058"]
     assert _alone(recognizer, "fax: 92 34 70") == ["92 34 70"]
+    assert _alone(recognizer, "87/789-3287-Office") == ["87/789-3287"]  # a slash between groups
     assert _alone(recognizer, "on 2024-05-12 order 1008292230, sku 123-456-7890123, v1.2.3-4 office") == []
+
+
+def test_phone_layout_recognizer_takes_any_international_number() -> None:
+    """'+', a country code, a '(0)' trunk prefix or an area code in brackets: a phone number, whether
+    or not the numbering plan knows the range."""
+    from scrubbers.recognizers.phone import PhoneLayoutRecognizer
+
+    recognizer = PhoneLayoutRecognizer()
+    assert _alone(recognizer, "+41 (0)66 712 76 84 or +7 (016) 613-1860") == ["+41 (0)66 712 76 84", "+7 (016) 613-1860"]
+    assert _alone(recognizer, "+49(0) 016613186, +910166131860 x12.") == ["+49(0) 016613186", "+910166131860 x12"]
+    assert _alone(recognizer, "a 2+3 = 5 sum, +1 point") == []
+
+
+@pytest.mark.parametrize("number", ["30/166 1318", "(26)/018-1590", "(0016) 613186", "(06)36/671-2768", "0786 6661", "1390996030"])
+def test_digit_groups_after_a_phone_word_are_a_phone_number(detector, number: str) -> None:
+    """Below the threshold alone, above it after a context word (Presidio's context enhancement)."""
+    text = f"You can reach me at {number} after five."
+    (findings,) = detector.analyze_batch([text])
+    assert [(text[f.start : f.end], f.entity_type) for f in findings] == [(number, "PHONE_NUMBER")]
+    from scrubbers.recognizers.phone import PhoneLayoutRecognizer
+
+    assert _alone(PhoneLayoutRecognizer(), f"The box holds {number} screws.") == []
 
 
 def test_valid_phones_take_their_extension_and_a_trunk_prefix_in_brackets() -> None:
@@ -222,3 +245,114 @@ def test_person_addressed_recognizer() -> None:
     assert _alone(recognizer, "sometimes people call me philipp") == ["philipp"]
     assert _alone(recognizer, "I'm lindsay's daughter") == ["lindsay"]
     assert _alone(recognizer, 'Note: "fragile"\nThanks, can you check? I am fine. Customer: "hi"') == []
+
+
+def test_ner_person_recognizer_drops_what_no_name_could_be(detector) -> None:
+    """spaCy's small model calls ids, pieces of sizes and product names alone people; Presidio's
+    SpacyRecognizer passes them on, NerPersonRecognizer does not, and keeps names."""
+    from presidio_analyzer.predefined_recognizers import SpacyRecognizer
+
+    from scrubbers.recognizers.person import NerPersonRecognizer
+
+    def found(recognizer, text: str) -> list[str]:
+        artifacts = detector.nlp_engine.process_text(text, "en")
+        return [text[r.start : r.end] for r in recognizer.analyze(text, ["PERSON"], artifacts)]
+
+    presidio, ours = SpacyRecognizer(supported_language="en", supported_entities=["PERSON"]), NerPersonRecognizer()
+    for text in ("call_0000", "Laptop (screen size 13-inch, processor i5, ram 32GB, storage 256GB SSD)", "Desk Lamp"):
+        assert found(presidio, text) and found(ours, text) == [], text
+    for text in ("Judy Smith wrote back", "nicholas muir listed his top 20 songs for everyone"):
+        assert found(ours, text) == found(presidio, text) != [], text
+
+
+def test_ner_name_plausible() -> None:
+    from scrubbers.recognizers.person import ner_name_plausible
+
+    def plausible(text: str, span: str) -> bool:
+        start = text.index(span)
+        return ner_name_plausible(text, start, start + len(span))
+
+    assert not plausible("500ml", "500ml") and not plausible("credit_card_9513926", "credit_card_9513926")
+    assert not plausible("ram 32GB, storage", "GB")
+    assert not plausible("It holds: Water Bottle (capacity 500ml)", "Water Bottle")  # common words no list knows
+    assert not plausible("Garden Hose", "Garden Hose") and not plausible("brown", "brown")  # a JSON value alone
+    assert not plausible("difficulty level intermediate", "level intermediate")
+    assert not plausible("## Intro\n\n### Modify payment\n\n- The user", "Modify")  # a heading's first word
+    assert plausible("we asked Modify about it", "Modify") and plausible("Kovalev", "Kovalev")
+    assert plausible("Rose Hill called", "Rose Hill") and plausible("our founders: smit, zhang", "smit")
+    assert plausible("Garden Hose wrote to me", "Garden Hose")  # in a sentence, a rare-enough word may be a name
+
+
+def test_name_built_id_recognizer() -> None:
+    from scrubbers.recognizers.username import NameBuiltIdRecognizer
+
+    text = "You are mei_kovacs_8020 (raj_li_8594 too), paid with credit_card_9513926 and gift_card_1725971; call_0000"
+    assert _alone(NameBuiltIdRecognizer(), text) == ["mei_kovacs_8020", "raj_li_8594"]
+    assert _alone(NameBuiltIdRecognizer(), "see a.mei_kovacs_8020 and mei_kovacs_8020@x.io") == []
+
+
+def test_card_length_recognizer() -> None:
+    """12 to 19 digits passing the Luhn check: from 15 digits alone, shorter only after a card word."""
+    from scrubbers.recognizers.card import CardLengthRecognizer
+
+    recognizer = CardLengthRecognizer()
+    assert _alone(recognizer, "4057 5594 7090 0547 494 and 4634648485069506999.") == ["4057 5594 7090 0547 494", "4634648485069506999"]
+    assert _alone(recognizer, "4057 5594 7090 0547 495 and 5018 7483 3780") == []  # not Luhn-valid; 12 digits alone
+
+
+def test_twelve_and_nineteen_digit_cards_are_found(detector) -> None:
+    for text, card in (("my maestro card 5018 7483 3780 please", "5018 7483 3780"), ("charge 4252-5594-4610-9248-347 now", "4252-5594-4610-9248-347")):
+        (findings,) = detector.analyze_batch([text])
+        assert [(text[f.start : f.end], f.entity_type) for f in findings] == [(card, "CREDIT_CARD")]
+
+
+def test_a_number_named_as_an_id_is_not_a_phone_number() -> None:
+    """tau-bench's ten-digit item ids are valid US numbers: after 'item ID', 'tracking number', 'order'
+    (and in a list after them) they are identifiers, for the detector and the leak gate alike."""
+    from scrubbers.recognizers.offline import ValidPhoneRecognizer
+
+    recognizer = ValidPhoneRecognizer(("US",))
+    assert _alone(recognizer, "Your item IDs are 6469567736, 8426249116 and 6777246137. Tracking number: 3579625010") == []
+    assert _alone(recognizer, "my phone number is 6469567736, call 8426249116") == ["6469567736", "8426249116"]
+
+
+@pytest.mark.parametrize(("text", "street"), [
+    ("The letter arrived at 27 2711 Queens Sq, Kostelec", "27 2711 Queens Sq"),  # a second building number before it
+    ("Please return to the corner of Auenweg 85 and Kesä Street in case of an issue.", "the corner of Auenweg 85 and Kesä Street"),
+    ("a taxi to the corner of 69 Spencer Street and Vokatý Street", "the corner of 69 Spencer Street and Vokatý Street"),
+])
+def test_a_street_line_is_replaced_whole(detector, text: str, street: str) -> None:
+    (findings,) = detector.analyze_batch([text])
+    assert street in [text[f.start : f.end] for f in findings if f.entity_type == "STREET_ADDRESS"]
+
+
+def test_the_town_after_a_unit_may_hold_a_short_lower_case_code() -> None:
+    from scrubbers.recognizers.address import InternationalStreetRecognizer
+
+    text = "send it to 56 ul. Karpacka 69 Apt. 837 Bydgoszcz nan? I am away"
+    assert _alone(InternationalStreetRecognizer(), text) == ["56 ul. Karpacka 69 Apt. 837 Bydgoszcz nan"]
+
+
+def test_person_relation_recognizer() -> None:
+    """Third parties a customer names in free text: by their relation, or by what is theirs."""
+    from scrubbers.recognizers.person import PersonRelationRecognizer
+
+    recognizer = PersonRelationRecognizer()
+    assert _alone(recognizer, "my neighbour Anna Wirth took the parcel") == ["Anna Wirth"]
+    assert _alone(recognizer, "I ordered it with my partner, joost, last week") == ["joost"]
+    assert _alone(recognizer, "As promised, here's Gregorina's address") == ["Gregorina"]
+    assert _alone(recognizer, "my neighbour who lives next door, the order's address, my friend said so") == []
+
+
+def test_lower_case_name_recognizer() -> None:
+    from scrubbers.recognizers.person import LowerCaseNameRecognizer
+
+    recognizer = LowerCaseNameRecognizer()
+    assert _alone(recognizer, "the leah holmberg version recorded") == ["leah holmberg"]
+    assert _alone(recognizer, "will smith and grace period, the mark down") == []
+
+
+def test_person_name_list_recognizer_takes_no_surname_after_a_common_word() -> None:
+    from scrubbers.recognizers.person import PersonNameListRecognizer
+
+    assert _alone(PersonNameListRecognizer(), "I moved to New York, Karen Moreno too") == ["Karen Moreno"]

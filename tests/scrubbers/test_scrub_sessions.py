@@ -1,5 +1,6 @@
 import copy
 import json
+import re
 import socket
 from datetime import datetime, timezone
 
@@ -361,3 +362,80 @@ def test_a_user_id_built_from_a_name_gets_a_stand_in_of_the_same_shape_everywher
     assert json.loads(scrubbed.session.tool_calls[0].result)["user_id"] == user_id
     assert scrubbed.state["order"]["#W2611340"]["user_id"] == user_id
     assert scrubbed.report.leak_passed
+
+
+def test_fields_named_as_ids_are_identifiers_and_a_name_built_one_is_replaced_in_its_shape(scrubber) -> None:
+    """A ten-digit product id is a valid phone number and NER calls 'call_0000' a person: under a key
+    named as an id ('product_id', 'item_ids', 'tool_call_id', 'id') neither is read as free text,
+    while a user id built from a name is replaced, by one of the same shape."""
+    value = {"id": "call_0000", "tool_call_id": "call_0000", "product_id": "8310926033", "item_ids": ["6469567736", "8426249116"],
+             "user_id": "mei_kovacs_8020", "note": "mei_kovacs_8020 asked"}
+    scrubbed, _ = scrubber.scrub_json(value)
+    assert {k: scrubbed[k] for k in ("id", "tool_call_id", "product_id", "item_ids")} == {
+        k: value[k] for k in ("id", "tool_call_id", "product_id", "item_ids")}
+    assert re.fullmatch(r"[a-z]+_[a-z]+_8020", scrubbed["user_id"]) and "kovacs" not in scrubbed["user_id"]
+    assert scrubbed["note"] == f"{scrubbed['user_id']} asked"
+
+
+def test_a_name_built_id_alone_binds_the_name_it_carries(scrubber) -> None:
+    """With no name field to build it from, the id's stand-in comes from a stand-in person, who is then
+    the same person where the name is written out."""
+    (scrubbed,), _ = scrubber.scrub_json([{"user_id": "fatima_johnson_7581"}])
+    first, last, number = scrubbed["user_id"].split("_")
+    assert number == "7581" and "fatima" not in scrubbed["user_id"] and "johnson" not in scrubbed["user_id"]
+    (scrubbed, text), _ = scrubber.scrub_json([{"user_id": "fatima_johnson_7581"}, "Fatima wrote again"])
+    assert text == f"{scrubbed['user_id'].split('_')[0].capitalize()} wrote again"
+
+
+def test_goods_described_in_json_keep_their_names_and_options_everywhere(scrubber) -> None:
+    """spaCy calls 'Garden Hose' and 'Vacuum Cleaner' people in an agent's summary; an object with a
+    price or product id describes goods: its names and options are not personal, in the JSON and in
+    the sentences that mention them."""
+    product = {"name": "Garden Hose", "product_id": "6679515468", "price": 92.53, "options": {"length": "50ft", "color": "green"}}
+    order = {"order_id": "#W2890441", "items": [{"name": "Vacuum Cleaner", "item_id": "1345513440", "options": {"type": "robotic"}},
+                                                {"name": "Jigsaw Puzzle", "item_id": "9237024510", "options": {"pieces": "500"}}]}
+    value = [json.dumps(product), json.dumps(order), "Garden Hose",
+             "It holds: Jigsaw Puzzle (pieces 500, theme animals) at $52.49; Garden Hose (length 50ft, color green) at $96.35.",
+             "It holds: Vacuum Cleaner (type robotic, bagged/bagless bagless, features pet hair removal) at $652.61."]
+    scrubbed, _ = scrubber.scrub_json(value)
+    assert scrubbed == value
+    (line,), _ = scrubber.scrub_json([{**product, "gift_note": "a gift for Kovalev"}])  # the object's other strings are read
+    assert "Kovalev" not in line["gift_note"] and line["name"] == "Garden Hose"
+
+
+def test_ids_named_in_the_texts_own_json_stay_in_its_sentences(scrubber) -> None:
+    """An id under a field named as an id is an identifier wherever the same text repeats it, even where
+    nothing in the sentence says so."""
+    value = [json.dumps({"item_id": "6469567736", "fulfillments": [{"tracking_id": ["3579625010"]}]}),
+             "Water Bottle (6469567736) shipped with 3579625010."]
+    scrubbed, _ = scrubber.scrub_json(value)
+    assert scrubbed == value
+    alone, _ = scrubber.scrub_json(value[1:])
+    assert alone != value[1:]  # the same sentence without the JSON: two valid US phone numbers
+
+
+def test_a_field_rule_holds_for_each_item_of_a_list(scrubber) -> None:
+    scrubbed, _ = scrubber.scrub_json({"phone": [4155550132, "415 555 0199"]})
+    assert isinstance(scrubbed["phone"][0], int) and scrubbed["phone"][0] != 4155550132 and scrubbed["phone"][1] != "415 555 0199"
+
+
+def test_a_surname_that_is_a_common_word_is_matched_as_written(scrubber) -> None:
+    """'Brown' known from a name field replaces 'Brown', not the colour 'brown'."""
+    value = {"first_name": "Noah", "last_name": "Brown", "note": "Brown wants the jacket in brown, size M"}
+    scrubbed, _ = scrubber.scrub_json(value)
+    assert scrubbed["note"] == f"{scrubbed['last_name']} wants the jacket in brown, size M" and scrubbed["last_name"] != "Brown"
+
+
+def test_a_detected_word_no_name_list_knows_is_not_searched_for_elsewhere(scrubber) -> None:
+    """'Cleaner' taken for a name after 'Dear' is uncommon enough to pass `name_like`, but neither a name
+    list nor its rarity vouches for it: 'the cleaner' elsewhere stays."""
+    texts = ["Dear Cleaner, thanks", "the cleaner broke again"]
+    first, second = scrubber.find_spans(texts)
+    assert [texts[0][f.start : f.end] for f in first] == ["Cleaner"] and second == []
+
+
+def test_a_town_field_is_left_as_it_is(scrubber) -> None:
+    """Alone, 'Austin' is a person to NER and 'New York' to the name lists: a town field is not read."""
+    value = {"address": {"city": "Austin"}, "city": "Austin", "capacity": "750ml", "note": "I moved to New York"}
+    scrubbed, _ = scrubber.scrub_json(value)
+    assert scrubbed == value

@@ -1,0 +1,77 @@
+"""The agent-transcript measurement: each of its counts can fail, and on tau-bench's retail data
+(nobody here wrote it) the scrubber meets the issue's goals."""
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from scrubbers.transcripts import DEFAULT_FOLDER, build, load, score
+
+USERS = {"noah_brown_6181": {"name": {"first_name": "Noah", "last_name": "Brown"},
+                             "address": {"address1": "986 Sunset Drive", "address2": "Suite 259", "city": "Denver",
+                                         "country": "USA", "state": "CO", "zip": "80279"},
+                             "email": "noah.brown7922@example.com", "orders": ["#W7678072"]}}
+ORDERS = {"#W7678072": {"order_id": "#W7678072", "user_id": "noah_brown_6181", "address": USERS["noah_brown_6181"]["address"],
+                        "items": [{"name": "Garden Hose", "product_id": "6679515468", "item_id": "5206946487", "price": 95.08,
+                                   "options": {"length": "50ft", "color": "brown"}}],
+                        "status": "delivered", "payment_history": []}}
+TASK = {"user_id": "noah_brown_6181", "instruction": "You are Noah Brown in 80279. Return the hose of order #W7678072.",
+        "actions": [{"name": "find_user_id_by_name_zip", "arguments": {"first_name": "Noah", "last_name": "Brown", "zip": "80279"}},
+                    {"name": "get_user_details", "arguments": {"user_id": "noah_brown_6181"}},
+                    {"name": "get_order_details", "arguments": {"order_id": "#W7678072"}}]}
+
+
+def _transcript():
+    (transcript,) = build([TASK], USERS, ORDERS, {}, "# Policy\n\nBe kind.")
+    return transcript
+
+
+def _replace(messages, old: str, new: str):
+    return json.loads(json.dumps(messages).replace(old, new))
+
+
+def test_a_transcript_is_laid_out_as_tau_bench_publishes_trajectories() -> None:
+    transcript = _transcript()
+    roles = [m["role"] for m in transcript.messages]
+    assert roles[:3] == ["system", "user", "user"] and roles.count("tool") == 3
+    call = next(m for m in transcript.messages if m.get("tool_calls"))
+    assert json.loads(call["tool_calls"][0]["function"]["arguments"])["first_name"] == "Noah"
+    assert json.loads(transcript.messages[-3]["content"]) == ORDERS["#W7678072"]
+    assert "Garden Hose" in transcript.protected and "brown" in transcript.protected and "Noah" in transcript.personal
+
+
+def test_untouched_output_leaks_everything_and_keeps_every_word() -> None:
+    transcript = _transcript()
+    result = score([transcript], [copy.deepcopy(transcript.messages)])
+    assert set(result.leaked) == {"name", "e-mail", "user id", "street line"} and result.streets_replaced == 0
+    assert result.kept == 1.0 and result.protected_kept == result.protected > 0 and result.structure_broken == 0
+
+
+def test_each_kind_of_damage_is_counted() -> None:
+    transcript = _transcript()
+    scrubbed = transcript.messages
+    for old, new in (("Noah", "Liam"), ("Brown", "Hill"), ("noah.brown7922", "liam.hill1"), ("noah_brown_6181", "liam_hill_6181"),
+                     ("986 Sunset Drive", "12 Oak Road")):
+        scrubbed = _replace(scrubbed, old, new)
+    clean = score([transcript], [scrubbed])
+    assert not clean.leaked and clean.streets_replaced == 1 and clean.user_ids_same_shape == 1 and clean.kept == 1.0
+    damaged = score([transcript], [_replace(_replace(scrubbed, "Garden Hose", "Garden Colleen"), "Be kind", "Be Susan")])
+    assert damaged.protected_kept == damaged.protected - 2 and damaged.words_kept == damaged.words - 3  # both mentions, and "kind."
+    zipped = score([transcript], [_replace(scrubbed, '\\"zip\\": \\"80279\\"', '\\"zip\\": \\"Denver\\"')])  # inside JSON strings
+    assert zipped.zips_changed == 3 and zipped.zips_misshapen == 3  # the look-up's argument, the user's and the order's address
+    renamed = score([transcript], [_replace(scrubbed, '\\"price\\"', '\\"moreno\\"')])
+    assert renamed.structure_broken == 1
+
+
+@pytest.mark.skipif(not (DEFAULT_FOLDER / "tasks_test.json").is_file(), reason="tau-bench retail data is not in ../shared")
+def test_tau_bench_transcripts_through_scrub_meet_the_goals(scrubber) -> None:
+    transcripts = load()
+    (scrubbed,), _ = scrubber.scrub_json([[t.messages for t in transcripts]])
+    result = score(transcripts, scrubbed)
+    assert result.transcripts == 115 and result.structure_broken == 0
+    assert not result.leaked
+    assert result.user_ids_same_shape == result.user_ids > 100 and result.streets_replaced == result.streets
+    assert result.protected_kept / result.protected >= 0.999 and result.kept >= 0.98
+    assert result.zips_misshapen == 0
