@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 DAGSTER_HOME_DIR := $(CURDIR)/.dagster_home
 PYTEST_WORKERS ?= 2
 
-.PHONY: install demo test ui bench soundness eval-scrub eval-classify mutation conformance-samples clean
+.PHONY: install demo test ui bench bench-scale soundness eval-scrub eval-classify mutation conformance-samples clean
 
 install: $(STAMP)
 
@@ -29,6 +29,11 @@ ui: install
 
 bench: install
 	$(BIN)/python -m bench.run
+
+# One day of SESSIONS sessions (and of SESSIONS/10) end to end: memory, time, seconds per stage (bench/README.md).
+SESSIONS ?= 100000
+bench-scale: install
+	$(BIN)/python -m bench.scale --sessions $(SESSIONS)
 
 # Drafted-task soundness on tau-bench data under two schemas (bench/soundness.py; needs ../shared).
 soundness: install

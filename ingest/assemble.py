@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -50,8 +50,75 @@ class _Parts:
     provenance: list[Provenance] = field(default_factory=list)
 
 
-def assemble_sessions(records: Iterable[RawRecord], config: IngestConfig) -> AssemblyResult:
+def assemble_sessions(
+    records: Iterable[RawRecord], config: IngestConfig, *, continued: dict[str, str] | None = None,
+    templates: bool = True,
+) -> AssemblyResult:
+    """Every session the records make, with the records no session claims quarantined.
+
+    `continued` (trace id -> session) resolves the traces no conversation id names; without it
+    they are resolved among these records (see `continued_runs`). With `templates` false the
+    error templates are left unset, for a caller that mines them over more sessions than these
+    (`assign_templates`).
+    """
     ordered, duplicates = _unique_in_order(records)
+    parts, quarantined = _route(ordered, continued)
+    finder = EntityFinder(config.entity_patterns)
+    sessions = [_build(session_id, parts[session_id], finder) for session_id in sorted(parts)]
+    if templates:
+        assign_templates(sessions, templates_for(error_messages(sessions)))
+    return AssemblyResult(sessions=sessions, quarantined=quarantined, duplicates=duplicates)
+
+
+def assemble_in_chunks(
+    session_ids: Iterable[str],
+    records_for: Callable[[list[str]], Iterable[RawRecord]],
+    config: IngestConfig,
+    *,
+    chunk: int = 200,
+    continued: dict[str, str] | None = None,
+) -> Iterator[Session]:
+    """The sessions named by `session_ids` (sorted), built `chunk` sessions at a time, so memory
+    holds one chunk's records, not a day's.
+
+    `records_for(ids)` gives every record of those sessions (their traces' records, the records
+    linking to them, their tickets' threads); a session another chunk's records also touch is
+    built in its own chunk only. `continued` resolves the traces no conversation id names (see
+    `continued_runs`; they are fetched by the caller with the session they continue). Error
+    templates are left unset: collect `error_messages` over every chunk, mine them once
+    (`ingest.error_templates.templates_for`) and `assign_templates`, so the templates are those
+    one assembly of the whole day gives.
+    """
+    batch: list[str] = []
+    for session_id in session_ids:
+        batch.append(session_id)
+        if len(batch) >= chunk:
+            yield from _assemble_chunk(batch, records_for, config, continued)
+            batch = []
+    if batch:
+        yield from _assemble_chunk(batch, records_for, config, continued)
+
+
+def _assemble_chunk(ids: list[str], records_for, config: IngestConfig, continued) -> Iterator[Session]:
+    wanted = set(ids)
+    ordered, _ = _unique_in_order(records_for(ids))
+    parts, _ = _route(ordered, continued or {})
+    finder = EntityFinder(config.entity_patterns)
+    for session_id in sorted(wanted & set(parts)):
+        yield _build(session_id, parts[session_id], finder)
+
+
+def unclaimed_records(records: Iterable[RawRecord], *, continued: dict[str, str] | None = None) -> list[QuarantinedRecord]:
+    """The quarantine entries (dangling links) assembly gives these records, without building
+    any session: for a caller that assembles sessions in chunks and looks for the records no
+    session claims separately. Pass each record with its context (the spans of its trace, the
+    tickets of its thread)."""
+    ordered, _ = _unique_in_order(records)
+    return _route(ordered, continued)[1]
+
+
+def _route(ordered: list[RawRecord], continued: dict[str, str] | None) -> tuple[dict[str, _Parts], list[QuarantinedRecord]]:
+    """Each record onto the parts of its session, or into quarantine (sorted)."""
     parts: dict[str, _Parts] = {}
     quarantined: list[QuarantinedRecord] = []
 
@@ -62,7 +129,7 @@ def assemble_sessions(records: Iterable[RawRecord], config: IngestConfig) -> Ass
 
     spans = [r for r in ordered if r.kind == "span"]
     events = [r for r in ordered if r.kind == "genai_event"]
-    trace_sessions = _trace_sessions(spans, events)
+    trace_sessions = _trace_sessions(spans, events, continued)
     for record in spans:
         session_id = trace_sessions[record.trace_id or ""]
         session(session_id, record).spans.append(SpanView.of(record))
@@ -101,12 +168,8 @@ def assemble_sessions(records: Iterable[RawRecord], config: IngestConfig) -> Ass
             quarantined.append(_dangling(record, "dangling link: deploy names no session"))
         for session_id in names:
             session(session_id, record).signals.deploys.append(_deploy(record))
-
-    finder = EntityFinder(config.entity_patterns)
-    sessions = [_build(session_id, parts[session_id], finder) for session_id in sorted(parts)]
-    _assign_templates(sessions)
     quarantined.sort(key=lambda q: (q.source, q.file, q.position, q.reason))
-    return AssemblyResult(sessions=sessions, quarantined=quarantined, duplicates=duplicates)
+    return parts, quarantined
 
 
 def _unique_in_order(records: Iterable[RawRecord]) -> tuple[list[RawRecord], int]:
@@ -120,9 +183,10 @@ def _unique_in_order(records: Iterable[RawRecord]) -> tuple[list[RawRecord], int
     return unique, len(ordered) - len(unique)
 
 
-def _trace_sessions(spans: list[RawRecord], events: list[RawRecord]) -> dict[str, str]:
+def _trace_sessions(spans: list[RawRecord], events: list[RawRecord], continued: dict[str, str] | None) -> dict[str, str]:
     """trace id -> session: the (smallest) session id any of its spans or events names; else the
-    session of the run it continues (see `_continued_runs`); else the trace id itself."""
+    session of the run it continues (`continued`, else found among these spans: `continued_runs`);
+    else the trace id itself."""
     named: dict[str, set[str]] = {}
     for record in spans:
         entry = named.setdefault(record.trace_id or "", set())
@@ -133,9 +197,22 @@ def _trace_sessions(spans: list[RawRecord], events: list[RawRecord]) -> dict[str
             named[record.trace_id].add(record.session_id)
     sessions = {trace_id: min(ids) for trace_id, ids in named.items() if ids}
     unnamed = sorted(trace_id for trace_id, ids in named.items() if not ids)
-    if unnamed:
+    if unnamed and continued is not None:
+        sessions.update((trace_id, continued.get(trace_id, trace_id)) for trace_id in unnamed)
+    elif unnamed:
         sessions.update(_continued_runs(unnamed, spans, events, sessions))
     return sessions
+
+
+def continued_runs(records: Iterable[RawRecord]) -> dict[str, str]:
+    """trace id -> session, for the traces among these records that no conversation id names
+    (see `_continued_runs`): pass every span and GenAI event a chunked assembly may need."""
+    ordered, _ = _unique_in_order(r for r in records if r.kind in ("span", "genai_event"))
+    spans = [r for r in ordered if r.kind == "span"]
+    events = [r for r in ordered if r.kind == "genai_event"]
+    resolved = _trace_sessions(spans, events, None)
+    named = {r.trace_id for r in ordered if r.session_id}
+    return {trace_id: session for trace_id, session in resolved.items() if trace_id not in named}
 
 
 def _continued_runs(unnamed: list[str], spans: list[RawRecord], events: list[RawRecord],
@@ -347,8 +424,13 @@ def _merge_turns(turns: list[Turn]) -> list[Turn]:
     return [turn for _, turn in ordered if id(turn) in kept]
 
 
-def _assign_templates(sessions: list[Session]) -> None:
-    errors = [error for s in sessions for error in s.signals.errors]
-    templates = templates_for(error.message for error in errors)
-    for error in errors:
-        error.template = templates[error.message]
+def error_messages(sessions: Iterable[Session]) -> set[str]:
+    """The distinct error messages of these sessions (what `templates_for` mines)."""
+    return {error.message for session in sessions for error in session.signals.errors}
+
+
+def assign_templates(sessions: Iterable[Session], templates: dict[str, str]) -> None:
+    """Set each error's template from `templates` (message -> template, `templates_for`)."""
+    for session in sessions:
+        for error in session.signals.errors:
+            error.template = templates[error.message]

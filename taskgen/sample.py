@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import bisect
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -46,35 +47,63 @@ def stratified_sample(
     Sessions sharing a failure signature collapse to one representative (the lowest rank);
     `members` keeps all of them for provenance.
     """
-    by_signature: dict[str, list[tuple[str, Classification]]] = defaultdict(list)
+    rows = sorted(((c.signature, session_id, c.intent, c.outcome, c.uncertain) for session_id, c in items))
+    return sample_by_signature(
+        ((sid, intent, outcome, sig, unsure) for sig, sid, intent, outcome, unsure in rows), config, expected_intents
+    )
+
+
+def sample_by_signature(
+    rows: Iterable[tuple[str, str, str, str, bool]],
+    config: SamplingConfig,
+    expected_intents: Sequence[str] = (),
+) -> StratifiedSample:
+    """`stratified_sample` over (session id, intent, outcome, signature, uncertain intent) rows that come grouped
+    by signature (a store's `ORDER BY signature`), in memory that does not grow with the day:
+    one signature's sessions at a time, and per (intent, outcome) cell a reservoir of its
+    `quota` best-ranked representatives with their members. Only what is selected, and its
+    members, is held to the end."""
     cell_sizes: dict[tuple[str, str], int] = defaultdict(int)
     uncertain: dict[tuple[str, str], int] = defaultdict(int)
-    for session_id, classification in items:
-        by_signature[classification.signature].append((session_id, classification))
-        cell_sizes[(classification.intent, classification.outcome)] += 1
-        uncertain[(classification.intent, classification.outcome)] += classification.uncertain
+    reservoirs: dict[tuple[str, str], list[tuple[str, str, list[str]]]] = defaultdict(list)
+    """cell -> (rank, representative, members) of its best-ranked signatures, at most its quota"""
 
-    representatives: dict[tuple[str, str], list[str]] = defaultdict(list)
-    members: dict[str, list[str]] = {}
-    for group in by_signature.values():
-        session_id, classification = min(group, key=lambda item: _rank(config.seed, item[0]))
-        representatives[(classification.intent, classification.outcome)].append(session_id)
-        members[session_id] = sorted({member_id for member_id, _ in group})
+    def close(group: list[tuple[str, str, str]]) -> None:
+        rank, session_id, cell = min((_rank(config.seed, sid), sid, (intent, outcome)) for sid, intent, outcome in group)
+        reservoir = reservoirs[cell]
+        quota = config.quota_for(*cell)
+        if len(reservoir) < quota or rank < reservoir[-1][0]:
+            bisect.insort(reservoir, (rank, session_id, sorted({sid for sid, _, _ in group})))
+            del reservoir[quota:]
 
-    selected: list[str] = []
-    coverage: list[CoverageRow] = []
-    for intent, outcome in sorted(cell_sizes):
-        candidates = sorted(representatives[(intent, outcome)], key=lambda sid: _rank(config.seed, sid))
-        chosen = candidates[: config.quota_for(intent, outcome)]
-        selected.extend(chosen)
-        coverage.append(CoverageRow(intent=intent, outcome=outcome, before=cell_sizes[(intent, outcome)], after=len(chosen),
-                                    uncertain=uncertain[(intent, outcome)]))
+    group: list[tuple[str, str, str]] = []
+    current: str | None = None
+    seen: set[str] = set()
+    for session_id, intent, outcome, signature, unsure in rows:
+        if signature != current:
+            if group:
+                close(group)
+            if signature in seen:
+                raise ValueError("rows must come grouped by signature")
+            seen.add(signature)
+            group, current = [], signature
+        group.append((session_id, intent, outcome))
+        cell_sizes[(intent, outcome)] += 1
+        uncertain[(intent, outcome)] += bool(unsure)
+    if group:
+        close(group)
 
+    coverage = [
+        CoverageRow(intent=intent, outcome=outcome, before=cell_sizes[(intent, outcome)],
+                    after=len(reservoirs[(intent, outcome)]), uncertain=uncertain[(intent, outcome)])
+        for intent, outcome in sorted(cell_sizes)
+    ]
+    members = {sid: ids for reservoir in reservoirs.values() for _, sid, ids in reservoir}
     sampled_intents = {row.intent for row in coverage if row.after}
     wanted = set(expected_intents) | {intent for intent, _ in cell_sizes}
     return StratifiedSample(
-        selected=sorted(selected),
-        members={session_id: members[session_id] for session_id in sorted(selected)},
+        selected=sorted(members),
+        members={session_id: members[session_id] for session_id in sorted(members)},
         coverage=coverage,
         missing_intents=sorted(wanted - sampled_intents),
     )

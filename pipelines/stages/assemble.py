@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from ingest.assemble import assemble_sessions
 from ingest.errors import UserFacingError
-from ingest.models import RawRecord, canonical_json
+from ingest.models import canonical_json
 
+from pipelines.stages import day_records
 from pipelines.stages.context import RunContext
+from pipelines.stages.day_records import raw_record
 from pipelines.stages.fingerprint import day_fingerprint
 from pipelines.stages.partition import CHUNK, home_day, session_day
 from pipelines.store.rows import RawRecordRow, RawSessionRow, RunRow
@@ -23,15 +24,6 @@ class AssembleResult:
     sessions: int
     quarantined: int
     records_by_source: dict[str, int]
-
-
-def _raw_record(row: RawRecordRow) -> RawRecord:
-    return RawRecord(
-        source=row.source, kind=row.kind, external_id=row.external_id, file=row.file, position=row.position,
-        occurred_at=row.occurred_at.replace(tzinfo=timezone.utc) if row.occurred_at and row.occurred_at.tzinfo is None
-        else row.occurred_at,
-        session_id=row.session_id, trace_id=row.trace_id, payload=json.loads(row.payload), sha256=row.sha256,
-    )
 
 
 class IncidentNotFound(UserFacingError):
@@ -61,24 +53,20 @@ def assemble_day(
     that has nothing new.
     """
     started = datetime.now(timezone.utc)  # before reading: a record landing meanwhile makes the next run look again
-    if only:
-        records = [_raw_record(row) for row in store.raw_records_for_sessions(only)]
-    else:  # converted a chunk at a time: the rows and the records are never all held at once
-        records = [_raw_record(row) for chunk in store.raw_record_chunks(store.raw_hashes_for_day(day)) for row in chunk]
-        records.sort(key=lambda r: (r.source, r.file, r.position))
     settings = run.settings_digest
-    store.upsert(
-        RunRow,
-        [dict(run_id=run_id, kind="incident" if only else "nightly", partition=day, scope=scope,
-              started_at=started, finished_at=None,
-              summary=canonical_json({"fingerprint": day_fingerprint([r.sha256 for r in records], settings), "settings": settings}))],
-    )
+    if not only:  # the day's sessions a chunk at a time (pipelines.stages.day_records): memory does not grow with the day
+        _record_run(store, run_id, day, scope, started, day_records.streamed_fingerprint(store, day, settings), settings,
+                    incident=False)
+        written, quarantined = day_records.assemble_day_in_chunks(store, run.config.ingest, day)
+        store.quarantine(quarantined, day=day, stage="assemble", run_id=run_id)
+        by_source = store.tally(RawRecordRow.source, where=[RawRecordRow.day == day])
+        return AssembleResult(sessions=written, quarantined=len(quarantined), records_by_source=dict(sorted(by_source.items())))
+    records = [raw_record(row) for row in store.raw_records_for_sessions(only)]
+    _record_run(store, run_id, day, scope, started, day_fingerprint([r.sha256 for r in records], settings), settings,
+                incident=True)
     result = assemble_sessions(records, run.config.ingest)
-    if only:
-        wanted = set(only)
-        kept = [s for s in result.sessions if s.session_id in wanted]
-    else:
-        kept = [s for s in result.sessions if session_day(s) in (day, None)]
+    wanted = set(only)
+    kept = [s for s in result.sessions if s.session_id in wanted]
     now = datetime.now(timezone.utc)
     for start in range(0, len(kept), CHUNK):
         store.upsert(
@@ -91,4 +79,14 @@ def assemble_day(
         sessions=len(kept),
         quarantined=len(result.quarantined),
         records_by_source=dict(Counter(r.source for r in records if day_of(r.occurred_at) == day)),
+    )
+
+
+def _record_run(store: Store, run_id: str, day: str, scope: str, started: datetime, fingerprint: str, settings: str,
+                *, incident: bool) -> None:
+    store.upsert(
+        RunRow,
+        [dict(run_id=run_id, kind="incident" if incident else "nightly", partition=day, scope=scope,
+              started_at=started, finished_at=None,
+              summary=canonical_json({"fingerprint": fingerprint, "settings": settings}))],
     )

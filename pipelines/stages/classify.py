@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from datetime import timedelta
 
 from ingest.models import Session, canonical_json
 from taskgen.classify import Classification, classify, prepare
 from taskgen.contacts import ContactIndex, LaterSession
-from taskgen.sample import StratifiedSample, stratified_sample
+from taskgen.sample import StratifiedSample, sample_by_signature, stratified_sample
 from taskgen.sample import coverage_markdown as _coverage_markdown
 
 from pipelines.stages.context import RunContext
@@ -48,6 +49,9 @@ def classify_day(store: Store, run: RunContext, day: str, *, only: list[str]) ->
             dict(session_id=session.session_id, day=home_day(session, day), intent=c.intent, outcome=c.outcome,
                  signature=c.signature, evidence=canonical_json(c.evidence), detail=classification_detail(c))
         )
+        if len(rows) >= CHUNK:  # written a chunk at a time: the day's rows are never all held
+            store.upsert(ClassificationRow, rows)
+            rows = []
     store.upsert(ClassificationRow, rows)
     return cells
 
@@ -64,21 +68,32 @@ def strata_markdown(cells: Counter) -> str:
     return "\n".join(lines)
 
 
+_SAMPLE_KEYS = (ClassificationRow.session_id, ClassificationRow.intent, ClassificationRow.outcome, ClassificationRow.signature,
+                ClassificationRow.detail)
+_SAMPLE_ORDER = (ClassificationRow.signature, ClassificationRow.session_id)
+
+
 def sample_day(store: Store, run: RunContext, day: str, *, scope: str, only: list[str]) -> StratifiedSample:
-    items = sorted(classifications(store, day, only).items())
     if only:
+        items = sorted(classifications(store, day, only).items())
         every = max(1, len(items))  # the on-call path drafts every session of its incident
         sample = stratified_sample(
             items, run.config.taskgen.sampling.model_copy(update={"easy_cell_cap": every, "default_quota": every})
         )
-    else:
-        sample = stratified_sample(items, run.config.taskgen.sampling)
+    else:  # the day's classifications streamed by signature into per-cell reservoirs
+        rows = store.stream(_SAMPLE_KEYS, ClassificationRow.day == day, order_by=_SAMPLE_ORDER)
+        sample = sample_by_signature(((*keys, _uncertain(detail)) for *keys, detail in rows), run.config.taskgen.sampling)
     store.upsert(
         SampleRow,
         [dict(day=day, scope=scope, selected=canonical_json(sample.selected),
               members=canonical_json(sample.members), coverage=sample.model_dump_json())],
     )
     return sample
+
+
+def _uncertain(detail: str | None) -> bool:
+    """Whether the stored label's intent confidence was below the threshold (its `detail` column)."""
+    return bool(detail) and bool(json.loads(detail).get("uncertain"))
 
 
 def coverage_markdown(sample: StratifiedSample) -> str:

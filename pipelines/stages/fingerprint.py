@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 
 from ingest.models import canonical_json, sha256_hex
 
+from pipelines.stages import day_records
 from pipelines.stages.context import RunContext
 from pipelines.store.rows import RawRecordRow, RunRow
 from pipelines.store.repository import Store
@@ -44,7 +45,7 @@ def unchanged_partitions(store: Store, run: RunContext, days: list[str]) -> set[
             since = max(since, datetime.fromisoformat(recorded["verified_at"]))
         if recorded.get("settings") == settings and last_landed is not None and last_landed <= since:
             unchanged.add(day)
-        elif recorded.get("fingerprint") == day_fingerprint(store.raw_hashes_for_day(day), settings):
+        elif recorded.get("fingerprint") == day_records.streamed_fingerprint(store, day, settings):
             unchanged.add(day)  # the fingerprint holds the settings digest: they match too
             verified.append(
                 dict(run.model_dump(), summary=canonical_json(recorded | {"settings": settings, "verified_at": checked.isoformat()}))

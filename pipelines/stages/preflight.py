@@ -17,6 +17,7 @@ from pipelines.stages.land import land_source
 from pipelines.stages.partition import PARTITIONS_START
 from pipelines.store.repository import Store
 from pipelines.store.rows import RawRecordRow
+from pipelines.telemetry import configure
 
 
 def check_sources(config: AppConfig, hint: str) -> None:
@@ -59,7 +60,9 @@ def check_partitions(days: list[str]) -> None:
 
 
 def land_everything(store: Store, config: AppConfig) -> None:
-    """Land every source's new records (idempotent; the raw assets do the same in the run)."""
+    """Land every source's new records (idempotent; the raw assets do the same in the run), each
+    source in a `land` span when telemetry is configured."""
+    configure(config.telemetry, config.base_dir)
     today = datetime.now(timezone.utc).date().isoformat()
     for source in SOURCES:
         land_source(store, config.path(config.drop), source, config.ingest, run_id="cli-lookup", default_day=today)

@@ -283,36 +283,6 @@ class Store:
             )
 
     # ------------------------------------------------------------ reading raw
-    def raw_hashes_for_day(self, day: str) -> list[str]:
-        """The hashes of the day's records and of every record linked to the sessions and traces
-        they name, read from the key columns only (the day's fingerprint; what assembly loads)."""
-        keys = (RawRecordRow.sha256, RawRecordRow.session_id, RawRecordRow.trace_id, RawRecordRow.thread)
-        with self._session(self.raw_engine) as s:
-            found = {row.sha256: row for row in s.execute(select(*keys).where(RawRecordRow.day == day))}
-            session_ids = {r.session_id for r in found.values() if r.session_id}
-            trace_ids = {r.trace_id for r in found.values() if r.trace_id}
-            for chunk in _chunks(sorted(found)):
-                session_ids.update(s.exec(select(RawLinkRow.session_id).where(RawLinkRow.sha256.in_(chunk))).scalars())
-            for column, values in ((RawRecordRow.session_id, session_ids), (RawRecordRow.trace_id, trace_ids)):
-                for chunk in _chunks(sorted(values)):
-                    for row in s.execute(select(*keys).where(column.in_(chunk))):
-                        found.setdefault(row.sha256, row)
-            for chunk in _chunks(sorted({r.thread for r in found.values() if r.thread})):
-                for row in s.execute(select(*keys).where(RawRecordRow.thread.in_(chunk))):
-                    found.setdefault(row.sha256, row)
-            linked: set[str] = set()
-            for chunk in _chunks(sorted(session_ids)):
-                linked.update(s.exec(select(RawLinkRow.sha256).where(RawLinkRow.session_id.in_(chunk))).scalars())
-            for chunk in _chunks(sorted(linked - set(found))):
-                found.update((sha, None) for sha in s.exec(select(RawRecordRow.sha256).where(RawRecordRow.sha256.in_(chunk))).scalars())
-        return sorted(found)
-
-    def raw_record_chunks(self, hashes: Sequence[str]) -> Iterator[list[RawRecordRow]]:
-        """These records (those still in the raw zone), a chunk at a time: a caller converting
-        them never holds every row at once."""
-        for chunk in _chunks(list(hashes)):
-            yield self.rows(RawRecordRow, RawRecordRow.sha256.in_(chunk))
-
     def resolve_incident(self, incident_id: str) -> list[str]:
         """Session ids of an incident: a ticket, escalation or deploy id, a trace id or a session id."""
         with self._session(self.raw_engine) as s:
@@ -398,6 +368,13 @@ class Store:
         """One column of the matching rows (without loading the others)."""
         with self._session_for(column) as s:
             return list(s.execute(select(column).where(*where)).scalars())
+
+    def stream(self, columns: Sequence[Any], *where, order_by: Sequence[Any] = (), batch: int = 5000) -> Iterator[tuple]:
+        """The matching rows' `columns`, in `order_by` order, fetched `batch` rows at a time (not all held)."""
+        with self._session_for(*columns) as s:
+            query = select(*columns).where(*where).order_by(*order_by)
+            for row in s.execute(query.execution_options(yield_per=batch)):
+                yield tuple(row)
 
     def count(self, model: type[SQLModel], *where) -> int:
         with self._session_for(model) as s:

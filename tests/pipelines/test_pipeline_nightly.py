@@ -149,6 +149,7 @@ def test_a_late_record_reruns_its_own_day_and_no_other(world, first_run, monkeyp
     # The days found unchanged by their fingerprint are noted as checked: the next command
     # knows every day unchanged without reading any day's records again.
     from pipelines.config import load_config
+    from pipelines.stages import day_records
     from pipelines.stages.context import RunContext
     from pipelines.stages.fingerprint import unchanged_partitions
     from pipelines.store.repository import Store
@@ -157,9 +158,9 @@ def test_a_late_record_reruns_its_own_day_and_no_other(world, first_run, monkeyp
     config = load_config(world.config)
     store = Store(config.sqlalchemy_url(config.store.url), config.sqlalchemy_url(config.store.raw_url))
 
-    def no_fingerprint(day):
+    def no_fingerprint(store, day, settings):
         raise AssertionError(f"{day}'s fingerprint was computed again")
 
-    monkeypatch.setattr(store, "raw_hashes_for_day", no_fingerprint)
+    monkeypatch.setattr(day_records, "streamed_fingerprint", no_fingerprint)
     assert unchanged_partitions(store, RunContext(config), sorted(every_day)) == every_day
     store.dispose()

@@ -31,6 +31,9 @@ def test_stage_spans_carry_counts_and_no_personal_values(world, monkeypatch, tmp
     scrub = next(s for s in spans if s.attributes.get("trace2task.stage") == "scrub")
     assert scrub.attributes["trace2task.scrubbed"] > 0
     assert any(key.startswith("trace2task.entities.") for key in scrub.attributes)
+    land = [s for s in spans if s.name == "trace2task.land"]  # the scale benchmark splits landing by these
+    assert {s.attributes["trace2task.source"] for s in land} == {"tickets", "traces", "error_logs", "escalations", "deploys"}
+    assert all(s.attributes["trace2task.parse_seconds"] >= 0 and s.attributes["trace2task.write_seconds"] >= 0 for s in land)
     dumped = json.dumps([dict(s.attributes) | {"name": s.name} for s in spans], default=str).casefold()
     leaked = sorted({entity for entity, value in planted_values(world.drop) if value.casefold() in dumped})
     assert leaked == []

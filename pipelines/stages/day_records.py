@@ -1,0 +1,214 @@
+"""A day's sessions assembled from the raw zone a chunk of sessions at a time.
+
+Memory holds one chunk's records (`CHUNK` sessions), the day's session ids and its distinct
+error messages, never the day's records: the records that belong together are found by the
+store's queries (a session's records, its traces' records, the deploys naming it, its tickets'
+threads), not by Python lists of everything.
+
+The records a day's assembly reads are those of the day plus everything one link away (the
+same sessions, traces and ticket threads, the deploys naming those sessions): `day_records`
+says which, as one SQL query, and the day's fingerprint hashes them in order as they stream.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterator
+from datetime import datetime, timezone
+
+from sqlalchemy import Select, literal_column, select, union
+
+from ingest.assemble import assemble_in_chunks, assign_templates, continued_runs, error_messages, unclaimed_records
+from ingest.config import IngestConfig
+from ingest.error_templates import templates_for
+from ingest.models import QuarantinedRecord, RawRecord, Session
+
+from pipelines.stages.partition import CHUNK, session_day
+from pipelines.store.repository import Store
+from pipelines.store.rows import RawLinkRow, RawRecordRow, RawSessionRow
+
+_RECORD = RawRecordRow.__table__
+_LINK = RawLinkRow.__table__
+
+
+def day_records(day: str) -> Select:
+    """The sha256 of every record a day's assembly reads: the day's records; every record of the
+    sessions they name or link to, and of their traces; every record of those records' ticket
+    threads; every record linking to those sessions (a deploy naming them)."""
+    r, link = _RECORD.c, _LINK.c
+    sessions = union(
+        select(r.session_id).where(r.day == day, r.session_id.is_not(None)),
+        select(link.session_id).where(link.sha256.in_(select(r.sha256).where(r.day == day))),
+    )
+    traces = select(r.trace_id).where(r.day == day, r.trace_id.is_not(None))
+    near = union(
+        select(r.sha256, r.thread).where(r.day == day),
+        select(r.sha256, r.thread).where(r.session_id.in_(sessions)),
+        select(r.sha256, r.thread).where(r.trace_id.in_(traces)),
+    ).cte("near")
+    threads = select(near.c.thread).where(near.c.thread.is_not(None))
+    linked = select(link.sha256).where(link.session_id.in_(sessions))
+    return union(
+        select(near.c.sha256),
+        select(r.sha256).where(r.thread.in_(threads)),
+        select(r.sha256).where(r.sha256.in_(linked)),
+    )
+
+
+def day_hashes(store: Store, day: str) -> Iterator[str]:
+    """`day_records`' hashes in sorted order, streamed from the raw zone."""
+    records = day_records(day).subquery()
+    query = select(records.c.sha256).order_by(records.c.sha256)
+    with store.raw_engine.connect() as conn:
+        for (sha,) in conn.execution_options(yield_per=5000).execute(query):
+            yield sha
+
+
+def streamed_fingerprint(store: Store, day: str, digest: str) -> str:
+    """`fingerprint.day_fingerprint` of the day's hashes, hashed as they stream in sorted order."""
+    fingerprint = hashlib.sha256(digest.encode("utf-8"))
+    for sha in day_hashes(store, day):
+        fingerprint.update(sha.encode("utf-8"))
+    return fingerprint.hexdigest()
+
+
+def raw_record(row) -> RawRecord:
+    """A raw-zone row (ORM object or plain row) as the record it was landed from."""
+    occurred = row.occurred_at
+    return RawRecord(
+        source=row.source, kind=row.kind, external_id=row.external_id, file=row.file, position=row.position,
+        occurred_at=occurred.replace(tzinfo=timezone.utc) if occurred and occurred.tzinfo is None else occurred,
+        session_id=row.session_id, trace_id=row.trace_id, payload=json.loads(row.payload), sha256=row.sha256,
+    )
+
+
+def _in_day(day: str):
+    return RawRecordRow.sha256.in_(day_records(day))
+
+
+def _candidate_sessions(store: Store, day: str) -> list[str]:
+    """Every session id the day's records name or link to (a superset of the sessions they make)."""
+    named = store.distinct(RawRecordRow.session_id, _in_day(day), RawRecordRow.session_id.is_not(None))
+    linked = store.distinct(RawLinkRow.session_id, RawLinkRow.sha256.in_(day_records(day)))
+    return sorted(set(named) | set(linked))
+
+
+def _unnamed_traces(store: Store, day: str) -> bool:
+    """Whether a trace of the day has spans that no span or GenAI event of it names a session for."""
+    r = _RECORD.c
+    named = select(r.trace_id).where(r.kind.in_(("span", "genai_event")), r.session_id.is_not(None))
+    query = select(r.trace_id).where(r.sha256.in_(day_records(day)), r.kind == "span", r.trace_id.not_in(named)).limit(1)
+    with store.raw_engine.connect() as conn:
+        return conn.execute(query).first() is not None
+
+
+def _continued(store: Store, day: str) -> dict[str, str]:
+    """trace id -> session for the day's traces no conversation id names. Resolving them compares
+    each run with every earlier run of the day, so the day's spans are read at once: only when
+    such traces are there (a framework that names no conversation, such as the OpenAI Agents SDK)."""
+    if not _unnamed_traces(store, day):
+        return {}
+    rows = store.rows(RawRecordRow, _in_day(day), RawRecordRow.kind.in_(("span", "genai_event")))
+    return continued_runs(raw_record(row) for row in rows)
+
+
+def _records_for(store: Store, continued: dict[str, str]) -> Callable[[list[str]], list[RawRecord]]:
+    """`records_for` of `assemble_in_chunks`: the sessions' records, their traces' records (and
+    those of the unnamed traces that continue them), the records linking to them and their
+    tickets' threads, read as plain rows (no ORM objects: this is most of a day's reading)."""
+    by_session: dict[str, list[str]] = {}
+    for trace_id, session_id in continued.items():
+        by_session.setdefault(session_id, []).append(trace_id)
+    r, link = _RECORD.c, _LINK.c
+
+    def records_for(ids: list[str]) -> list[RawRecord]:
+        found: dict[str, object] = {}
+        with store.raw_engine.connect() as conn:
+            def add(*where) -> None:
+                for row in conn.execute(select(_RECORD).where(*where)):
+                    found.setdefault(row.sha256, row)
+
+            add(r.session_id.in_(ids))
+            traces = {row.trace_id for row in found.values() if row.trace_id}
+            traces |= {trace for sid in ids for trace in by_session.get(sid, [])}
+            for chunk in _chunks(sorted(traces)):
+                add(r.trace_id.in_(chunk))
+            add(r.sha256.in_(select(link.sha256).where(link.session_id.in_(ids))))
+            for chunk in _chunks(sorted({row.thread for row in found.values() if row.thread})):
+                add(r.thread.in_(chunk))
+        return [raw_record(row) for row in found.values()]
+
+    return records_for
+
+
+def _chunks(values: list, size: int = 900) -> Iterator[list]:
+    for start in range(0, len(values), size):
+        yield values[start : start + size]
+
+
+def _unclaimed(store: Store, day: str, continued: dict[str, str]) -> list[QuarantinedRecord]:
+    """The day's records no session claims (dangling links), a chunk at a time: each record that
+    names no session, with the spans of its trace and the records of its ticket thread."""
+    found: dict[tuple, QuarantinedRecord] = {}
+    ids = store.values(RawRecordRow.sha256, _in_day(day), RawRecordRow.session_id.is_(None),
+                       RawRecordRow.kind != "span")
+    ids.sort()
+    for start in range(0, len(ids), 900):
+        chunk = {row.sha256: row for row in store.rows(RawRecordRow, RawRecordRow.sha256.in_(ids[start : start + 900]))}
+        traces = sorted({row.trace_id for row in chunk.values() if row.trace_id})
+        threads = sorted({row.thread for row in chunk.values() if row.thread})
+        context = {}
+        for part in range(0, len(traces), 900):
+            context.update((r.sha256, r) for r in store.rows(
+                RawRecordRow, RawRecordRow.trace_id.in_(traces[part : part + 900]), RawRecordRow.kind == "span"))
+        for part in range(0, len(threads), 900):
+            context.update((r.sha256, r) for r in store.rows(
+                RawRecordRow, RawRecordRow.thread.in_(threads[part : part + 900]), RawRecordRow.kind == "ticket"))
+        records = [raw_record(row) for row in {**context, **chunk}.values()]
+        for entry in unclaimed_records(records, continued=continued):
+            if entry.sha256 in chunk:
+                found[(entry.source, entry.file, entry.position, entry.reason)] = entry
+    return [found[key] for key in sorted(found)]
+
+
+def assemble_day_in_chunks(store: Store, config: IngestConfig, day: str) -> tuple[int, list[QuarantinedRecord]]:
+    """Assemble and write (raw zone) the sessions that started on `day` (or have no time at all),
+    a chunk at a time; returns how many, and the day's records no session claims.
+
+    Error templates are mined once over every session the day's records make, as one assembly of
+    the whole day mines them: the sessions are written as they are built, and those with errors
+    are written again with their templates (a tenth of the sessions in the demo)."""
+    continued = _continued(store, day)
+    candidates = sorted(set(_candidate_sessions(store, day)) | set(continued.values()))
+    messages: set[str] = set()
+    with_errors: list[str] = []
+    written, batch = 0, []
+    now = datetime.now(timezone.utc)
+
+    def flush(sessions: list[Session]) -> None:
+        store.upsert(
+            RawSessionRow,
+            [dict(session_id=s.session_id, day=session_day(s) or day, body=s.model_dump_json(), assembled_at=now)
+             for s in sessions]
+        )
+
+    for session in assemble_in_chunks(candidates, _records_for(store, continued), config, chunk=CHUNK, continued=continued):
+        messages |= error_messages([session])
+        if session_day(session) not in (day, None):
+            continue
+        batch.append(session)
+        if session.signals.errors:
+            with_errors.append(session.session_id)
+        if len(batch) >= CHUNK:
+            flush(batch)
+            written, batch = written + len(batch), []
+    flush(batch)
+    written += len(batch)
+    templates = templates_for(messages)
+    for start in range(0, len(with_errors), CHUNK):
+        rows = store.rows(RawSessionRow, RawSessionRow.session_id.in_(with_errors[start : start + CHUNK]))
+        sessions = [Session.model_validate_json(row.body) for row in sorted(rows, key=lambda r: r.session_id)]
+        assign_templates(sessions, templates)
+        flush(sessions)
+    return written, _unclaimed(store, day, continued)

@@ -1,0 +1,62 @@
+"""A day assembled a chunk of sessions at a time, from the store's queries, is the day assembled
+at once from its records (the records of the day and everything one link away)."""
+
+from datetime import date
+
+import pytest
+
+from ingest.assemble import assemble_sessions
+from ingest.config import IngestConfig
+from ingest.demo import generate_drop
+from ingest.models import SOURCES, Session
+from pipelines.stages import day_records
+from pipelines.stages.land import land_source
+from pipelines.store.repository import day_of
+from pipelines.store.rows import RawLinkRow, RawRecordRow, RawSessionRow
+
+from test_pipeline_store import store  # noqa: F401 - the store fixture, on SQLite and on PostgreSQL
+
+
+def _one_link_away(rows, links, day):
+    """The records a day's assembly reads, found in Python over every record."""
+    found = {r.sha256 for r in rows if r.day == day}
+    sessions = {r.session_id for r in rows if r.sha256 in found and r.session_id}
+    sessions |= {link.session_id for link in links if link.sha256 in found}
+    traces = {r.trace_id for r in rows if r.sha256 in found and r.trace_id}
+    found |= {r.sha256 for r in rows if r.session_id in sessions or r.trace_id in traces}
+    threads = {r.thread for r in rows if r.sha256 in found and r.thread}
+    found |= {r.sha256 for r in rows if r.thread in threads}
+    found |= {link.sha256 for link in links if link.session_id in sessions}
+    return sorted(found & {r.sha256 for r in rows})
+
+
+@pytest.fixture
+def landed(store, tmp_path, monkeypatch):  # noqa: F811 - the imported fixture
+    generate_drop(tmp_path / "drop", sessions=40, days=2, seed=3, start=date(2026, 11, 16))
+    for source in SOURCES:
+        land_source(store, tmp_path / "drop", source, IngestConfig(), run_id="t", default_day="2026-11-16")
+    monkeypatch.setattr(day_records, "CHUNK", 3)  # many chunks, so sessions meet across them
+    return store
+
+
+def test_chunked_days_equal_the_day_assembled_at_once(landed):
+    config = IngestConfig()
+    rows, links = landed.rows(RawRecordRow), landed.rows(RawLinkRow)
+    days = sorted({r.day for r in rows if r.day})
+    assert len(days) >= 2
+    templated = unclaimed = 0
+    for day in days:
+        hashes = _one_link_away(rows, links, day)
+        assert list(day_records.day_hashes(landed, day)) == hashes
+        records = [day_records.raw_record(r) for r in rows if r.sha256 in set(hashes)]
+        whole = assemble_sessions(records, config)
+        expected = [s for s in whole.sessions if day_of(s.started_at or s.ended_at) in (day, None)]
+        landed.delete(RawSessionRow)
+        written, quarantined = day_records.assemble_day_in_chunks(landed, config, day)
+        got = sorted(landed.rows(RawSessionRow), key=lambda r: r.session_id)
+        assert written == len(expected)
+        assert [Session.model_validate_json(r.body) for r in got] == expected
+        assert quarantined == whole.quarantined
+        templated += sum(e.template != e.message for s in expected for e in s.signals.errors)
+        unclaimed += len(quarantined)
+    assert templated and unclaimed  # the drop has templated errors and dangling records to get right
