@@ -20,7 +20,7 @@ import pytest
 
 from headless_chromium import HeadlessChromium, chromium_executable, is_outside, wait_until
 from demo_world import ARTIFACTS, TRACE2TASK, ran_world, write_drop
-from webserver_process import free_port
+from webserver_process import free_port, stop
 
 CHROMIUM = chromium_executable()
 REVIEWER = "bob"
@@ -130,11 +130,6 @@ def test_a_reviewer_approves_and_rejects_with_clicks(tmp_path):
                 browser.screenshot(ARTIFACTS / "review-page.png")
                 requested = browser.requested_urls
         finally:
-            server.terminate()
-            try:
-                server.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
+            stop(server)
     assert any(url.startswith(f"{base_url}/pair/{pair_id}") for url in requested)
     assert [url for url in requested if is_outside(url)] == []

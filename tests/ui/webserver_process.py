@@ -61,9 +61,14 @@ def dagster_webserver(run: World, log_path: Path) -> Iterator[str]:
             assert up and server.poll() is None, f"dagster-webserver did not start; see {log_path}"
             yield base_url
         finally:
-            server.terminate()
-            try:
-                server.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
+            stop(server)
+
+
+def stop(process: subprocess.Popen) -> None:
+    """Terminate a server process, killing it if it has not stopped within 20 s."""
+    process.terminate()
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
