@@ -4,56 +4,54 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from datetime import timedelta
+from collections.abc import Iterator
 
 from ingest.models import Session, canonical_json
 from taskgen.classify import Classification, classify, prepare
-from taskgen.contacts import ContactIndex, LaterSession
 from taskgen.sample import StratifiedSample, sample_by_signature, stratified_sample
 from taskgen.sample import coverage_markdown as _coverage_markdown
 
+from pipelines.stages import contacts
 from pipelines.stages.context import RunContext
 from pipelines.stages.partition import CHUNK, classifications, home_day, raw_sessions
-from pipelines.store.rows import ClassificationRow, RawSessionRow, SampleRow
+from pipelines.store.rows import ClassificationRow, SampleRow
 from pipelines.store.repository import Store
 
 
-def _contact_index(store: Store, sessions: list[Session], window: timedelta) -> ContactIndex:
-    """Sessions that may be later contacts of `sessions`: those of the raw zone's days from the first
-    session's day to the window's end after the last one (only what matching needs is kept)."""
-    times = [t for s in sessions for t in (s.started_at, s.ended_at) if t is not None]
-    if not times:
-        return ContactIndex([])
-    first, last = min(times).date(), (max(times) + window).date()
-    days = [(first + timedelta(days=n)).isoformat() for n in range((last - first).days + 1)]
-    contacts = []
-    for start in range(0, len(days), CHUNK):
-        ids = store.values(RawSessionRow.session_id, RawSessionRow.day.in_(days[start : start + CHUNK]))
-        for chunk in range(0, len(ids), CHUNK):
-            rows = store.rows(RawSessionRow, RawSessionRow.session_id.in_(ids[chunk : chunk + CHUNK]))
-            contacts += [LaterSession.of(Session.model_validate_json(row.body)) for row in rows]
-    return ContactIndex(contact for contact in contacts if contact is not None)
-
-
-def classify_day(store: Store, run: RunContext, day: str, *, only: list[str]) -> Counter:
-    """Classifies the day's sessions (or just `only`), each with its later contacts from the raw zone."""
+def classify_day(store: Store, run: RunContext, day: str, *, only: list[str], run_id: str = "") -> Counter:
+    """Classifies the day's sessions (or just `only`) a chunk at a time, each with its later contacts
+    assembled from the landed records (`pipelines.stages.contacts`): the labels are those of the
+    records landed, whichever days have run. The nightly run (`run_id`, no `only`) keeps the
+    contacts' fingerprint, so that a later complaint about the day's orders runs the day again."""
     taxonomy = run.taxonomy
-    sessions = list(raw_sessions(store, day, only))
-    contacts = _contact_index(store, sessions, taxonomy.later_contact_window)
-    prepare(sessions, taxonomy)
-    rows, cells = [], Counter()
-    for session in sessions:
-        c = classify(session, taxonomy, contacts.later_contacts(session, taxonomy.later_contact_window))
-        cells[(c.intent, c.outcome)] += 1
-        rows.append(
-            dict(session_id=session.session_id, day=home_day(session, day), intent=c.intent, outcome=c.outcome,
-                 signature=c.signature, evidence=canonical_json(c.evidence), detail=classification_detail(c))
-        )
-        if len(rows) >= CHUNK:  # written a chunk at a time: the day's rows are never all held
-            store.upsert(ClassificationRow, rows)
-            rows = []
-    store.upsert(ClassificationRow, rows)
+    reach = contacts.reach_of(raw_sessions(store, day, only), taxonomy.later_contact_window)
+    index, fingerprint = contacts.day_contacts(store, run.config.ingest, reach)
+    cells: Counter = Counter()
+    for chunk in _chunks(raw_sessions(store, day, only), CHUNK):  # the day's sessions are never all held
+        prepare(chunk, taxonomy)
+        rows = []
+        for session in chunk:
+            c = classify(session, taxonomy, index.later_contacts(session, taxonomy.later_contact_window))
+            cells[(c.intent, c.outcome)] += 1
+            rows.append(
+                dict(session_id=session.session_id, day=home_day(session, day), intent=c.intent, outcome=c.outcome,
+                     signature=c.signature, evidence=canonical_json(c.evidence), detail=classification_detail(c))
+            )
+        store.upsert(ClassificationRow, rows)
+    if run_id and not only:
+        contacts.record_contacts(store, run_id, fingerprint)
     return cells
+
+
+def _chunks(sessions: Iterator[Session], size: int) -> Iterator[list[Session]]:
+    chunk: list[Session] = []
+    for session in sessions:
+        chunk.append(session)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
 
 
 def classification_detail(c: Classification) -> str:
