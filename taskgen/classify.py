@@ -10,7 +10,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ingest.models import Session, sha256_hex
 from taskgen import meaning
@@ -54,11 +54,30 @@ class Taxonomy(BaseModel):
         default_factory=dict, description="intent -> labelled requests; intent by meaning is the nearest (none: keywords only)"
     )
     intent_confidence_threshold: float = Field(
-        default=0.5, ge=0.0, le=1.0, description="below this the intent is uncertain and the task gets a review question"
+        default=0.8, ge=0.0, le=1.0, description="below this the intent is uncertain and the task gets a review question"
+    )
+    intent_min_margin: float = Field(
+        default=0.0, ge=0.0,
+        description="the intent is uncertain when its score is less than this ahead of the runner-up's (intent by meaning)",
+    )
+    request_confidence: float = Field(
+        default=0.9, ge=0.0, le=1.0,
+        description="a sentence of the request whose own intent confidence reaches this asks for that intent; "
+                    "two action intents asked (or carried out by the agent's tools) make the session's intent uncertain",
+    )
+    action_intents: list[str] = Field(
+        default_factory=list, description="the intents that ask for a change (none listed: every intent but the fallback)"
     )
     read_only_tool_prefixes: list[str] = Field(
         default_factory=list, description="a called tool whose name starts with one of these says nothing of the intent"
     )
+
+    @model_validator(mode="after")
+    def _action_intents_known(self) -> Taxonomy:
+        unknown = sorted(set(self.action_intents) - set(self.intents))
+        if unknown:
+            raise ValueError(f"action_intents names intents the taxonomy does not have: {', '.join(unknown)}")
+        return self
 
     @classmethod
     def from_yaml(cls, path: Path) -> Taxonomy:
@@ -98,6 +117,9 @@ class Classification(BaseModel):
     signature: str = Field(description="failure signature: near-duplicates share it")
     intent_confidence: float = Field(default=1.0, description="0..1; below the taxonomy's threshold the intent is uncertain")
     uncertain: bool = False
+    uncertain_because: list[str] = Field(
+        default_factory=list, description="low_confidence, small_margin, several_requests: the rules that made the intent uncertain"
+    )
     signals: list[OutcomeSignal] = Field(default_factory=list, description="every outcome signal found, agreeing or not")
     review_questions: list[str] = Field(default_factory=list, description="conflicts and doubts for the task's reviewer")
 
@@ -122,8 +144,22 @@ def _intent_by_meaning(
     if not taxonomy.examples or not meaning.available():
         return None
     model = _meaning_model(json.dumps(taxonomy.examples, sort_keys=True))
-    named = {tool: intent for intent, rule in taxonomy.intents.items() for tool in rule.tools}
-    return model.score(texts, tools, named, hint)
+    return model.score(texts, tools, _named_tools(taxonomy), hint, taxonomy.request_confidence)
+
+
+def _named_tools(taxonomy: Taxonomy) -> dict[str, str]:
+    return {tool: intent for intent, rule in taxonomy.intents.items() for tool in rule.tools}
+
+
+class _Intent(BaseModel):
+    """The intent of a session and what speaks for it and against it."""
+
+    intent: str
+    evidence: list[str]
+    confidence: float
+    runner_up: str | None = None
+    margin: float | None = None
+    requests: list[str] = Field(default_factory=list, description="the distinct action intents asked for or carried out")
 
 
 def _request(session: Session) -> list[str]:
@@ -140,9 +176,14 @@ def prepare(sessions: Sequence[Session], taxonomy: Taxonomy) -> None:
                                [_action_tools(session, taxonomy) for session in sessions])
 
 
-def _classify_intent(session: Session, taxonomy: Taxonomy) -> tuple[str, list[str], float]:
-    """(intent, evidence, confidence): by meaning when the taxonomy has examples and the model is
-    installed, the keyword rules kept as the explanation; else by the keyword rules alone."""
+def _action_requests(intents: set[str], taxonomy: Taxonomy) -> list[str]:
+    actions = set(taxonomy.action_intents) if taxonomy.action_intents else set(taxonomy.intents)
+    return sorted((intents & actions) - {taxonomy.fallback_intent})
+
+
+def _classify_intent(session: Session, taxonomy: Taxonomy) -> _Intent:
+    """By meaning when the taxonomy has examples and the model is installed, the keyword rules kept
+    as the explanation; else by the keyword rules alone."""
     texts = [turn.text for turn in session.turns if turn.role == "user"]
     texts += [ticket.subject for ticket in session.signals.tickets if ticket.subject]
     called = {call.name for call in session.tool_calls}
@@ -152,12 +193,35 @@ def _classify_intent(session: Session, taxonomy: Taxonomy) -> tuple[str, list[st
     scores = _intent_by_meaning(request, _action_tools(session, taxonomy), taxonomy, hint)
     if scores is None:
         confidence = 1.0 if keyword_evidence != ["rule:fallback"] else 0.0
-        return keyword_intent, keyword_evidence, confidence
+        named = _named_tools(taxonomy)
+        done = {named[call.name] for call in session.tool_calls if call.name in named}
+        return _Intent(intent=keyword_intent, evidence=keyword_evidence, confidence=confidence,
+                       requests=_action_requests(done, taxonomy))
     evidence = [f"meaning:{scores.nearest}"] if scores.nearest else []
     evidence += [f"tool:{tool}" for tool in _action_tools(session, taxonomy)]
     if keyword_intent == scores.best:
         evidence += [item for item in keyword_evidence if item != "rule:fallback"]
-    return scores.best, list(dict.fromkeys(evidence)), round(scores.confidence, 4)
+    return _Intent(intent=scores.best, evidence=list(dict.fromkeys(evidence)), confidence=round(scores.confidence, 4),
+                   runner_up=scores.runner_up, margin=None if scores.runner_up is None else round(scores.margin, 4),
+                   requests=_action_requests(set(scores.asked) | set(scores.done), taxonomy))
+
+
+def _doubts(found: _Intent, taxonomy: Taxonomy) -> tuple[list[str], str]:
+    """The rules that make the intent uncertain, and the review question saying why."""
+    because, reasons = [], []
+    if found.confidence < taxonomy.intent_confidence_threshold:
+        because.append("low_confidence")
+        reasons.append(f"has confidence {found.confidence:.2f}, below {taxonomy.intent_confidence_threshold:.2f}")
+    if found.margin is not None and found.margin < taxonomy.intent_min_margin:
+        because.append("small_margin")
+        reasons.append(f"is only {found.margin:.2f} ahead of '{found.runner_up}' (less than {taxonomy.intent_min_margin:.2f})")
+    if len(found.requests) >= 2:
+        because.append("several_requests")
+        reasons.append(f"is one of several requests in the session ({', '.join(found.requests)})")
+    if not because:
+        return [], ""
+    return because, (f"Intent '{found.intent}' {'; it '.join(reasons)} (evidence: {', '.join(found.evidence) or 'none'}). "
+                     f"Is '{found.intent}' what the customer asked for?")
 
 
 def _intent_of_texts(texts: Sequence[str], taxonomy: Taxonomy) -> str:
@@ -314,22 +378,23 @@ def reason_category(text: str) -> str:
 
 def classify(session: Session, taxonomy: Taxonomy, later: Sequence[LaterSession] = ()) -> Classification:
     """Intent and outcome of `session`; `later` are its later contacts (`taskgen.contacts`)."""
-    intent, intent_evidence, confidence = _classify_intent(session, taxonomy)
+    found = _classify_intent(session, taxonomy)
+    intent = found.intent
     outcome, signals, detail = _classify_outcome(session, taxonomy, intent, later)
     signature = f"{intent}:{outcome}:{sha256_hex(detail)[:12]}"
     outcome_evidence = [f"{s.source}:{s.ref}:{s.kind}" for s in signals if s.points_to == outcome]
-    uncertain = confidence < taxonomy.intent_confidence_threshold
+    because, question = _doubts(found, taxonomy)
     questions = _review_questions(outcome, signals)
-    if uncertain:
-        questions.insert(0, f"Intent '{intent}' has confidence {confidence:.2f}, below {taxonomy.intent_confidence_threshold:.2f} "
-                            f"(evidence: {', '.join(intent_evidence) or 'none'}). Is '{intent}' what the customer asked for?")
+    if question:
+        questions.insert(0, question)
     return Classification(
         intent=intent,
         outcome=outcome,
-        evidence=intent_evidence + (outcome_evidence or ["rule:no_failure_signal"]),
+        evidence=found.evidence + (outcome_evidence or ["rule:no_failure_signal"]),
         signature=signature,
-        intent_confidence=confidence,
-        uncertain=uncertain,
+        intent_confidence=found.confidence,
+        uncertain=bool(because),
+        uncertain_because=because,
         signals=signals,
         review_questions=questions,
     )

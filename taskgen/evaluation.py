@@ -58,6 +58,8 @@ class Case:
     """False: only a later contact of the set's other sessions, not labelled itself."""
     intent_counted: bool = True
     """False: a copy of another case's words, counted for its outcome only."""
+    requests: int = 1
+    """How many distinct intents the task's gold actions carry out (tau-bench): 2 or more is several requests."""
 
 
 def split_of(key: str) -> str:
@@ -95,7 +97,7 @@ def tau_cases(name: str, path: Path, *, with_calls: bool = True) -> tuple[list[C
             tool_calls=calls, entity_ids={"order": orders} if orders else {},
         )
         split = split_of(f"{name}:{task_id}")
-        cases.append(Case(name, split, session, intents[0], "resolved"))
+        cases.append(Case(name, split, session, intents[0], "resolved", requests=len(set(intents))))
         if orders:
             again = Session(
                 session_id=f"{name}-{task_id}-again", started_at=at + timedelta(hours=20), ended_at=at + timedelta(hours=20),
@@ -153,6 +155,14 @@ class Report:
     per_intent: dict[tuple[str, str], Tally] = field(default_factory=dict)
     per_outcome: dict[tuple[str, str], Tally] = field(default_factory=dict)
     confusion: Counter = field(default_factory=Counter)
+    uncertain: dict[tuple[str, str], Tally] = field(default_factory=dict)
+    """per (set, split): the labels flagged uncertain (`right` counts the flagged ones)"""
+    certain: dict[tuple[str, str], Tally] = field(default_factory=dict)
+    """per (set, split): intent accuracy on the labels not flagged uncertain"""
+    wrong_flagged: dict[tuple[str, str], Tally] = field(default_factory=dict)
+    """per (set, split): of the wrong intents, those flagged uncertain"""
+    several_flagged: dict[tuple[str, str], Tally] = field(default_factory=dict)
+    """per (set, split): of the sessions whose gold actions carry two intents or more, those flagged several_requests"""
     seconds: float = 0.0
     sessions: int = 0
 
@@ -175,7 +185,15 @@ def evaluate(cases: Sequence[Case], label: Callable[[Session, list], Classificat
             for key in ((name, case.split), (name, "all")):
                 report.outcome.setdefault(key, Tally()).add(got.outcome == case.outcome)
                 if case.intent_counted:
-                    report.intent.setdefault(key, Tally()).add(got.intent == case.intent)
+                    right = got.intent == case.intent
+                    report.intent.setdefault(key, Tally()).add(right)
+                    report.uncertain.setdefault(key, Tally()).add(got.uncertain)
+                    if not got.uncertain:
+                        report.certain.setdefault(key, Tally()).add(right)
+                    if not right:
+                        report.wrong_flagged.setdefault(key, Tally()).add(got.uncertain)
+                    if case.requests >= 2:
+                        report.several_flagged.setdefault(key, Tally()).add("several_requests" in got.uncertain_because)
             report.per_outcome.setdefault((name, case.outcome), Tally()).add(got.outcome == case.outcome)
             if case.intent_counted:
                 report.per_intent.setdefault((name, case.intent), Tally()).add(got.intent == case.intent)
@@ -189,6 +207,14 @@ def markdown(report: Report) -> str:
     for name in names:
         lines.append(f"| {name} | {report.intent.get((name, 'dev'), '-')} | {report.intent.get((name, 'heldout'), '-')} "
                      f"| {report.outcome.get((name, 'dev'), '-')} | {report.outcome.get((name, 'heldout'), '-')} |")
+    lines += ["", "Uncertain intents (below the confidence threshold, a small margin, or several requests):", "",
+              "| set | uncertain dev | uncertain held-out | right when not uncertain, dev | held-out "
+              "| wrong ones flagged, held-out | several requests flagged, held-out |", "|---|---|---|---|---|---|---|"]
+    for name in names:
+        cells = [report.uncertain.get((name, "dev"), "-"), report.uncertain.get((name, "heldout"), "-"),
+                 report.certain.get((name, "dev"), "-"), report.certain.get((name, "heldout"), "-"),
+                 report.wrong_flagged.get((name, "heldout"), "-"), report.several_flagged.get((name, "heldout"), "-")]
+        lines.append(f"| {name} | " + " | ".join(str(cell) for cell in cells) + " |")
     lines += ["", "| set | true intent | right |", "|---|---|---|"]
     lines += [f"| {name} | {intent} | {tally} |" for (name, intent), tally in sorted(report.per_intent.items())]
     lines += ["", "| set | true outcome | right |", "|---|---|---|"]

@@ -95,6 +95,15 @@ class IntentScores:
     runner_up: str | None
     nearest: str | None = None
     """'intent:index' of the example nearest the customer's words"""
+    asked: tuple[str, ...] = ()
+    """The intents the request's sentences each ask for on their own, clearly (see `MeaningModel.score`)."""
+    done: tuple[str, ...] = ()
+    """The intents the agent's state-changing tools carry out (named ones by the taxonomy, others by their name's meaning)."""
+
+    @property
+    def margin(self) -> float:
+        """How far the best intent's score is ahead of the runner-up's."""
+        return self.scores[self.best] - self.scores[self.runner_up] if self.runner_up else math.inf
 
 
 class MeaningModel:
@@ -119,15 +128,19 @@ class MeaningModel:
         return found, sims.argmax(axis=1)
 
     def score(self, texts: Sequence[str], action_tools: Sequence[str], named: dict[str, str],
-              hint: str | None = None) -> IntentScores | None:
+              hint: str | None = None, sentence_confidence: float = 1.0) -> IntentScores | None:
         """Scores of every intent for the customer's `texts` and the agent's state-changing `action_tools`
         (`named`: tool -> intent for the taxonomy's own tools; `hint`: the keyword rules' intent).
+        A sentence of the request whose own confidence (the same softmax over its similarities alone)
+        reaches `sentence_confidence` asks for its best intent (`IntentScores.asked`).
         None when there is nothing to go on."""
         texts = [text for text in texts if text.strip()]
         if not texts and not action_tools:
             return None
         scores = dict.fromkeys(self.intents, 0.0)
         nearest = None
+        asked: set[str] = set()
+        done = {named[tool] for tool in action_tools if tool in named and named[tool] in scores}
         if texts:
             import numpy
 
@@ -137,6 +150,9 @@ class MeaningModel:
             per_sentence = (found[1:] * decay).max(axis=0)
             for n, intent in enumerate(self.intents):
                 scores[intent] += (float(found[0, n]) + float(per_sentence[n])) / 2
+            for row in found[1:]:
+                if _confidence(row.tolist()) >= sentence_confidence:
+                    asked.add(self.intents[int(row.argmax())])
             owner = int(self._owner[index[0]])
             nearest = f"{self.intents[owner]}:{int(index[0]) - int((self._owner < owner).sum())}"
         if hint in scores:
@@ -149,8 +165,14 @@ class MeaningModel:
             found, _ = self._similarities(embed([tool_words(tool) for tool in unnamed]))
             for row in found:
                 scores[self.intents[int(row.argmax())]] += TOOL_MEANING_WEIGHT * float(row.max()) / len(unnamed)
+                done.add(self.intents[int(row.argmax())])
         ranked = sorted(scores, key=lambda intent: (-scores[intent], self.intents.index(intent)))
-        top = scores[ranked[0]]
-        total = sum(math.exp((value - top) / TEMPERATURE) for value in scores.values())
-        return IntentScores(scores=scores, confidence=1.0 / total, best=ranked[0],
-                            runner_up=ranked[1] if len(ranked) > 1 else None, nearest=nearest)
+        return IntentScores(scores=scores, confidence=_confidence(list(scores.values())), best=ranked[0],
+                            runner_up=ranked[1] if len(ranked) > 1 else None, nearest=nearest,
+                            asked=tuple(sorted(asked)), done=tuple(sorted(done)))
+
+
+def _confidence(values: Sequence[float]) -> float:
+    """The best value's share of the softmax (at TEMPERATURE) over every value."""
+    top = max(values)
+    return 1.0 / sum(math.exp((value - top) / TEMPERATURE) for value in values)

@@ -57,7 +57,7 @@ def _chunks(sessions: Iterator[Session], size: int) -> Iterator[list[Session]]:
 def classification_detail(c: Classification) -> str:
     """The store's `detail` column: what decided the label, what disagreed with it (ids and kinds only),
     the intent's confidence."""
-    return canonical_json(c.model_dump(include={"signals", "review_questions", "intent_confidence", "uncertain"}))
+    return canonical_json(c.model_dump(include={"signals", "review_questions", "intent_confidence", "uncertain", "uncertain_because"}))
 
 
 def strata_markdown(cells: Counter) -> str:

@@ -45,3 +45,23 @@ def test_tallies_confusion_and_splits():
     assert report.confusion == {("set", "refund", "refund"): 1, ("set", "cancellation", "refund"): 1}
     assert "| set | cancellation | refund | 1 |" in markdown(report)
     assert {split_of(f"k{n}") for n in range(20)} == {"dev", "heldout"} and split_of("k1") == split_of("k1")
+
+
+def test_uncertain_share_accuracy_when_certain_and_several_requests_flagged():
+    from retail_fixtures import make_session
+    from taskgen.classify import Taxonomy
+
+    cases = [Case("set", "heldout", make_session("a", "x", "c", []), "refund", "resolved"),
+             Case("set", "heldout", make_session("b", "x", "c", []), "cancellation", "resolved", requests=2),
+             Case("set", "heldout", make_session("c", "x", "c", []), "exchange", "resolved", requests=2)]
+    flags = {"a": [], "b": ["several_requests"], "c": ["low_confidence"]}
+    label = lambda session, later: Classification(  # noqa: E731
+        intent="refund", outcome="resolved", evidence=[], signature="s", uncertain=bool(flags[session.session_id]),
+        uncertain_because=flags[session.session_id])
+    report = evaluate(cases, label, Taxonomy(intents={}))
+    key = ("set", "heldout")
+    assert (report.uncertain[key].right, report.uncertain[key].total) == (2, 3)
+    assert (report.certain[key].right, report.certain[key].total) == (1, 1)
+    assert (report.wrong_flagged[key].right, report.wrong_flagged[key].total) == (2, 2)
+    assert (report.several_flagged[key].right, report.several_flagged[key].total) == (1, 2)
+    assert "| set | - | 66.7% (2/3) | - | 100.0% (1/1) | 100.0% (2/2) | 50.0% (1/2) |" in markdown(report)

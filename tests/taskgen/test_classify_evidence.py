@@ -58,18 +58,23 @@ def test_outcome_evidence_and_signature_detail(taxonomy):
         "resolved", _signals(("traces", "tool:refund_order", "action_done", "resolved")), "get_order,refund_order")
 
 
+def _intent(session, taxonomy):
+    found = _classify_intent(session, taxonomy)
+    return found.intent, found.evidence, found.confidence
+
+
 def test_intent_scores_tools_over_phrases_over_keywords(taxonomy):
-    assert _classify_intent(_session("where is my order"), taxonomy) == (
+    assert _intent(_session("where is my order"), taxonomy) == (
         "order_status", ["phrase:where is my order", "keyword:where"], 1.0)
     # one refund keyword (1) loses to a cancel_order call (3)
-    assert _classify_intent(_session("refund", [ToolCall(name="cancel_order")]), taxonomy)[0] == "cancellation"
+    assert _intent(_session("refund", [ToolCall(name="cancel_order")]), taxonomy)[0] == "cancellation"
     # a tie goes to the intent listed first in the taxonomy
-    assert _classify_intent(_session("refund or cancel"), taxonomy) == ("refund", ["keyword:refund"], 1.0)
+    assert _intent(_session("refund or cancel"), taxonomy) == ("refund", ["keyword:refund"], 1.0)
     # no rule matched: the fallback, with no confidence at all
-    assert _classify_intent(_session("good morning"), taxonomy) == ("other", ["rule:fallback"], 0.0)
+    assert _intent(_session("good morning"), taxonomy) == ("other", ["rule:fallback"], 0.0)
     subject = make_session("s", "hi", "cus_1001", [], [], Signals(tickets=[TicketSignal(id="T", subject="Password reset")]))
-    assert _classify_intent(subject, taxonomy)[0] == "account_access"
-    assert _classify_intent(_session("prefunded"), taxonomy)[0] == "other"  # whole words only
+    assert _intent(subject, taxonomy)[0] == "account_access"
+    assert _intent(_session("prefunded"), taxonomy)[0] == "other"  # whole words only
 
 
 def test_reason_category_and_signature(taxonomy):

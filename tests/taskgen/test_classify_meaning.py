@@ -46,11 +46,61 @@ def test_what_the_agent_did_counts_even_under_another_tool_name(taxonomy):
 
 def test_below_the_threshold_the_intent_is_uncertain_and_asks_the_reviewer(taxonomy):
     session = make_session("p", "Hello? Is anyone there?", "cus_1001", [])
-    strict = taxonomy.model_copy(update={"intent_confidence_threshold": 0.99})
+    strict = _only(taxonomy, intent_confidence_threshold=0.99)
     c = classify(session, strict)
     assert c.uncertain and c.intent_confidence < 0.99
     assert c.review_questions[0].startswith(f"Intent '{c.intent}' has confidence")
-    assert not classify(session, taxonomy.model_copy(update={"intent_confidence_threshold": 0.0})).uncertain
+    assert not classify(session, _only(taxonomy)).uncertain
+
+
+def _only(taxonomy, **rules):
+    """The taxonomy with every uncertainty rule off but those given."""
+    off = {"intent_confidence_threshold": 0.0, "intent_min_margin": 0.0, "request_confidence": 1.01}
+    return taxonomy.model_copy(update=off | rules)
+
+
+def test_the_default_threshold_flags_a_middling_confidence(taxonomy):
+    """The cold review found no label flagged even at confidence 0.51: the default threshold is 0.8."""
+    session = make_session("p", "My order is wrong.", "cus_1001", [])
+    c = classify(session, taxonomy)
+    assert 0.5 < c.intent_confidence < 0.8 and c.uncertain and "low_confidence" in c.uncertain_because
+    assert classify(session, _only(taxonomy, intent_confidence_threshold=0.8)).uncertain_because == ["low_confidence"]
+    assert not classify(session, _only(taxonomy, intent_confidence_threshold=0.5)).uncertain
+
+
+def test_a_small_margin_to_the_runner_up_is_uncertain(taxonomy):
+    session = make_session("p", "The item is damaged, what can you do?", "cus_1001", [])
+    c = classify(session, _only(taxonomy, intent_min_margin=0.2))
+    assert c.uncertain and c.uncertain_because == ["small_margin"]
+    assert "ahead of" in c.review_questions[0]
+    assert not classify(session, _only(taxonomy, intent_min_margin=0.01)).uncertain
+
+
+def test_two_action_requests_in_the_words_are_uncertain(taxonomy):
+    session = make_session("p", "Please cancel my order #W1000002. Also my password reset link never arrives, I am locked out.",
+                           "cus_1001", ["#W1000002"])
+    c = classify(session, _only(taxonomy, request_confidence=taxonomy.request_confidence))
+    assert c.uncertain and c.uncertain_because == ["several_requests"]
+    assert "several requests in the session (account_access, cancellation)" in c.review_questions[0]
+    assert classify(session, taxonomy).uncertain  # and under the shipped settings
+
+
+def test_two_action_requests_carried_out_by_the_agent_are_uncertain_even_when_confident(taxonomy):
+    calls = [ToolCall(name="cancel_order", arguments={"order_id": "#W1000002"}),
+             ToolCall(name="update_address", arguments={"customer_id": "cus_1001"})]
+    session = make_session("p", "Hi, it's about my order #W1000002.", "cus_1001", ["#W1000002"], calls)
+    c = classify(session, taxonomy)
+    assert c.intent_confidence >= taxonomy.intent_confidence_threshold
+    assert c.uncertain and c.uncertain_because == ["several_requests"]
+    one = make_session("p", "Hi, it's about my order #W1000002.", "cus_1001", ["#W1000002"], calls[:1])
+    assert not classify(one, taxonomy).uncertain
+
+
+def test_one_request_in_several_sentences_or_with_a_question_is_not_several(taxonomy):
+    for text in ("Hi, I want a refund for order #W1000001. The kettle arrived cracked five days ago.",
+                 "Where is my order #W1000004? It hasn't arrived yet and the tracking number shows nothing."):
+        c = classify(make_session("p", text, "cus_1001", []), taxonomy)
+        assert not c.uncertain, (text, c.uncertain_because)
 
 
 def test_without_examples_the_keyword_taxonomy_decides(taxonomy):
