@@ -43,6 +43,16 @@ class EntityFinder:
             self._by_text(turn.text, found)
         return {kind: sorted(ids) for kind, ids in sorted(found.items()) if ids}
 
+    def find_in_payload(self, payload: Any) -> dict[str, list[str]]:
+        """Every id one raw record's payload holds, by key or by pattern in any of its strings: what
+        `find` can give a session this record is part of (its turns and tool calls are read from
+        such payloads), found without assembling the session."""
+        found: dict[str, set[str]] = {}
+        self._by_key(payload, found)
+        for text in _strings(payload):
+            self._by_text(text, found)
+        return {kind: sorted(ids) for kind, ids in sorted(found.items()) if ids}
+
     def _by_key(self, value: Any, found: dict[str, set[str]]) -> None:
         if isinstance(value, str):
             nested = _json_container(value)
@@ -63,6 +73,21 @@ class EntityFinder:
         for kind, pattern in self._patterns:
             for _, entity_id in ids_in_text(pattern, text):
                 found.setdefault(kind, set()).add(entity_id)
+
+
+def _strings(value: Any) -> Iterable[str]:
+    """Every string in a JSON value, and those of the JSON containers encoded in its strings."""
+    if isinstance(value, str):
+        yield value
+        nested = _json_container(value)
+        if nested is not None:
+            yield from _strings(nested)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
 
 
 def _scalar_ids(value: Any) -> list[str]:

@@ -202,7 +202,7 @@ def draft_pair(
         required_tools=positive_plan.required_tools,
         forbidden_tools=positive_plan.forbidden_tools,
         rubric=positive_plan.rubric,
-        review_questions=[*positive_plan.review_questions, *uncertain_questions],
+        review_questions=[*classification.review_questions, *positive_plan.review_questions, *uncertain_questions],
         incident=incident_behaviour(session),
         **common,
     )
@@ -215,7 +215,8 @@ def draft_pair(
         required_tools=negative_plan.required_tools,
         forbidden_tools=negative_plan.forbidden_tools,
         rubric=negative_plan.rubric,
-        review_questions=[*negative_plan.review_questions, *uncertain_questions, negative_plan.boundary_question],
+        review_questions=[*classification.review_questions, *negative_plan.review_questions, *uncertain_questions,
+                          negative_plan.boundary_question],
         synthetic=True,
         boundary=negative_plan.boundary,
         boundary_question=negative_plan.boundary_question,

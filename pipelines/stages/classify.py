@@ -2,33 +2,62 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
+from collections.abc import Iterator
 
-from ingest.models import canonical_json
-from taskgen.classify import classify
+from ingest.models import Session, canonical_json
+from taskgen.classify import Classification, classify, prepare
 from taskgen.sample import StratifiedSample, sample_by_signature, stratified_sample
 from taskgen.sample import coverage_markdown as _coverage_markdown
 
+from pipelines.stages import contacts
 from pipelines.stages.context import RunContext
 from pipelines.stages.partition import CHUNK, classifications, home_day, raw_sessions
 from pipelines.store.rows import ClassificationRow, SampleRow
 from pipelines.store.repository import Store
 
 
-def classify_day(store: Store, run: RunContext, day: str, *, only: list[str]) -> Counter:
-    rows, cells = [], Counter()
-    for session in raw_sessions(store, day, only):
-        c = classify(session, run.taxonomy)
-        cells[(c.intent, c.outcome)] += 1
-        rows.append(
-            dict(session_id=session.session_id, day=home_day(session, day), intent=c.intent, outcome=c.outcome,
-                 signature=c.signature, evidence=canonical_json(c.evidence))
-        )
-        if len(rows) >= CHUNK:  # written a chunk at a time: the day's rows are never all held
-            store.upsert(ClassificationRow, rows)
-            rows = []
-    store.upsert(ClassificationRow, rows)
+def classify_day(store: Store, run: RunContext, day: str, *, only: list[str], run_id: str = "") -> Counter:
+    """Classifies the day's sessions (or just `only`) a chunk at a time, each with its later contacts
+    assembled from the landed records (`pipelines.stages.contacts`): the labels are those of the
+    records landed, whichever days have run. The nightly run (`run_id`, no `only`) keeps the
+    contacts' fingerprint, so that a later complaint about the day's orders runs the day again."""
+    taxonomy = run.taxonomy
+    reach = contacts.reach_of(raw_sessions(store, day, only), taxonomy.later_contact_window)
+    index, fingerprint = contacts.day_contacts(store, run.config.ingest, reach)
+    cells: Counter = Counter()
+    for chunk in _chunks(raw_sessions(store, day, only), CHUNK):  # the day's sessions are never all held
+        prepare(chunk, taxonomy)
+        rows = []
+        for session in chunk:
+            c = classify(session, taxonomy, index.later_contacts(session, taxonomy.later_contact_window))
+            cells[(c.intent, c.outcome)] += 1
+            rows.append(
+                dict(session_id=session.session_id, day=home_day(session, day), intent=c.intent, outcome=c.outcome,
+                     signature=c.signature, evidence=canonical_json(c.evidence), detail=classification_detail(c))
+            )
+        store.upsert(ClassificationRow, rows)
+    if run_id and not only:
+        contacts.record_contacts(store, run_id, fingerprint)
     return cells
+
+
+def _chunks(sessions: Iterator[Session], size: int) -> Iterator[list[Session]]:
+    chunk: list[Session] = []
+    for session in sessions:
+        chunk.append(session)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def classification_detail(c: Classification) -> str:
+    """The store's `detail` column: what decided the label, what disagreed with it (ids and kinds only),
+    the intent's confidence."""
+    return canonical_json(c.model_dump(include={"signals", "review_questions", "intent_confidence", "uncertain", "uncertain_because"}))
 
 
 def strata_markdown(cells: Counter) -> str:
@@ -37,7 +66,8 @@ def strata_markdown(cells: Counter) -> str:
     return "\n".join(lines)
 
 
-_SAMPLE_KEYS = (ClassificationRow.session_id, ClassificationRow.intent, ClassificationRow.outcome, ClassificationRow.signature)
+_SAMPLE_KEYS = (ClassificationRow.session_id, ClassificationRow.intent, ClassificationRow.outcome, ClassificationRow.signature,
+                ClassificationRow.detail)
 _SAMPLE_ORDER = (ClassificationRow.signature, ClassificationRow.session_id)
 
 
@@ -49,14 +79,19 @@ def sample_day(store: Store, run: RunContext, day: str, *, scope: str, only: lis
             items, run.config.taskgen.sampling.model_copy(update={"easy_cell_cap": every, "default_quota": every})
         )
     else:  # the day's classifications streamed by signature into per-cell reservoirs
-        sample = sample_by_signature(store.stream(_SAMPLE_KEYS, ClassificationRow.day == day, order_by=_SAMPLE_ORDER),
-                                     run.config.taskgen.sampling)
+        rows = store.stream(_SAMPLE_KEYS, ClassificationRow.day == day, order_by=_SAMPLE_ORDER)
+        sample = sample_by_signature(((*keys, _uncertain(detail)) for *keys, detail in rows), run.config.taskgen.sampling)
     store.upsert(
         SampleRow,
         [dict(day=day, scope=scope, selected=canonical_json(sample.selected),
               members=canonical_json(sample.members), coverage=sample.model_dump_json())],
     )
     return sample
+
+
+def _uncertain(detail: str | None) -> bool:
+    """Whether the stored label's intent confidence was below the threshold (its `detail` column)."""
+    return bool(detail) and bool(json.loads(detail).get("uncertain"))
 
 
 def coverage_markdown(sample: StratifiedSample) -> str:

@@ -113,7 +113,7 @@ def _continued(store: Store, day: str) -> dict[str, str]:
     return continued_runs(raw_record(row) for row in rows)
 
 
-def _records_for(store: Store, continued: dict[str, str]) -> Callable[[list[str]], list[RawRecord]]:
+def records_reader(store: Store, continued: dict[str, str]) -> Callable[[list[str]], list[RawRecord]]:
     """`records_for` of `assemble_in_chunks`: the sessions' records, their traces' records (and
     those of the unnamed traces that continue them), the records linking to them and their
     tickets' threads, read as plain rows (no ORM objects: this is most of a day's reading)."""
@@ -193,7 +193,7 @@ def assemble_day_in_chunks(store: Store, config: IngestConfig, day: str) -> tupl
              for s in sessions]
         )
 
-    for session in assemble_in_chunks(candidates, _records_for(store, continued), config, chunk=CHUNK, continued=continued):
+    for session in assemble_in_chunks(candidates, records_reader(store, continued), config, chunk=CHUNK, continued=continued):
         messages |= error_messages([session])
         if session_day(session) not in (day, None):
             continue

@@ -296,7 +296,7 @@ def test_a_request_the_tools_cannot_do_goes_to_a_human_and_its_negative_is_anoth
     session = make_session("s-x", "I'd like to exchange the kettle from #W1000001 for the blue one.", "cus_1001", ["#W1000001"],
                            [ToolCall(name="exchange_delivered_order_items", arguments={"order_id": "#W1000001", "item_ids": ["1"]})])
     pair = _draft_one(session, domain, taxonomy)
-    assert pair.positive.intent == "other" and "escalate_to_human" in pair.positive.required_tools
+    assert pair.positive.intent == "exchange" and "escalate_to_human" in pair.positive.required_tools
     # someone else's order: refused, and nothing of it said (not handed on, which would act on it)
     assert pair.negative.boundary == "other_customer" and pair.negative.actor == {"customer_id": "cus_1001"}
     assert {"reply_refuses", "not_escalated", "reply_withholds"} <= {item.check for item in pair.negative.expectations}
@@ -335,13 +335,16 @@ def test_boundaries_come_from_the_policy_file(domain, taxonomy):
     from retail_fixtures import make_session
 
     session = make_session("s-y", "I'd like to exchange the kettle from #W1000001 for the blue one.", "cus_1001", ["#W1000001"])
-    policy = domain.policy.model_copy(update={"boundaries": {**domain.policy.boundaries, "other": []}})
     from taskgen.classify import classify
     from taskgen.seeds import freeze_seed
 
     from retail_fixtures import CLOCK, make_state
 
-    pair = draft_pair(session, classify(session, taxonomy), freeze_seed(make_state(), CLOCK), domain, policy=policy)
+    classification = classify(session, taxonomy)
+    seed = freeze_seed(make_state(), CLOCK)
+    assert draft_pair(session, classification, seed, domain).negative.boundary == "identity_not_verified"
+    policy = domain.policy.model_copy(update={"boundaries": {**domain.policy.boundaries, classification.intent: []}})
+    pair = draft_pair(session, classification, seed, domain, policy=policy)
     assert pair.negative.boundary == "none"
     with pytest.raises(ValueError, match="boundaries.refund: unknown boundary 'moon_phase'"):
         RetailPolicy.model_validate({**domain.policy.model_dump(), "boundaries": {"refund": ["moon_phase"]}})
@@ -443,3 +446,10 @@ def test_the_requester_is_the_id_a_customer_lookup_answered(domain):
     assert domain.actor(session.model_copy(update={"entity_ids": {}})) == {"customer_id": "cus_1003"}
     failed = ToolCall(name="find_user_id_by_name_zip", arguments={}, result="user not found")
     assert domain.actor(session.model_copy(update={"entity_ids": {}, "tool_calls": [failed]})) == {}
+
+
+def test_the_classifications_review_questions_travel_with_both_tasks(drafted, domain):
+    session, classification, seed, _ = _pair(drafted, "s-refund")
+    doubtful = classification.model_copy(update={"review_questions": ["Outcome 'failed' from ...: is it right?"]})
+    pair = draft_pair(session, doubtful, seed, domain)
+    assert pair.positive.review_questions[0] == pair.negative.review_questions[0] == "Outcome 'failed' from ...: is it right?"

@@ -19,7 +19,7 @@ def classified_sessions(
     day = context.partition_key
     with stage_span("classify", partition=day):
         db = store.get()
-        cells = classify_day(db, run, day, only=scope_sessions(db, scope.incident_id))
+        cells = classify_day(db, run, day, only=scope_sessions(db, scope.incident_id), run_id=context.run.run_id)
     return MaterializeResult(
         metadata={"sessions": sum(cells.values()), "strata": MetadataValue.md(strata_markdown(cells))}
     )
