@@ -301,7 +301,7 @@ def test_a_request_the_tools_cannot_do_goes_to_a_human_and_its_negative_is_anoth
     assert pair.negative.boundary == "other_customer" and pair.negative.actor == {"customer_id": "cus_1001"}
     assert {"reply_refuses", "not_escalated", "reply_withholds"} <= {item.check for item in pair.negative.expectations}
     assert "escalate_to_human" in pair.negative.forbidden_tools
-    policy = domain.policy.model_copy(update={"boundaries": {**domain.policy.boundaries, "other": ["identity_not_verified"]}})
+    policy = domain.policy.model_copy(update={"boundaries": {**domain.policy.boundaries, "exchange": ["identity_not_verified"]}})
     from taskgen.classify import classify
     from taskgen.seeds import freeze_seed
     from retail_fixtures import CLOCK, make_state
@@ -342,7 +342,9 @@ def test_boundaries_come_from_the_policy_file(domain, taxonomy):
 
     classification = classify(session, taxonomy)
     seed = freeze_seed(make_state(), CLOCK)
-    assert draft_pair(session, classification, seed, domain).negative.boundary == "identity_not_verified"
+    assert draft_pair(session, classification, seed, domain).negative.boundary == "other_customer"  # the first of policy.yaml's list
+    policy = domain.policy.model_copy(update={"boundaries": {**domain.policy.boundaries, classification.intent: ["identity_not_verified"]}})
+    assert draft_pair(session, classification, seed, domain, policy=policy).negative.boundary == "identity_not_verified"
     policy = domain.policy.model_copy(update={"boundaries": {**domain.policy.boundaries, classification.intent: []}})
     pair = draft_pair(session, classification, seed, domain, policy=policy)
     assert pair.negative.boundary == "none"
