@@ -70,8 +70,9 @@ residue check, which then holds the whole day."""
 
 
 def _address_pii(column: str) -> dict[str, str]:
-    """The street lines and the zip; the town is left out, as the scrubber leaves town fields as they are
-    (scrubbers/config.py: alone, 'Austin' reads as a person), so the residue check does not hold it."""
+    """The street lines and the zip; the town is left out, as the scrubber replaces a town only as part of
+    an address, not alone in a sentence (scrubbers/config.py: alone, 'Austin' reads as a person), so the
+    residue check does not hold it."""
     return {f"{column}.address1": "ADDRESS", f"{column}.address2": "ADDRESS", f"{column}.zip": "LOCATION"}
 
 
