@@ -189,13 +189,16 @@ def test_expectation_describe_either_or():
     assert either.describe() == "reply_sent() OR escalated()"
 
 
-def _draft_one(session, domain, taxonomy):
+def _draft_one(session, domain, taxonomy, intent=None):
     from taskgen.classify import classify
     from taskgen.seeds import freeze_seed
 
     from retail_fixtures import CLOCK, make_state
 
-    return draft_pair(session, classify(session, taxonomy), freeze_seed(make_state(), CLOCK), domain)
+    classification = classify(session, taxonomy)
+    if intent is not None:
+        classification = classification.model_copy(update={"intent": intent})
+    return draft_pair(session, classification, freeze_seed(make_state(), CLOCK), domain)
 
 
 def test_several_orders_named_the_task_says_which_one_the_agent_acted_on(domain, taxonomy):
@@ -419,7 +422,12 @@ def test_words_that_tell_the_order_get_no_scope_sentence(domain, taxonomy):
     pair = _draft_one(session, domain, taxonomy)
     assert pair.positive.prompt == "I want a refund for #W1000001, the kettle arrived cracked."
     several = make_session("s-s", "Refund #W1000001 and #W1000002 please.", "cus_1001", ["#W1000001", "#W1000002"])
-    assert _draft_one(several, domain, taxonomy).positive.prompt.startswith("(This task is about order #W1000001 only")
+    positive = _draft_one(several, domain, taxonomy).positive
+    # the scope says which of the orders the customer names the task judges, and that the others stay as they are
+    assert positive.prompt.startswith("(You ask about orders #W1000001, #W1000002; this task is about order #W1000001 only")
+    # ... and the end state checks it: the other named order of the customer keeps its status and gets no refund
+    described = [item.describe() for item in positive.expectations]
+    assert "order_status(order_id=#W1000002, status=processing)" in described and "no_refund(order_id=#W1000002)" in described
 
 
 def test_the_order_whose_items_the_request_names_is_the_one_an_agent_can_find(domain):
@@ -455,3 +463,42 @@ def test_the_classifications_review_questions_travel_with_both_tasks(drafted, do
     doubtful = classification.model_copy(update={"review_questions": ["Outcome 'failed' from ...: is it right?"]})
     pair = draft_pair(session, doubtful, seed, domain)
     assert pair.positive.review_questions[0] == pair.negative.review_questions[0] == "Outcome 'failed' from ...: is it right?"
+
+
+def test_a_question_only_is_answered_with_no_write_and_no_hand_over(domain, taxonomy):
+    """tau2-bench retail tasks 67/68 (`I want to check how much I paid for the order that I most recently
+    placed`), classified under an action intent: still a question, answered with the order's total."""
+    from retail_fixtures import make_session
+
+    words = "Hi, I'm Dana Whitfield. I want to check how much I paid for my order #W1000002, and what items are in it?"
+    session = make_session("s-q", words, "cus_1001", ["#W1000002"])
+    for intent in ("cancellation", "exchange", "order_status"):
+        positive = _draft_one(session, domain, taxonomy, intent=intent).positive
+        assert positive.required_tools == [] and {"escalate_to_human", "cancel_order", "refund_order"} <= set(positive.forbidden_tools)
+        described = [item.describe() for item in positive.expectations]
+        assert "not_escalated()" in described and "reply_states_amount(amount_cents=4500)" in described, (intent, described)
+    # the reference agent (written apart from the drafter) answers it too: the pair works
+    from taskgen.health import check_set
+    from taskgen.seeds import freeze_seed
+    from retail_fixtures import CLOCK, make_state
+
+    pair = _draft_one(session, domain, taxonomy, intent="cancellation")
+    seeds = {pair.positive.seed_id: freeze_seed(make_state(), CLOCK), pair.negative_seed.seed_id: pair.negative_seed}
+    assert [result.verdict for result in check_set([pair.positive, pair.negative], seeds, domain)] == ["works", "works"]
+
+
+def test_a_write_asked_for_only_under_a_condition_the_seed_cannot_decide_is_not_required(domain, taxonomy):
+    """tau2-bench retail task 10-style words (`If 10x zoom is not available, cancel the order`): the cancel
+    is allowed, not required, and a review question says why; asked outright, it is required."""
+    from retail_fixtures import make_session
+
+    words = ("I want to know if the kettle in my order #W1000002 is the 2-litre one. If it is not available in 2 litres, "
+             "cancel the order with the reason of no longer needed.")
+    positive = _draft_one(make_session("s-c", words, "cus_1001", ["#W1000002"]), domain, taxonomy, intent="cancellation").positive
+    assert "cancel_order" not in positive.required_tools and "cancel_order" not in positive.forbidden_tools
+    assert "order_status(order_id=#W1000002, status=cancelled) OR order_status(order_id=#W1000002, status=processing)" in [
+        item.describe() for item in positive.expectations]
+    assert any("only under a condition the seed cannot decide" in question for question in positive.review_questions)
+    outright = _draft_one(make_session("s-o", "Please cancel my order #W1000002.", "cus_1001", ["#W1000002"]), domain, taxonomy,
+                          intent="cancellation").positive
+    assert outright.required_tools == ["cancel_order"]

@@ -14,7 +14,8 @@ from taskgen.domains.retail.environment import WRITE_TOOLS
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.grader import holds, is_reply_check
 from taskgen.domains.retail.rules import (
-    ORDER_INTENTS, Decision, asks_outside_tools, customer_orders, decide, order_ids_in, refunded_cents, requested_order_id,
+    ORDER_INTENTS, Decision, asks_outside_tools, conditional_write, customer_orders, decide, order_ids_in, refunded_cents,
+    requested_order_id,
 )
 from taskgen.domains.retail.schema import RetailSchema
 from taskgen.seeds import Seed, format_timestamp, parse_timestamp
@@ -101,13 +102,14 @@ _RUBRIC = {
 
 
 _ASKS_TRACKING = re.compile(r"\btracking\b", re.IGNORECASE)
+_ASKS_AMOUNT = re.compile(r"\bhow much\b|\bprice\b|\bpaid\b|\bcost\b|\btotal\b|\bamount\b", re.IGNORECASE)
 
 
 def _reply_checks(
     decision: Decision, state: StateRows, requester: str | None, target_order_id: str | None = None, prompt: str = ""
 ) -> list[Expectation]:
-    """What code can judge about the reply: the order's status stated (and its tracking number, when asked
-    for and kept), the amount refunded, a refusal, no refund promised, nothing of another customer's
+    """What code can judge about the reply: the order's status stated (and its tracking number or its total,
+    when asked for and kept), the amount refunded, a refusal, no refund promised, nothing of another customer's
     order, nothing of the target order to an unverified requester."""
     order = state.get("order", {}).get(decision.order_id or "")
     checks = []
@@ -115,6 +117,8 @@ def _reply_checks(
         checks.append(_check("reply_states_status", order_id=decision.order_id, status=order["status"]))
         if order.get("tracking_number") and _ASKS_TRACKING.search(prompt):
             checks.append(_check("reply_contains", value=str(order["tracking_number"])))
+    if decision.action == "inform" and order is not None and order.get("total_cents") and _ASKS_AMOUNT.search(prompt):
+        checks.append(_check("reply_states_amount", amount_cents=int(order["total_cents"])))
     if decision.action == "refund" and decision.amount_cents:
         checks.append(_check("reply_states_amount", amount_cents=decision.amount_cents))
     if decision.action in ("decline", "escalate"):
@@ -347,6 +351,17 @@ def plan_positive(
             f"The expected end state of '{decision.action}' already holds on the seed: the incident's own change is "
             "probably in it. Restore the field as it stood before the session, or reject the task."
         )
+    condition = None if decision.rule.startswith("customer_fallback_") else conditional_write(prompt, decision.action)
+    if decision.action in ACTION_KINDS and condition:
+        # The seed decides a fallback on the order's status (rules.decide); any other condition it cannot:
+        # the write is allowed, not required, and a person decides.
+        plan = optional_write(plan, decision, state, order_id)
+        questions.append(
+            f"The customer asks for '{decision.action}' only under a condition the seed cannot decide (\"{condition}\"): "
+            "the task neither requires nor forbids it. Does the condition hold as of the incident, and should the task require it?"
+        )
+    others = other_named_orders(session, prompt, order_id, actor, state, schema)
+    plan = plan.model_copy(update={"expectations": [*plan.expectations, *untouched_orders(others, state)]})
     questions += prompt_seed_conflicts(prompt, order_id, state, seed.clock, policy)
     questions += scope_questions(prompt, decision, state)
     scope = task_scope(session, prompt, order_id, state, actor, schema) if classification.intent in ORDER_INTENTS else ""
@@ -367,6 +382,48 @@ def plan_positive(
     return plan.model_copy(update={"review_questions": questions, "target": target, "scope": scope})
 
 
+def optional_write(plan: Plan, decision: Decision, state: StateRows, order_id: str | None) -> Plan:
+    """The plan with its write allowed but not required: the write's end state or the seed's, either passes."""
+    order = state.get("order", {}).get(order_id or "")
+    customer = state.get("customer", {}).get(decision.customer_id or "")
+    unchanged = {
+        "order_status": lambda item: _check("order_status", order_id=item.args["order_id"], status=order["status"]) if order else None,
+        "refund_exists": lambda item: (_check("refunded_total", order_id=order_id, amount_cents=refunded_cents(state, order_id or ""))
+                                       if refunded_cents(state, order_id or "") else _check("no_refund", order_id=order_id)),
+        "return_label_exists": lambda item: _check("reply_sent"),
+        "address_equals": lambda item: _check("address_equals", customer_id=decision.customer_id, address=customer.get("address", "")) if customer else None,
+    }
+    write_check = {"cancel": "order_status", "refund": "refund_exists", "return_label": "return_label_exists", "update_address": "address_equals"}[decision.action]
+    expectations = []
+    for index, item in enumerate(plan.expectations):
+        if item.check == write_check and not any(earlier.check == write_check for earlier in plan.expectations[:index]):
+            alternative = unchanged[write_check](item)
+            item = Expectation(check="any_of", any_of=[item, alternative]) if alternative is not None else item
+        expectations.append(item)
+    return plan.model_copy(update={"expectations": expectations, "required_tools": []})
+
+
+def other_named_orders(session: Session, prompt: str, order_id: str | None, actor: dict[str, str], state: StateRows, schema: RetailSchema) -> list[str]:
+    """The requester's other orders the session names (in the customer's words or the agent's calls): a
+    task about one of them must leave the others as they are."""
+    user_text = "\n".join(turn.text for turn in session.turns if turn.role == "user")
+    written, read = acted_on_orders(session, set(state.get("order", {})), schema)
+    named = [*order_ids_in(user_text, schema), *order_ids_in(prompt, schema), *written, *read, *session.entity_ids.get(schema.kinds["order"], [])]
+    orders = state.get("order", {})
+    return [other for other in dict.fromkeys(named)
+            if other != order_id and other in orders and orders[other].get("customer_id") == actor.get("customer_id")]
+
+
+def untouched_orders(order_ids: list[str], state: StateRows) -> list[Expectation]:
+    """End-state checks that each of these orders keeps its status and gets no new refund."""
+    checks: list[Expectation] = []
+    for other in order_ids:
+        earlier = refunded_cents(state, other)
+        checks += [_check("order_status", order_id=other, status=state["order"][other]["status"]),
+                   _check("refunded_total", order_id=other, amount_cents=earlier) if earlier else _check("no_refund", order_id=other)]
+    return checks
+
+
 def task_scope(session: Session, prompt: str, order_id: str | None, state: StateRows, actor: dict[str, str], schema: RetailSchema) -> str:
     """The sentence a task's prompt starts with when the customer's words do not tell the one order its
     expectations judge: they name or ask about several (each other one would be a change the task
@@ -377,6 +434,10 @@ def task_scope(session: Session, prompt: str, order_id: str | None, state: State
     several = len(order_ids_in(user_text, schema)) > 1 or bool(_SEVERAL_ORDERS.search(user_text))
     if not several and requested_order_id(prompt, state, actor, schema) == order_id:
         return ""
+    asked = [other for other in dict.fromkeys(order_ids_in(user_text, schema)) if other != order_id]
+    if asked:
+        return (f"(You ask about orders {', '.join([order_id, *asked])}; this task is about order {order_id} only: "
+                f"the agent must handle order {order_id} and leave every other order as it is.)")
     return f"(This task is about order {order_id} only: leave any other order as it is.)"
 
 

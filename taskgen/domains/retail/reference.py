@@ -177,7 +177,9 @@ def _order_request(view: AgentView, env: Environment, policy: RetailPolicy) -> N
                     return _HANDLERS[intent](order, env, clock, policy, human_can)
         return _HANDLERS[view.intent](order, env, clock, policy, human_can)
     tracking = f" Its tracking number is {order['tracking_number']}." if order.get("tracking_number") else ""
-    env.call("send_reply", text=f"Your order {order['id']} is {str(order.get('status', '')).replace('_', ' ')}.{tracking}")
+    paid = re.search(r"how much|price|paid|cost|total|amount", view.prompt.lower()) and isinstance(order.get("total_cents"), int)
+    total = f" Its total is {int(order['total_cents']) / 100:.2f}." if paid else ""
+    env.call("send_reply", text=f"Your order {order['id']} is {str(order.get('status', '')).replace('_', ' ')}.{tracking}{total}")
 
 
 _REFUSED_WORDS = {"not", "no", "never", "without", "dont", "don't", "doesn't", "didn't", "won't", "isn't"}
@@ -209,10 +211,37 @@ def _signed_in(view: AgentView, env: Environment) -> bool:
     return bool(customer_id) and customer_id in env.state.get("customer", {})
 
 
+_INTRO = re.compile(r"\s*(?:\(|hi\b|hello\b|hey\b|thanks\b|thank you\b|my name\b|i am\b|i'm\b|i live\b|i go by\b|my e-?mail\b|my zip\b|my user id\b)", re.IGNORECASE)
+_QUESTION_WORDS = re.compile(r"^\s*(?:what|where|when|how|which|why|is|are|does|do|did|has|have|was|were)\b|\b(?:know|check|ask|find out|learn|confirm|tell me)\b", re.IGNORECASE)
+_CHANGE_WORDS = ("cancel", "return", "refund", "exchang", "modif", "chang", "swap", "replac", "upgrad", "switch", "add", "remov", "updat")
+
+
+def _only_asks(prompt: str) -> bool:
+    """A request that is a question and nothing else: each of its sentences (past a greeting or who the
+    customer is) asks, and no word of any asks for a change."""
+    asking = [part for part in re.split(r"(?<=[.!?])\s+|\n+", prompt.strip()) if part.strip(" .") and not _INTRO.match(part)]
+    if not asking:
+        return False
+    for part in asking:
+        if "?" not in part and not _QUESTION_WORDS.search(part):
+            return False
+        said = re.findall(r"[a-z]+", part.lower())
+        if any(word.startswith(_CHANGE_WORDS) and word not in ("address", "additional", "changes") for word in said):
+            return False
+    return True
+
+
 def reference_agent(policy: RetailPolicy) -> Agent:
     """Follows the policy file through the tools: the one agent every sound task must let pass."""
 
     def run(view: AgentView, env: Environment) -> None:
+        if view.intent not in ("order_status", "other") and _only_asks(view.prompt):
+            # A question is answered, whatever words of an action it was filed under: nothing changed,
+            # nothing handed over.
+            if _named_order(view, env) or _only_order(view, env):
+                view = view.model_copy(update={"intent": "order_status"})
+            else:
+                return env.call("send_reply", text="Thank you for asking: here is what I can tell you.")
         outside = view.intent not in ("account_access", "address_change", *ORDER_INTENTS) and _outside_tools(view, policy)
         acting = outside or view.intent in ("account_access", "address_change", *ORDER_INTENTS)
         if acting and policy.identity_required and not _signed_in(view, env):

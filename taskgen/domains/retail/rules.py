@@ -176,6 +176,62 @@ def fallback_intents(prompt: str) -> list[str]:
     return list(dict.fromkeys(_FALLBACK_INTENT[verb] for verb in found))
 
 
+_SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
+_ABOUT_ME = re.compile(
+    r"^(?:hi|hello|hey|thanks|thank you)\b|^(?:my name is|i am|i'm|i live|my (?:e-?mail|zip|user id)|i go by)\b", re.IGNORECASE
+)
+_ASKS = re.compile(
+    r"^(?:(?:i (?:want|would like|'d like|need|wish) to|i'd like to|can you|could you|please)\s+)?(?:(?:first|also|just)\s+)?"
+    r"(?:know|check|ask|find out|see|learn|confirm|tell me|get (?:the|my) tracking)\b"
+    r"|^(?:what|where|when|how|which|why|is|are|does|do|did|has|have|was|were)\b",
+    re.IGNORECASE,
+)
+_WRITE_VERBS = re.compile(
+    r"\b(?:cancel\w*|return\w*|refund\w*|exchang\w*|modify|modif\w*|chang\w*|swap\w*|replac\w*|upgrad\w*|"
+    r"switch\w*|add|remov\w*|updat\w*|send (?:it )?back)\b",
+    re.IGNORECASE,
+)
+_CONDITION = re.compile(r"\b(?:if|only if|unless|otherwise|in case|as long as)\b", re.IGNORECASE)
+
+
+def request_sentences(prompt: str) -> list[str]:
+    """The sentences of a request that ask for something (greetings and who the customer is left out)."""
+    sentences = [part.strip() for part in _SENTENCES.split(prompt.strip()) if part.strip(" .")]
+    return [sentence for sentence in sentences if not _ABOUT_ME.search(sentence) and not sentence.startswith("(")]
+
+
+def information_only(prompt: str) -> bool:
+    """The customer only asks a question (a status, a tracking number, a price, what an order holds):
+    every sentence of the request asks to know something, and none asks for a change, not even under a
+    condition ("I want to know if it is 10x zoom. If not, cancel it" asks for a change)."""
+    sentences = request_sentences(prompt)
+    return bool(sentences) and all(
+        (sentence.rstrip().endswith("?") or _ASKS.search(sentence)) and not _WRITE_VERBS.search(_ASKS.sub("", sentence, count=1))
+        for sentence in sentences
+    )
+
+
+_ACTION_VERBS = {
+    "cancel": r"\bcancel\w*",
+    "return_label": r"\breturn\w*|\bsend (?:it |them )?back",
+    "refund": r"\brefund\w*|\bmoney back",
+    "update_address": r"\baddress",
+}
+
+
+def conditional_write(prompt: str, action: str) -> str | None:
+    """The sentence under whose condition alone the customer asks for `action` ("If 10x zoom is not
+    available, cancel the order"; "only if the price is lower, ..."): the words ask for it in no
+    sentence without a condition. None when some sentence asks for it outright, or none mentions it."""
+    verb = _ACTION_VERBS.get(action)
+    if verb is None:
+        return None
+    mentioning = [sentence for sentence in request_sentences(prompt) if re.search(verb, sentence, re.IGNORECASE)]
+    if not mentioning or any(not _CONDITION.search(sentence) for sentence in mentioning):
+        return None
+    return mentioning[0]
+
+
 def _decide_order(intent: str, order_id: str, state: StateRows, clock: datetime, policy: RetailPolicy) -> Decision:
     if intent == "refund":
         return _decide_refund(order_id, state, clock, policy)
@@ -189,7 +245,10 @@ def decide(
     order_id: str | None = None,
 ) -> Decision:
     """What the policy file says the agent should do for this request on this state, about `order_id`."""
-    outside = asks_outside_tools(prompt, policy)
+    if intent not in ("order_status", "other") and information_only(prompt):
+        # A question only: answered, never a change or a hand-over, whatever the intent's words suggest.
+        intent = "order_status" if order_id else "other"
+    outside = asks_outside_tools(prompt, policy) and intent != "order_status"
     if intent not in ORDER_INTENTS and intent not in ("account_access", "address_change") and not outside:
         return Decision(action="inform", rule="information_only")
     if policy.identity_required and actor.get("customer_id") not in state.get("customer", {}):
