@@ -499,6 +499,15 @@ def test_a_write_asked_for_only_under_a_condition_the_seed_cannot_decide_is_not_
     assert "order_status(order_id=#W1000002, status=cancelled) OR order_status(order_id=#W1000002, status=processing)" in [
         item.describe() for item in positive.expectations]
     assert any("only under a condition the seed cannot decide" in question for question in positive.review_questions)
+    # a refusal passes such a positive too: its negative is a stub saying why, never a pair that cannot discriminate
+    negative = _draft_one(make_session("s-c", words, "cus_1001", ["#W1000002"]), domain, taxonomy, intent="cancellation").negative
+    assert negative.boundary == "none" and "condition the seed cannot decide" in negative.review_questions[0]
     outright = _draft_one(make_session("s-o", "Please cancel my order #W1000002.", "cus_1001", ["#W1000002"]), domain, taxonomy,
                           intent="cancellation").positive
     assert outright.required_tools == ["cancel_order"]
+    # a fallback on the order's status is the seed's to decide: a return asked outright is ruled out on a
+    # processing order, so the cancel the customer falls back to is required (tau2-bench retail task 20's words)
+    fallback = ("I want to return the kettle of my order #W1000002 for a full refund. If it cannot be returned, "
+                "see if it can be canceled.")
+    decided = _draft_one(make_session("s-f", fallback, "cus_1001", ["#W1000002"]), domain, taxonomy, intent="cancellation").positive
+    assert decided.required_tools == ["cancel_order"] and not any("condition" in question for question in decided.review_questions)

@@ -14,8 +14,8 @@ from taskgen.domains.retail.environment import WRITE_TOOLS
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.grader import holds, is_reply_check
 from taskgen.domains.retail.rules import (
-    ORDER_INTENTS, Decision, asks_outside_tools, conditional_write, customer_orders, decide, order_ids_in, refunded_cents,
-    requested_order_id,
+    ORDER_INTENTS, Decision, asks_outside_tools, conditional_write, customer_orders, decide, fallback_decided, order_ids_in,
+    refunded_cents, requested_order_id,
 )
 from taskgen.domains.retail.schema import RetailSchema
 from taskgen.seeds import Seed, format_timestamp, parse_timestamp
@@ -351,7 +351,9 @@ def plan_positive(
             f"The expected end state of '{decision.action}' already holds on the seed: the incident's own change is "
             "probably in it. Restore the field as it stood before the session, or reject the task."
         )
-    condition = None if decision.rule.startswith("customer_fallback_") else conditional_write(prompt, decision.action)
+    decided = decision.rule.startswith("customer_fallback_") or fallback_decided(
+        prompt, decision.action, decision.order_id, state, seed.clock_datetime, policy)
+    condition = None if decided else conditional_write(prompt, decision.action)
     if decision.action in ACTION_KINDS and condition:
         # The seed decides a fallback on the order's status (rules.decide); any other condition it cannot:
         # the write is allowed, not required, and a person decides.
@@ -659,6 +661,10 @@ def plan_negative(
     view = schema.canonical(seed.state)
     positive_decision = decide(intent, prompt, view, actor, clock, policy, order_id)
     boundaries = list(policy.boundaries.get(intent, ()))
+    if positive_decision.action in ACTION_KINDS and not positive.required_tools:
+        # The positive's write hangs on a condition a person decides (plan_positive): a refusal or an
+        # answer alone passes it too, so no moved seed makes a negative it does not accept.
+        boundaries = []
     if order_id and requested_order_id(prompt, view, actor, schema) != order_id:
         # The request does not tell which of the customer's orders it means (by id or by its items):
         # a move of that order would ask the agent to guess it; only a boundary that holds for every
@@ -687,7 +693,11 @@ def plan_negative(
         expectations=[],
         rubric=["Judge: nothing yet: this negative is a stub; a person writes its request and what a correct agent does with it."],
         target=positive.target,
-        review_questions=[f"No policy boundary of intent '{intent}' could be crossed on this seed; write the negative by hand."],
+        review_questions=[
+            "The positive's write depends on a condition the seed cannot decide, so no boundary makes a negative it does not "
+            "accept; write the negative by hand once the condition is settled."
+            if positive_decision.action in ACTION_KINDS and not positive.required_tools else
+            f"No policy boundary of intent '{intent}' could be crossed on this seed; write the negative by hand."],
         state=copy.deepcopy(seed.state),
         actor=actor,
         boundary="none",

@@ -232,6 +232,20 @@ def conditional_write(prompt: str, action: str) -> str | None:
     return mentioning[0]
 
 
+def fallback_decided(prompt: str, action: str, order_id: str | None, state: StateRows, clock: datetime, policy: RetailPolicy) -> bool:
+    """The condition around `action` is one the seed decides: the customer names it as their fallback
+    ("if it cannot be returned, see if it can be canceled") and the order's status rules out what they
+    asked for outright first."""
+    intent = {"cancel": "cancellation", "return_label": "return_label", "refund": "refund"}.get(action)
+    if intent is None or order_id not in state.get("order", {}) or intent not in fallback_intents(prompt):
+        return False
+    outright = [sentence for sentence in request_sentences(prompt) if not _CONDITION.search(sentence)]
+    asked = [other for other, verb in (("return_label", _ACTION_VERBS["return_label"]), ("refund", _ACTION_VERBS["refund"]),
+                                       ("cancellation", _ACTION_VERBS["cancel"]))
+             if other != intent and any(re.search(verb, sentence, re.IGNORECASE) for sentence in outright)]
+    return any(_decide_order(other, order_id, state, clock, policy).rule in _STATUS_REFUSALS for other in asked)
+
+
 def _decide_order(intent: str, order_id: str, state: StateRows, clock: datetime, policy: RetailPolicy) -> Decision:
     if intent == "refund":
         return _decide_refund(order_id, state, clock, policy)
