@@ -18,7 +18,8 @@ EXPECTED_POSITIVE = {
                  "reply_states_amount(amount_cents=8999)"],
     "s-return": ["return_label_exists(order_id=#W1000005)", "no_refund(order_id=#W1000005)", "order_status(order_id=#W1000005, status=delivered)",
                  "address_equals(address=9 Cedar Row, Austin, TX 78701, customer_id=cus_1003)"],
-    "s-cancel": ["order_status(order_id=#W1000002, status=cancelled)", "no_refund(order_id=#W1000002)",
+    "s-cancel": ["order_status(order_id=#W1000002, status=cancelled)", "cancel_reason(order_id=#W1000002, reason=no longer needed)",
+                 "no_refund(order_id=#W1000002)",
                  "address_equals(address=18 Linden Court, Dayton, OH 45402, customer_id=cus_1001)", "reply_sent()"],
     "s-address": ["address_equals(address=742 Evergreen Terrace, Springfield, OR 97403, customer_id=cus_1003)"],
 }

@@ -39,10 +39,15 @@ def test_an_extra_refund_of_another_order_fails_an_action_positive(drafted, doma
 
 def test_a_changed_column_outside_the_task_fails_and_the_expected_one_does_not(drafted, domain):
     _, _, seed, pair = _pair(drafted, "s-cancel")
-    cancel = ("cancel_order", {"order_id": "#W1000002"})
+    cancel = ("cancel_order", {"order_id": "#W1000002", "reason": "no longer needed"})
     reply = ("send_reply", {"text": "Cancelled."})
     env = _trial(domain, seed, cancel, reply)
     assert grade(pair.positive, env.state, env.calls, seed.state).passed
+    # the customer said why ("I don't want it anymore"): a cancellation without that reason, or another one, fails
+    assert "cancel_reason(order_id=#W1000002, reason=no longer needed)" in [item.describe() for item in pair.positive.expectations]
+    for other in ({"order_id": "#W1000002"}, {"order_id": "#W1000002", "reason": "ordered by mistake"}):
+        wrong = _trial(domain, seed, ("cancel_order", other), reply)
+        assert grade(pair.positive, wrong.state, wrong.calls, seed.state).reasons == ["unmet: cancel_reason(order_id=#W1000002, reason=no longer needed)"]
     moved = _trial(domain, seed, cancel, reply)
     moved.state["customer"]["cus_1002"]["address"] = "1 Elm St, Dayton, OH 45402"  # no tool of the task writes it
     verdict = grade(pair.positive, moved.state, moved.calls, seed.state)
@@ -234,7 +239,7 @@ def test_allowed_changes_follow_the_expectations(drafted):
         _check("refund_exists", order_id="o1", amount_cents=1), _check("return_label_exists", order_id="o2"),
         Expectation(check="any_of", any_of=[_check("order_status", order_id="o3", status="cancelled"), _check("reply_sent")]),
         _check("address_equals", customer_id="c1", address="x"), _check("no_refund", order_id="o4")]})
-    assert allowed_changes(task) == ({("refund", "o1"), ("return_label", "o2")}, {("order", "o3", "status"), ("customer", "c1", "address")})
+    assert allowed_changes(task) == ({("refund", "o1"), ("return_label", "o2")}, {("order", "o3", "status"), ("order", "o3", "cancel_reason"), ("customer", "c1", "address")})
 
 
 def test_a_new_kind_or_a_reply_is_judged_apart(drafted, domain):

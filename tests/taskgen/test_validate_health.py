@@ -170,7 +170,9 @@ def test_the_incident_replay_fails_the_positive_of_a_failed_incident(drafted, do
 def test_a_positive_the_incidents_own_behaviour_passes_is_flagged(drafted, domain):
     """An errored cancellation whose call had in fact gone through: the positive no longer captures the bug."""
     pair = next(row[3] for row in drafted if row[0].session_id == "s-cancel")
-    succeeded = pair.positive.incident.model_copy(update={"calls": [call.model_copy(update={"status": "ok"}) for call in pair.positive.incident.calls]})
+    # (with the reason the customer gave, which the positive checks: "I don't want it anymore")
+    succeeded = pair.positive.incident.model_copy(update={"calls": [
+        call.model_copy(update={"status": "ok", "arguments": {**call.arguments, "reason": "no longer needed"}}) for call in pair.positive.incident.calls]})
     task = pair.positive.model_copy(update={"incident": succeeded})
     result = health_check(task, drafted[0][2], domain)
     assert result.incident_replay_passed is True
@@ -313,7 +315,7 @@ def test_health_details_the_reference_reasons_the_greedy_agent_and_the_incident_
     assert health_check(impossible, seed, domain).reference_reasons == ["unmet: refund_exists(amount_cents=1, order_id=#W1000001)"]
     assert health_check(task.model_copy(update={"incident": None}), seed, domain).incident_replay_passed is None
     cancel = next(row[3].positive for row in drafted if row[0].session_id == "s-cancel")
-    ok_calls = [call.model_copy(update={"status": "ok"}) for call in cancel.incident.calls]
+    ok_calls = [call.model_copy(update={"status": "ok", "arguments": {**call.arguments, "reason": "no longer needed"}}) for call in cancel.incident.calls]
     slow = cancel.incident.model_copy(update={"calls": ok_calls, "reply": "Your order is cancelled.",
                                               "usage": cancel.budget.model_copy(update={"latency_ms": cancel.budget.latency_ms + 1})})
     assert health_check(cancel.model_copy(update={"incident": slow}), seed, domain).incident_replay_passed is False

@@ -115,16 +115,19 @@ class RetailEnvironment:
         self._row("order", order_id)
         return self._insert("return_label", "label", {"order_id": order_id})
 
-    def _tool_cancel_order(self, order_id: str) -> dict:
+    def _tool_cancel_order(self, order_id: str, reason: str = "") -> dict:
         """Cancel an order.
 
         Args:
             order_id: the order's id
+            reason: why the customer cancels it, in their words (e.g. "no longer needed", "ordered by mistake")
         """
         order = self._row("order", order_id)
         if order.get("status") == "cancelled":
             raise ToolError(f"order {order_id} already cancelled")
         order["status"] = "cancelled"
+        if reason:
+            order["cancel_reason"] = reason
         return copy.deepcopy(order)
 
     def _tool_update_address(self, customer_id: str, address: str) -> dict:

@@ -45,6 +45,12 @@ def _order_status(state: StateRows, args: dict) -> bool:
     return state.get("order", {}).get(str(args["order_id"]), {}).get("status") == args["status"]
 
 
+def _cancel_reason(state: StateRows, args: dict) -> bool:
+    """The order was cancelled with the reason the customer gave (its words, case and spacing aside)."""
+    order = state.get("order", {}).get(str(args["order_id"]), {})
+    return _normalized(args["reason"]) in _normalized(order.get("cancel_reason") or "")
+
+
 def _normalized(text: object) -> str:
     return " ".join(str(text).lower().replace(",", " ").split())
 
@@ -166,6 +172,7 @@ CHECKS: dict[str, Callable[[StateRows, dict], bool]] = {
     "refunded_total": _refunded_total,
     "return_label_exists": _return_label_exists,
     "order_status": _order_status,
+    "cancel_reason": _cancel_reason,
     "address_equals": _address_equals,
     "escalated": _escalated,
     "not_escalated": _not_escalated,
@@ -212,7 +219,8 @@ def allowed_changes(task: DraftTask) -> tuple[set[tuple[str, str]], set[tuple[st
         elif item.check == "return_label_exists":
             new_rows.add(("return_label", args["order_id"]))
         elif item.check == "order_status":
-            fields.add(("order", args["order_id"], "status"))
+            # a cancellation may carry the customer's reason
+            fields |= {("order", args["order_id"], "status"), ("order", args["order_id"], "cancel_reason")}
         elif item.check == "address_equals":
             fields.add(("customer", args["customer_id"], "address"))
     return new_rows, fields

@@ -136,7 +136,7 @@ def plan_for(
     """Expectations, required and forbidden tools that make `decision` the one passing answer
     (`target_order_id`: the order the request is about when the decision names none; `prompt`: what
     the customer asked, for the reply's content)."""
-    plan = _plan_for(decision, state, requester, target_order_id)
+    plan = _plan_for(decision, state, requester, target_order_id, prompt)
     return plan.model_copy(
         update={
             "expectations": [*plan.expectations, *_reply_checks(decision, state, requester, target_order_id, prompt)],
@@ -145,12 +145,27 @@ def plan_for(
     )
 
 
+_CANCEL_REASONS: tuple[tuple[str, str], ...] = (
+    (r"\bby mistake\b|\bmistakenly\b|\baccidentally (?:ordered|bought|placed)\b", "ordered by mistake"),
+    (r"\bno longer need(?:ed)?\b|\b(?:don't|do not|dont) (?:need|want) (?:it|them|this|that)? ?any ?more\b", "no longer needed"),
+)
+
+
+def cancel_reason_in(prompt: str) -> str | None:
+    """The reason for a cancellation the customer states, in tau2-bench's words for it (its retail policy
+    accepts 'no longer needed' and 'ordered by mistake'); None when they state none."""
+    lowered = prompt.lower()
+    return next((reason for pattern, reason in _CANCEL_REASONS if re.search(pattern, lowered)), None)
+
+
 def _forbid_others(*required: str) -> list[str]:
     """Every state-changing tool the answer does not need: an idle or greedy extra write fails the task."""
     return [tool for tool in WRITE_TOOLS if tool not in required]
 
 
-def _plan_for(decision: Decision, state: StateRows, requester: str | None = None, target_order_id: str | None = None) -> Plan:
+def _plan_for(
+    decision: Decision, state: StateRows, requester: str | None = None, target_order_id: str | None = None, prompt: str = ""
+) -> Plan:
     """Every plan checks the end state of what the request is about: the target order (its status,
     its refunds) and the requester's address, changed only where the answer changes them."""
     order_id, customer_id = decision.order_id or target_order_id, decision.customer_id or requester
@@ -178,8 +193,9 @@ def _plan_for(decision: Decision, state: StateRows, requester: str | None = None
             forbidden_tools=_forbid_others("create_return_label"),
         )
     if decision.action == "cancel":
+        reason = [_check("cancel_reason", order_id=order_id, reason=stated)] if (stated := cancel_reason_in(prompt)) else []
         return Plan(
-            expectations=[_check("order_status", order_id=order_id, status="cancelled"), *no_new_refund, *same_address, _check("reply_sent")],
+            expectations=[_check("order_status", order_id=order_id, status="cancelled"), *reason, *no_new_refund, *same_address, _check("reply_sent")],
             required_tools=["cancel_order"],
             forbidden_tools=_forbid_others("cancel_order"),
         )
@@ -398,6 +414,8 @@ def optional_write(plan: Plan, decision: Decision, state: StateRows, order_id: s
     write_check = {"cancel": "order_status", "refund": "refund_exists", "return_label": "return_label_exists", "update_address": "address_equals"}[decision.action]
     expectations = []
     for index, item in enumerate(plan.expectations):
+        if item.check == "cancel_reason":
+            continue  # a reason goes with a cancellation the task no longer requires
         if item.check == write_check and not any(earlier.check == write_check for earlier in plan.expectations[:index]):
             alternative = unchanged[write_check](item)
             item = Expectation(check="any_of", any_of=[item, alternative]) if alternative is not None else item

@@ -108,11 +108,21 @@ def _return_label(order: dict, env: Environment, clock: datetime, policy: Retail
     env.call("send_reply", text=f"Here is the return label for order {order['id']}.")
 
 
-def _cancel(order: dict, env: Environment, policy: RetailPolicy, human_can: bool = False) -> None:
+def _cancel(order: dict, env: Environment, policy: RetailPolicy, human_can: bool = False, prompt: str = "") -> None:
     if order.get("status") not in policy.cancellable_statuses:
         return _hand_over(env, "a change the tools cannot carry out") if human_can else _refuse(env, f"cancel order {order['id']}")
-    env.call("cancel_order", order_id=order["id"])
+    env.call("cancel_order", order_id=order["id"], **({"reason": reason} if (reason := _why_cancel(prompt)) else {}))
     env.call("send_reply", text=f"Order {order['id']} is cancelled.")
+
+
+def _why_cancel(prompt: str) -> str | None:
+    """The reason the customer gives for cancelling, as the tool takes it: a mistake, or not needed any more."""
+    words = " ".join(re.findall(r"[a-z']+", prompt.lower()))
+    if "mistake" in words:
+        return "ordered by mistake"
+    if "no longer need" in words or re.search(r"(?:n't|not) (?:need|want) (?:\w+ )?any ?more", words):
+        return "no longer needed"
+    return None
 
 
 def _change_address(view: AgentView, env: Environment, policy: RetailPolicy) -> None:
@@ -131,10 +141,10 @@ def _change_address(view: AgentView, env: Environment, policy: RetailPolicy) -> 
 
 
 _ALLOWED_STATUSES = {"refund": "refundable_statuses", "return_label": "returnable_statuses", "cancellation": "cancellable_statuses"}
-_HANDLERS = {
-    "refund": _refund,
-    "return_label": _return_label,
-    "cancellation": lambda order, env, clock, policy, human_can: _cancel(order, env, policy, human_can),
+_HANDLERS = {  # (order, env, clock, policy, human_can, the customer's words)
+    "refund": lambda order, env, clock, policy, human_can, prompt: _refund(order, env, clock, policy, human_can),
+    "return_label": lambda order, env, clock, policy, human_can, prompt: _return_label(order, env, clock, policy, human_can),
+    "cancellation": lambda order, env, clock, policy, human_can, prompt: _cancel(order, env, policy, human_can, prompt),
 }
 _VERB_INTENT = (("cancel", "cancellation"), ("return", "return_label"), ("refund", "refund"))
 
@@ -174,8 +184,8 @@ def _order_request(view: AgentView, env: Environment, policy: RetailPolicy) -> N
             # what the customer said to do instead, if the order's status allows it
             for intent in _instead(view.prompt):
                 if order.get("status") in getattr(policy, _ALLOWED_STATUSES[intent]):
-                    return _HANDLERS[intent](order, env, clock, policy, human_can)
-        return _HANDLERS[view.intent](order, env, clock, policy, human_can)
+                    return _HANDLERS[intent](order, env, clock, policy, human_can, view.prompt)
+        return _HANDLERS[view.intent](order, env, clock, policy, human_can, view.prompt)
     tracking = f" Its tracking number is {order['tracking_number']}." if order.get("tracking_number") else ""
     paid = re.search(r"how much|price|paid|cost|total|amount", view.prompt.lower()) and isinstance(order.get("total_cents"), int)
     total = f" Its total is {int(order['total_cents']) / 100:.2f}." if paid else ""
