@@ -135,7 +135,8 @@ _GENERIC_NOUNS = frozenset({"order", "item", "user", "customer", "account", "pay
 
 
 def state_as_of_incident(
-    session: Session, state: StateRows, clock: datetime, updated_by: dict[str, str] | None = None
+    session: Session, state: StateRows, clock: datetime, updated_by: dict[str, str] | None = None,
+    later_sessions: list[Session] | None = None,
 ) -> AsOfIncident:
     """The snapshot as it stood when the session started, field by field.
 
@@ -144,7 +145,12 @@ def state_as_of_incident(
     state a write that is named after it says the row was in (`cancel_pending_order` on an order now
     'cancelled': it was 'pending'), then the snapshot. A row the incident wrote to before seeing it, or (with an `updated_by` column declared in
     the mapping) one changed after the clock and never observed, cannot be turned back: it is listed
-    as uncertain, for a reviewer to settle. Rows created after the clock are already out of the snapshot."""
+    as uncertain, for a reviewer to settle. Rows created after the clock are already out of the snapshot.
+
+    `later_sessions`: the ledger of the other sessions the snapshot was read after. A row this session
+    neither saw nor wrote that one of them wrote after the clock carries that session's write: it is
+    turned back where the write is named after the state it needs (a later `cancel_pending_order` on an
+    order now 'cancelled': it was 'pending' here too), else listed as uncertain naming that write."""
     restored_state = copy.deepcopy(state)
     index = [(kind, row_id) for kind, rows in sorted(restored_state.items()) for row_id in sorted(rows)]
     observed: set[tuple[str, str]] = set()
@@ -186,6 +192,25 @@ def state_as_of_incident(
                 continue
             if changed > (clock if clock.tzinfo else clock.replace(tzinfo=UTC)):
                 uncertain.append(f"{kind} {row_id}: changed after the incident ({column} {format_timestamp(changed)})")
+    aware_clock = clock if clock.tzinfo else clock.replace(tzinfo=UTC)
+    later: dict[tuple[str, str], str] = {}
+    for other in sorted(later_sessions or [], key=lambda other: (other.incident_at or aware_clock, other.session_id)):
+        if other.session_id == session.session_id or other.incident_at is None or other.incident_at <= aware_clock:
+            continue
+        for call in other.tool_calls:
+            if call.status != "ok" or _READ_CALL.match(call.name) is not None:
+                continue
+            named = _scalars(call.arguments)
+            for kind, row_id in index:
+                if row_id in named and (kind, row_id) not in observed and (kind, row_id) not in written:
+                    later.setdefault((kind, row_id), call.name)
+    for (kind, row_id), name in sorted(later.items()):
+        undone = _state_named_by_call(kind, restored_state[kind][row_id], name)
+        for column, value in undone:
+            restored_state[kind][row_id][column] = value
+            restored.append(f"{kind} {row_id}: {column} (undone: a later session's {name})")
+        if not undone:
+            uncertain.append(f"{kind} {row_id}: changed by a later session's {name}, which cannot be undone")
     return AsOfIncident(state=restored_state, restored=restored, uncertain=uncertain)
 
 

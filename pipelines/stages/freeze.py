@@ -17,11 +17,12 @@ from pipelines.store.rows import FrozenSeedRow, SeedRow
 from pipelines.store.repository import Store
 
 
-def incident_seed(session: Session, state: dict, run: RunContext, day: str) -> Seed:
-    """The session's snapshot turned back to how the session found it (taskgen.seeds.state_as_of_incident),
+def incident_seed(session: Session, state: dict, run: RunContext, day: str, ledger: list[Session] | None = None) -> Seed:
+    """The session's snapshot turned back to how the session found it (taskgen.seeds.state_as_of_incident;
+    `ledger`: the day's other sessions, whose later writes are undone where their names tell how),
     with the domain's canary rows (taskgen.draft.starting_seed), frozen."""
     clock = frozen_clock(session, day)
-    as_of = state_as_of_incident(session, state, clock, run.updated_by)
+    as_of = state_as_of_incident(session, state, clock, run.updated_by, ledger)
     return starting_seed(as_of.state, clock, run.domain, run.seed_schema, as_of.uncertain)
 
 
@@ -35,9 +36,10 @@ def freeze_day(store: Store, run: RunContext, day: str, *, scope: str) -> Freeze
     out = run.output
     seed_ids = set()
     items = scrubbed_rows(store, day, scope)
-    for row in items:
-        session, state = Session.model_validate_json(row.session), json.loads(row.state)
-        seed = incident_seed(session, state, run, day)
+    ledger = [Session.model_validate_json(row.session) for row in items]
+    for row, session in zip(items, ledger, strict=True):
+        state = json.loads(row.state)
+        seed = incident_seed(session, state, run, day, ledger)
         seed_ids.add(seed.seed_id)
         store.upsert(SeedRow, [dict(seed_id=seed.seed_id, body=seed.model_dump_json())])
         store.upsert(FrozenSeedRow, [dict(session_id=session.session_id, seed_id=seed.seed_id)])

@@ -144,3 +144,32 @@ def test_a_write_named_after_the_state_it_needs_tells_the_state_before_it():
                               "order #W1000004: status (named by the incident's own modify_pending_order_items)",
                               "order #W1000005: status (named by the incident's own return_delivered_order_items)"]
     assert len(as_of.uncertain) == 5
+
+
+def test_a_later_sessions_write_on_a_row_this_session_never_saw_is_undone_from_the_ledger():
+    """tau2-bench retail tasks 60 and 61 both change the earbuds of one pending order: read the morning after,
+    the earlier session's target already carries the later one's `modify_pending_order_items`. The day's
+    ledger says whose write it is and, by its name, what the row was before it; a write whose name says
+    nothing keeps the row flagged instead."""
+    from datetime import timedelta
+
+    state = make_state()
+    state["order"]["#W1000002"]["status"] = "pending (item modified)"  # the later session's doing
+    state["order"]["#W1000001"]["status"] = "refunded"  # a later write whose name tells nothing
+    earlier = make_session("s-early", "I want to change the kettle in #W1000002 to a blue one.", "cus_1001", ["#W1000002"], [
+        ToolCall(name="get_customer", arguments={"customer_id": "cus_1001"}, result={"ok": True})])
+    later = make_session("s-late", "Change the kettle in #W1000002.", "cus_1001", ["#W1000002"], [
+        ToolCall(name="modify_pending_order_items", arguments={"order_id": "#W1000002"}, result={"ok": True}),
+        ToolCall(name="frobnicate", arguments={"order_id": "#W1000001"}, result={"ok": True}),
+        ToolCall(name="get_order", arguments={"order_id": "#W1000003"}, status="ok", result={"ok": True})])
+    later = later.model_copy(update={"started_at": CLOCK + timedelta(hours=1)})
+    before = later.model_copy(update={"session_id": "s-before", "started_at": CLOCK - timedelta(hours=1)})
+    as_of = state_as_of_incident(earlier, state, CLOCK, later_sessions=[earlier, later])
+    assert as_of.state["order"]["#W1000002"]["status"] == "pending"
+    assert "order #W1000002: status (undone: a later session's modify_pending_order_items)" in as_of.restored
+    assert as_of.state["order"]["#W1000001"]["status"] == "refunded"
+    assert as_of.uncertain == ["order #W1000001: changed by a later session's frobnicate, which cannot be undone"]
+    # a session that ran before the clock is already in what this session saw: nothing of it is undone
+    assert state_as_of_incident(earlier, state, CLOCK, later_sessions=[before]).state["order"]["#W1000002"]["status"] == "pending (item modified)"
+    # without the ledger, nothing is undone
+    assert state_as_of_incident(earlier, state, CLOCK).state["order"]["#W1000002"]["status"] == "pending (item modified)"
