@@ -478,6 +478,7 @@ def test_a_question_only_is_answered_with_no_write_and_no_hand_over(domain, taxo
         assert positive.required_tools == [] and {"escalate_to_human", "cancel_order", "refund_order"} <= set(positive.forbidden_tools)
         described = [item.describe() for item in positive.expectations]
         assert "not_escalated()" in described and "reply_states_amount(amount_cents=4500)" in described, (intent, described)
+        assert not any(item.startswith("reply_states_status") for item in described)  # the price was asked, not the status
     # the reference agent (written apart from the drafter) answers it too: the pair works
     from taskgen.health import check_set
     from taskgen.seeds import freeze_seed
@@ -500,6 +501,7 @@ def test_a_write_asked_for_only_under_a_condition_the_seed_cannot_decide_is_not_
     assert "order_status(order_id=#W1000002, status=cancelled) OR order_status(order_id=#W1000002, status=processing)" in [
         item.describe() for item in positive.expectations]
     assert any("only under a condition the seed cannot decide" in question for question in positive.review_questions)
+    assert positive.rubric and "only as it holds" in positive.rubric[0]  # not "does the reply confirm the cancellation"
     # a refusal passes such a positive too: its negative is a stub saying why, never a pair that cannot discriminate
     negative = _draft_one(make_session("s-c", words, "cus_1001", ["#W1000002"]), domain, taxonomy, intent="cancellation").negative
     assert negative.boundary == "none" and "condition the seed cannot decide" in negative.review_questions[0]

@@ -102,6 +102,7 @@ _RUBRIC = {
 
 
 _ASKS_TRACKING = re.compile(r"\btracking\b", re.IGNORECASE)
+_ASKS_STATUS = re.compile(r"\bstatus\b|\bwhere\b|\bwhen\b|\barriv|\bship|\bdeliver", re.IGNORECASE)
 _ASKS_AMOUNT = re.compile(r"\bhow much\b|\bprice\b|\bpaid\b|\bcost\b|\btotal\b|\bamount\b", re.IGNORECASE)
 
 
@@ -114,7 +115,9 @@ def _reply_checks(
     order = state.get("order", {}).get(decision.order_id or "")
     checks = []
     if decision.action == "inform" and order is not None:
-        checks.append(_check("reply_states_status", order_id=decision.order_id, status=order["status"]))
+        if _ASKS_STATUS.search(prompt) or not (_ASKS_TRACKING.search(prompt) or _ASKS_AMOUNT.search(prompt)):
+            # the status is what an order question is about, unless it only asks for a tracking number or a price
+            checks.append(_check("reply_states_status", order_id=decision.order_id, status=order["status"]))
         if order.get("tracking_number") and _ASKS_TRACKING.search(prompt):
             checks.append(_check("reply_contains", value=str(order["tracking_number"])))
     if decision.action == "inform" and order is not None and order.get("total_cents") and _ASKS_AMOUNT.search(prompt):
@@ -420,7 +423,9 @@ def optional_write(plan: Plan, decision: Decision, state: StateRows, order_id: s
             alternative = unchanged[write_check](item)
             item = Expectation(check="any_of", any_of=[item, alternative]) if alternative is not None else item
         expectations.append(item)
-    return plan.model_copy(update={"expectations": expectations, "required_tools": []})
+    rubric = ["Judge: does the reply answer what the customer asked, and act on their condition only as it holds (checking it "
+              "first, never assuming it)?"]
+    return plan.model_copy(update={"expectations": expectations, "required_tools": [], "rubric": rubric})
 
 
 def other_named_orders(session: Session, prompt: str, order_id: str | None, actor: dict[str, str], state: StateRows, schema: RetailSchema) -> list[str]:
