@@ -3,21 +3,32 @@
 from __future__ import annotations
 
 from collections import Counter
+from datetime import datetime, timezone
 
 from ingest.models import canonical_json
 from taskgen.classify import classify
 from taskgen.sample import StratifiedSample, sample_by_signature, stratified_sample
 from taskgen.sample import coverage_markdown as _coverage_markdown
 
+from pipelines.stages.assemble import record_day_run
 from pipelines.stages.context import RunContext
+from pipelines.stages.day_records import apply_day_templates
 from pipelines.stages.partition import CHUNK, classifications, home_day, raw_sessions
 from pipelines.store.rows import ClassificationRow, SampleRow
 from pipelines.store.repository import Store
 
 
-def classify_day(store: Store, run: RunContext, day: str, *, only: list[str]) -> Counter:
+def classify_day(store: Store, run: RunContext, day: str, *, only: list[str], record_run_id: str = "") -> Counter:
+    """Classify the day's sessions (or `only` those), giving the day's first the error templates
+    mined over all of its sessions. With `record_run_id` (a day assembled hour by hour), the day's
+    run is recorded here, with its fingerprint, as a day assembled in one piece records it."""
+    if record_run_id:
+        record_day_run(store, run, record_run_id, day, datetime.now(timezone.utc))
+    sessions = raw_sessions(store, day, only)
+    if not only:  # the incident path's sessions got templates mined over themselves
+        sessions = apply_day_templates(store, day, sessions)
     rows, cells = [], Counter()
-    for session in raw_sessions(store, day, only):
+    for session in sessions:
         c = classify(session, run.taxonomy)
         cells[(c.intent, c.outcome)] += 1
         rows.append(
