@@ -10,7 +10,7 @@ import os
 import secrets
 import stat
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
@@ -57,6 +57,27 @@ class ScheduleConfig(_Section):
     timezone: str = "UTC"
 
 
+EXECUTORS = ("in_process", "multiprocess", "celery", "k8s", "celery_k8s")
+
+
+class ExecutorConfig(_Section):
+    name: Literal["in_process", "multiprocess", "celery", "k8s", "celery_k8s"] = Field(
+        default="in_process",
+        description="how a run's steps execute: in_process (one process), multiprocess (a process per step), "
+        "celery (a Celery task per step; needs dagster-celery), k8s (a Kubernetes pod per step; needs dagster-k8s), "
+        "celery_k8s (Celery queues, Kubernetes pods; needs dagster-celery-k8s)",
+    )
+    config: dict[str, Any] = Field(
+        default_factory=dict, description="the executor's own settings, as Dagster documents them (e.g. max_concurrent)"
+    )
+
+
+class RunLauncherConfig(_Section):
+    module: str = Field(description="the run launcher's module, e.g. dagster_k8s")
+    class_: str = Field(alias="class", description="its class, e.g. K8sRunLauncher")
+    config: dict[str, Any] = Field(default_factory=dict, description="its settings, as Dagster documents them")
+
+
 class TelemetryConfig(_Section):
     exporter: Literal["none", "console", "otlp", "file"] = "none"
     endpoint: str | None = Field(default=None, description="OTLP/HTTP endpoint, for exporter: otlp")
@@ -71,6 +92,10 @@ class AppConfig(_Section):
     dagster_home: Path = Field(default=Path(".dagster_home"), description="the Dagster instance the runs are recorded in")
     secret: SecretConfig = Field(default_factory=SecretConfig)
     schedule: ScheduleConfig = Field(default_factory=ScheduleConfig)
+    executor: ExecutorConfig = Field(default_factory=ExecutorConfig)
+    run_launcher: RunLauncherConfig | None = Field(
+        default=None, description="where the Dagster instance starts runs (written into the Dagster home's dagster.yaml)"
+    )
     quarantine_max_share: float = Field(default=0.05, ge=0, le=1)
     telemetry: TelemetryConfig = Field(default_factory=TelemetryConfig)
     ingest: IngestConfig = Field(default_factory=IngestConfig)

@@ -268,7 +268,8 @@ def run(
     end: Annotated[Optional[str], typer.Option("--to", help="last day of a backfill")] = None,
     all_days: Annotated[bool, typer.Option("--all", help="every day the drop's records cover")] = False,
     workers: Annotated[int, typer.Option(min=1, help="partitions run at once, one process each")] = 2,
-    executor: Annotated[Executor, typer.Option(help="in_process: a process per run; multiprocess: a process per step")] = Executor.in_process,
+    executor: Annotated[Optional[Executor], typer.Option(
+        help="in_process: a process per run; multiprocess: a process per step (default: the configuration's `executor`)")] = None,
 ) -> None:
     """The nightly refresh over the configured sources folder, for one day or a date range."""
     from pipelines.defs.runner import plan_refresh, skipped_outcomes
@@ -279,7 +280,7 @@ def run(
     plan = plan_refresh(config, None if all_days else _days(day, start, end))
     if plan.skipped:
         console.print(f"unchanged since their last run, skipped: {', '.join(plan.skipped)}")
-    outcomes = _run_days(config_path, config, plan.todo, workers, Executor(executor).value) if plan.todo else []
+    outcomes = _run_days(config_path, config, plan.todo, workers, Executor(executor).value if executor else "") if plan.todo else []
     _finish(config, plan.days, [*outcomes, *skipped_outcomes(config, plan.skipped)])
 
 
@@ -391,7 +392,7 @@ def demo(
         if not (config.secret.env and __import__("os").environ.get(config.secret.env)):
             config.read_secret(create=True)
             console.print(f"made a new pseudonym secret in {config.path(config.secret.file).resolve()} (mode 0600)")
-    run(config_path=config_path, day=None, start=None, end=None, all_days=True, workers=2, executor=Executor.in_process)
+    run(config_path=config_path, day=None, start=None, end=None, all_days=True, workers=2, executor=None)
 
 
 def _mount_review() -> None:

@@ -3,35 +3,45 @@
 `dagster dev` finds `defs` through workspace.yaml and `[tool.dagster]`; it is loaded when the
 code location loads, not when this module is imported. A run names its configuration file in
 `resources.settings.config.config_path` (default: `trace2task.yaml` in the working folder).
+The executor is the configuration's (`pipelines.defs.engines`), never an edit of this file.
 """
 
 import dagster as dg
 
-from pipelines.config import DEFAULT_CONFIG_FILE, ConfigError, ScheduleConfig, load_config
+from pipelines.config import DEFAULT_CONFIG_FILE, AppConfig, ConfigError, ExecutorConfig, ScheduleConfig, load_config
 from pipelines.defs.assets import PIPELINE_ASSETS
+from pipelines.defs.engines import executor_for
 from pipelines.defs.jobs import incident, nightly_refresh
 from pipelines.defs.resources import pipeline_resources
 from pipelines.defs.schedules import nightly_refresh_schedule
 from pipelines.defs.sensors import deploy_events_sensor
 
 
-def pipeline_definitions(schedule: ScheduleConfig) -> dg.Definitions:
+def pipeline_definitions(config: AppConfig | None, executor: str = "") -> dg.Definitions:
+    """The definitions of one configuration: its schedule and its executor (`executor: {name,
+    config}`; `executor` here, a command's --executor, overrides the name)."""
     return dg.Definitions(
         assets=PIPELINE_ASSETS,
         jobs=[nightly_refresh, incident],
-        schedules=[nightly_refresh_schedule(schedule)],
+        schedules=[nightly_refresh_schedule(config.schedule if config else ScheduleConfig())],
         sensors=[deploy_events_sensor],
         resources=pipeline_resources(),
-        # Multiprocess by default (UI, schedule, sensor); the CLI picks in_process per run.
-        executor=dg.multi_or_in_process_executor,
+        executor=executor_for(config.executor if config else ExecutorConfig(), executor),
     )
+
+
+def resolved_job(name: str, config_path: str, executor: str = "") -> dg.JobDefinition:
+    """One job of the configuration's definitions (the runner reconstructs its runs' jobs with it,
+    in the process of each step too)."""
+    return pipeline_definitions(load_config(config_path), executor).resolve_job_def(name)
 
 
 @dg.definitions
 def defs() -> dg.Definitions:
-    """The schedule runs at the time trace2task.yaml in the working folder sets (else 02:00 UTC)."""
+    """The configuration is trace2task.yaml in the working folder: the schedule runs at the time it
+    sets (else 02:00 UTC), the steps on the executor it names (else in process)."""
     try:
-        schedule = load_config(DEFAULT_CONFIG_FILE).schedule
+        config = load_config(DEFAULT_CONFIG_FILE)
     except ConfigError:
-        schedule = ScheduleConfig()
-    return pipeline_definitions(schedule)
+        config = None
+    return pipeline_definitions(config)

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pipelines.config import AppConfig, ConfigError, load_config
+from pipelines.defs.engines import executor_for, write_run_launcher
 from pipelines.stages.assemble import IncidentNotFound
 from pipelines.stages.context import RunContext
 from pipelines.stages.fingerprint import unchanged_partitions
@@ -87,6 +88,7 @@ def plan_refresh(config: AppConfig, days: list[str] | None) -> RefreshPlan:
     check_sources(config, f"write one with `trace2task demo-data --out {config.path(config.drop)}`")
     run = RunContext(config)
     run.secret  # a missing secret fails here, once, not in every run
+    executor_for(config.executor)  # so does an executor whose package is missing
     store = open_store(config)
     land_everything(store, config)
     if days is None:
@@ -122,6 +124,7 @@ def plan_incident(config: AppConfig, incident_id: str) -> IncidentPlan:
     check_sources(config, "the incident's records are read from it")
     run = RunContext(config)
     run.secret
+    executor_for(config.executor)
     check_reachable(run)
     store = open_store(config)
     land_everything(store, config)
@@ -175,6 +178,7 @@ def _dagster_home(config: AppConfig) -> str:
     target = home / "dagster.yaml"
     if not target.exists() and PROJECT_DAGSTER_YAML.exists():
         shutil.copyfile(PROJECT_DAGSTER_YAML, target)
+    write_run_launcher(target, config.run_launcher)
     return str(home)
 
 
@@ -191,9 +195,8 @@ def _open_instance(home: str) -> DagsterInstance:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def _run_config(config_path: Path, incident_id: str, executor: str) -> dict:
+def _run_config(config_path: Path, incident_id: str) -> dict:
     return {
-        "execution": {"config": {executor: {}}},
         "loggers": {"console": {"config": {"log_level": "CRITICAL"}}},  # the CLI prints each failed step as one line
         "resources": {
             "settings": {"config": {"config_path": str(config_path.resolve())}},
@@ -236,18 +239,20 @@ def run_partition(
     partition: str,
     *,
     incident_id: str = "",
-    executor: str = "in_process",
+    executor: str = "",
 ) -> RunOutcome:
     """One run of the nightly (or, with an incident id, the incident) job for one partition.
 
-    `executor` is "in_process" (one process; the CLI's default, spaCy loaded once) or
-    "multiprocess" (a process per step, as runs launched from the UI or the schedule use).
+    The steps run on the configuration's executor (`executor:` in trace2task.yaml), or on
+    `executor` if given: "in_process" (one process, spaCy loaded once) or "multiprocess" (a
+    process per step).
     """
-    from dagster import execute_job, reconstructable
+    from dagster import build_reconstructable_job, execute_job
 
-    from pipelines.defs import jobs
-
-    job = reconstructable(jobs.incident_job if incident_id else jobs.nightly_refresh_job)
+    job = build_reconstructable_job(
+        "pipelines.defs.definitions", "resolved_job",
+        reconstructable_args=("incident" if incident_id else "nightly_refresh", str(config_path.resolve()), executor),
+    )
     tags = {"dagster/partition": partition}
     if incident_id:
         tags["trace2task/incident"] = incident_id
@@ -255,7 +260,7 @@ def run_partition(
     configure(config.telemetry, config.base_dir)
     with stage_span("run", partition=partition, job="incident" if incident_id else "nightly_refresh") as span:
         result = execute_job(
-            job, instance=instance, run_config=_run_config(config_path, incident_id, executor), tags=tags
+            job, instance=instance, run_config=_run_config(config_path, incident_id), tags=tags
         )
         span.set_attribute("trace2task.run_id", result.run_id)
         span.set_attribute("trace2task.success", result.success)
@@ -263,7 +268,7 @@ def run_partition(
                       failed_checks=_failed_checks(result))
 
 
-def _run_in_worker(home: str, config_path: str, partition: str, executor: str) -> RunOutcome:
+def _run_in_worker(home: str, config_path: str, partition: str, executor: str = "") -> RunOutcome:
     instance = _open_instance(home)
     return run_partition(instance, Path(config_path), partition, executor=executor)
 
@@ -274,7 +279,7 @@ def run_partitions(
     partitions: list[str],
     *,
     workers: int,
-    executor: str = "in_process",
+    executor: str = "",
     on_done: Callable[[RunOutcome], None] | None = None,
 ) -> list[RunOutcome]:
     """Run the nightly job for each partition, `workers` runs at a time (one process each)."""
