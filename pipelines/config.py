@@ -78,6 +78,14 @@ class RunLauncherConfig(_Section):
     config: dict[str, Any] = Field(default_factory=dict, description="its settings, as Dagster documents them")
 
 
+class PartitionsConfig(_Section):
+    by: Literal["day", "hour"] = Field(
+        default="day",
+        description="day: one run a day; hour: landing and assembly run per hour (24 runs a day, spread "
+        "over workers), then the day's run from classification on; the tasks are the same",
+    )
+
+
 class TelemetryConfig(_Section):
     exporter: Literal["none", "console", "otlp", "file"] = "none"
     endpoint: str | None = Field(default=None, description="OTLP/HTTP endpoint, for exporter: otlp")
@@ -92,6 +100,7 @@ class AppConfig(_Section):
     dagster_home: Path = Field(default=Path(".dagster_home"), description="the Dagster instance the runs are recorded in")
     secret: SecretConfig = Field(default_factory=SecretConfig)
     schedule: ScheduleConfig = Field(default_factory=ScheduleConfig)
+    partitions: PartitionsConfig = Field(default_factory=PartitionsConfig)
     executor: ExecutorConfig = Field(default_factory=ExecutorConfig)
     run_launcher: RunLauncherConfig | None = Field(
         default=None, description="where the Dagster instance starts runs (written into the Dagster home's dagster.yaml)"

@@ -27,6 +27,7 @@ from pipelines.stages.assemble import IncidentNotFound
 from pipelines.stages.context import RunContext
 from pipelines.stages.fingerprint import unchanged_partitions
 from pipelines.stages.preflight import check_partitions, check_reachable, check_sources, land_everything, landed_days
+from pipelines.stages.windows import Window, hours_of
 from pipelines.stages.summary import RunSummary, last_failed_checks, record_failed_checks, summarize_days
 from pipelines.store.repository import open_store
 from pipelines.store.rows import TaskRow
@@ -233,6 +234,15 @@ def _failed_checks(result) -> list[FailedCheck]:
     return failed
 
 
+HOURLY_JOB = "sessions_by_hour"
+"""With `partitions.by: hour`, the job of an hour's partition: landing and assembly."""
+
+
+def runs_per_day(config: AppConfig) -> int:
+    """The Dagster runs a day's refresh makes: one, or 24 hours' and the day's."""
+    return 25 if config.partitions.by == "hour" else 1
+
+
 def run_partition(
     instance: DagsterInstance,
     config_path: Path,
@@ -240,8 +250,10 @@ def run_partition(
     *,
     incident_id: str = "",
     executor: str = "",
+    job_name: str = "",
 ) -> RunOutcome:
-    """One run of the nightly (or, with an incident id, the incident) job for one partition.
+    """One run of the nightly (or, with an incident id, the incident) job for one partition
+    (`job_name` names another job, such as an hour's `sessions_by_hour`).
 
     The steps run on the configuration's executor (`executor:` in trace2task.yaml), or on
     `executor` if given: "in_process" (one process, spaCy loaded once) or "multiprocess" (a
@@ -249,16 +261,17 @@ def run_partition(
     """
     from dagster import build_reconstructable_job, execute_job
 
+    job_name = job_name or ("incident" if incident_id else "nightly_refresh")
     job = build_reconstructable_job(
         "pipelines.defs.definitions", "resolved_job",
-        reconstructable_args=("incident" if incident_id else "nightly_refresh", str(config_path.resolve()), executor),
+        reconstructable_args=(job_name, str(config_path.resolve()), executor),
     )
     tags = {"dagster/partition": partition}
     if incident_id:
         tags["trace2task/incident"] = incident_id
     config = load_config(config_path)
     configure(config.telemetry, config.base_dir)
-    with stage_span("run", partition=partition, job="incident" if incident_id else "nightly_refresh") as span:
+    with stage_span("run", partition=partition, job=job_name) as span:
         result = execute_job(
             job, instance=instance, run_config=_run_config(config_path, incident_id), tags=tags
         )
@@ -268,9 +281,9 @@ def run_partition(
                       failed_checks=_failed_checks(result))
 
 
-def _run_in_worker(home: str, config_path: str, partition: str, executor: str = "") -> RunOutcome:
+def _run_in_worker(home: str, config_path: str, partition: str, executor: str = "", job_name: str = "") -> RunOutcome:
     instance = _open_instance(home)
-    return run_partition(instance, Path(config_path), partition, executor=executor)
+    return run_partition(instance, Path(config_path), partition, executor=executor, job_name=job_name)
 
 
 def run_partitions(
@@ -282,19 +295,53 @@ def run_partitions(
     executor: str = "",
     on_done: Callable[[RunOutcome], None] | None = None,
 ) -> list[RunOutcome]:
-    """Run the nightly job for each partition, `workers` runs at a time (one process each)."""
+    """Run the nightly job for each day, `workers` runs at a time (one process each).
+
+    With `partitions.by: hour`, each day is first its 24 hours' runs of `sessions_by_hour`
+    (landing and assembly, spread over the workers like days), then the day's run of the
+    nightly job from classification on; a day one of whose hours failed is not run, and its
+    outcome carries the hours' failures and failed checks. `on_done` sees every run, hours too
+    (`runs_per_day` says how many a day makes)."""
+    if config.partitions.by != "hour":
+        return _run_all(config, config_path, [("nightly_refresh", day) for day in partitions], workers, executor, on_done)
+    hours = _run_all(config, config_path, [(HOURLY_JOB, hour) for day in partitions for hour in hours_of(day)],
+                     workers, executor, on_done)
+    by_day: dict[str, list[RunOutcome]] = {}
+    for outcome in hours:
+        by_day.setdefault(Window.of(outcome.partition).day, []).append(outcome)
+    ready = [day for day in partitions if all(outcome.success for outcome in by_day.get(day, []))]
+    days = {outcome.partition: outcome for outcome in _run_all(
+        config, config_path, [("nightly_refresh", day) for day in ready], workers, executor, on_done)}
+    outcomes = []
+    for day in partitions:
+        ran = days.get(day) or RunOutcome(run_id=by_day[day][0].run_id, partition=day, success=False,
+                                          failures=["an hour's run failed: the day's sample and tasks were not made"])
+        for hour in sorted(by_day.get(day, []), key=lambda o: o.partition):
+            ran.failures += [f"{hour.partition}: {failure}" for failure in hour.failures]
+            ran.failed_checks += hour.failed_checks
+            ran.success = ran.success and hour.success
+        outcomes.append(ran)
+    return outcomes
+
+
+def _run_all(
+    config: AppConfig, config_path: Path, runs: list[tuple[str, str]], workers: int, executor: str,
+    on_done: Callable[[RunOutcome], None] | None,
+) -> list[RunOutcome]:
+    """Each (job, partition) run, `workers` at a time, sorted by partition."""
     outcomes: list[RunOutcome] = []
-    if workers <= 1 or len(partitions) <= 1:
+    if workers <= 1 or len(runs) <= 1:
         instance = dagster_instance(config)
-        for partition in partitions:
-            outcomes.append(run_partition(instance, config_path, partition, executor=executor))
+        for job_name, partition in runs:
+            outcomes.append(run_partition(instance, config_path, partition, executor=executor, job_name=job_name))
             if on_done:
                 on_done(outcomes[-1])
         return outcomes
     home = _dagster_home(config)  # each worker opens the instance itself
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        futures = [pool.submit(_run_in_worker, home, str(config_path), p, executor) for p in partitions]
+        futures = [pool.submit(_run_in_worker, home, str(config_path), partition, executor, job_name)
+                   for job_name, partition in runs]
         for future in as_completed(futures):
             outcomes.append(future.result())
             if on_done:

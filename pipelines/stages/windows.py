@@ -62,3 +62,16 @@ def hours_of(day: str) -> list[str]:
     """The 24 hourly partition keys of a day."""
     start = datetime.fromisoformat(day).replace(tzinfo=timezone.utc)
     return [(start + timedelta(hours=h)).strftime(HOUR_KEY) for h in range(24)]
+
+
+def landed_counts(store, source: str, key: str) -> tuple[int, int, int]:
+    """A source's records landed for the partition `key`, and its day's records and quarantined
+    ones (the quarantine check weighs a day's: a record quarantined at landing may have no time)."""
+    from pipelines.stages.day_records import in_window
+    from pipelines.store.rows import QuarantineRow, RawRecordRow
+
+    window = Window.of(key)
+    in_partition = store.count(RawRecordRow, RawRecordRow.source == source, in_window(window))
+    in_day = store.count(RawRecordRow, RawRecordRow.source == source, RawRecordRow.day == window.day)
+    quarantined = store.count(QuarantineRow, QuarantineRow.source == source, QuarantineRow.day == window.day)
+    return in_partition, in_day, quarantined

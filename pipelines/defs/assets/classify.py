@@ -2,24 +2,38 @@
 
 from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
 
+from ingest.models import SOURCES
+
 from pipelines.defs import checks
 from pipelines.defs.assets.common import DAILY, check_spec, start_run
-from pipelines.defs.resources import RunScope, SettingsResource, StoreResource
-from pipelines.stages.assemble import scope_sessions
+from pipelines.defs.resources import IncidentSource, RunScope, SettingsResource, StoreResource
+from pipelines.stages.assemble import assemble_day, scope_sessions
 from pipelines.stages.classify import classify_day, coverage_markdown, sample_day, strata_markdown
 from pipelines.telemetry import stage_span
 
 
 @asset(partitions_def=DAILY, group_name="sessions", deps=["sessions"])
 def classified_sessions(
-    context: AssetExecutionContext, settings: SettingsResource, store: StoreResource, scope: RunScope
+    context: AssetExecutionContext, settings: SettingsResource, store: StoreResource, scope: RunScope,
+    incidents: IncidentSource,
 ) -> MaterializeResult:
-    """Intent and outcome of every session, with the evidence (rule names, never text)."""
+    """Intent and outcome of every session, with the evidence (rule names, never text).
+
+    With `partitions.by: hour` this is the day's first step: it records the day's run (its hours'
+    runs assembled the sessions), and on the on-call path it lands and assembles the incident's
+    sessions itself, as the hourly steps are not in the incident job."""
     run = start_run(settings)
     day = context.partition_key
+    hourly = run.config.partitions.by == "hour"
     with stage_span("classify", partition=day):
         db = store.get()
-        cells = classify_day(db, run, day, only=scope_sessions(db, scope.incident_id))
+        if hourly and scope.incident_id:
+            for source in SOURCES:
+                incidents.land(db, source, run_id=context.run.run_id, day=day)
+        only = scope_sessions(db, scope.incident_id)
+        if hourly and only:
+            assemble_day(db, run, day, run_id=context.run.run_id, only=only, scope=scope.name)
+        cells = classify_day(db, run, day, only=only, record_run_id=context.run.run_id if hourly and not only else "")
     return MaterializeResult(
         metadata={"sessions": sum(cells.values()), "strata": MetadataValue.md(strata_markdown(cells))}
     )

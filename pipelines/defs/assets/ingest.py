@@ -10,7 +10,7 @@ from pipelines.defs import checks
 from pipelines.defs.assets.common import DAILY, check_spec, markdown_counts, raw_key, start_run
 from pipelines.defs.resources import IncidentSource, RunScope, SettingsResource, StoreResource
 from pipelines.stages.assemble import assemble_day, scope_sessions
-from pipelines.store.rows import QuarantineRow, RawRecordRow
+from pipelines.stages.windows import Window, landed_counts
 from pipelines.telemetry import count, stage_span
 
 
@@ -39,16 +39,16 @@ def raw_records(
     incidents: IncidentSource,
 ) -> Iterator[MaterializeResult]:
     run = start_run(settings)
-    day = context.partition_key
+    partition = context.partition_key  # a day, or an hour of one (`partitions.by: hour`)
+    day = Window.of(partition).day
     db = store.get()
     for source in SOURCES:
         key = raw_key(source)
         if key not in context.selected_asset_keys:
             continue
-        with stage_span("ingest", source=source, partition=day) as span:
+        with stage_span("ingest", source=source, partition=partition) as span:
             landed = incidents.land(db, source, run_id=context.run.run_id, day=day)
-            in_day = db.count(RawRecordRow, RawRecordRow.source == source, RawRecordRow.day == day)
-            quarantined = db.count(QuarantineRow, QuarantineRow.source == source, QuarantineRow.day == day)
+            in_partition, in_day, quarantined = landed_counts(db, source, partition)
             span.set_attribute("trace2task.records_read", landed.read)
             span.set_attribute("trace2task.records_new", landed.new)
             span.set_attribute("trace2task.records_quarantined", landed.quarantined)
@@ -57,8 +57,8 @@ def raw_records(
         yield MaterializeResult(
             asset_key=key,
             metadata={
-                "records_in_partition": in_day,
-                "quarantined_in_partition": quarantined,
+                "records_in_partition": in_partition,
+                "quarantined_in_day": quarantined,
                 "read_this_run": landed.read,
                 "new_this_run": landed.new,
                 "quarantined_this_run": landed.quarantined,
