@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import secrets
 import stat
+from datetime import date
 from pathlib import Path
 from typing import Literal
 
@@ -57,6 +58,14 @@ class ScheduleConfig(_Section):
     timezone: str = "UTC"
 
 
+class PartitionsConfig(_Section):
+    start: date | None = Field(
+        default=None,
+        description="the first partition's day; default: the day of the earliest record landed. "
+        "Records older than it are quarantined with their file, line and reason",
+    )
+
+
 class TelemetryConfig(_Section):
     exporter: Literal["none", "console", "otlp", "file"] = "none"
     endpoint: str | None = Field(default=None, description="OTLP/HTTP endpoint, for exporter: otlp")
@@ -71,6 +80,7 @@ class AppConfig(_Section):
     dagster_home: Path = Field(default=Path(".dagster_home"), description="the Dagster instance the runs are recorded in")
     secret: SecretConfig = Field(default_factory=SecretConfig)
     schedule: ScheduleConfig = Field(default_factory=ScheduleConfig)
+    partitions: PartitionsConfig = Field(default_factory=PartitionsConfig)
     quarantine_max_share: float = Field(default=0.05, ge=0, le=1)
     telemetry: TelemetryConfig = Field(default_factory=TelemetryConfig)
     ingest: IngestConfig = Field(default_factory=IngestConfig)

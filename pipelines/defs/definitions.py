@@ -7,19 +7,21 @@ code location loads, not when this module is imported. A run names its configura
 
 import dagster as dg
 
-from pipelines.config import DEFAULT_CONFIG_FILE, ConfigError, ScheduleConfig, load_config
-from pipelines.defs.assets import PIPELINE_ASSETS
+from pipelines.config import DEFAULT_CONFIG_FILE, AppConfig, ConfigError, ScheduleConfig, load_config
+from pipelines.defs.assets import pipeline_assets
 from pipelines.defs.jobs import incident, nightly_refresh
+from pipelines.defs.partitions import partitions_for
 from pipelines.defs.resources import pipeline_resources
 from pipelines.defs.schedules import nightly_refresh_schedule
 from pipelines.defs.sensors import deploy_events_sensor
 
 
-def pipeline_definitions(schedule: ScheduleConfig) -> dg.Definitions:
+def pipeline_definitions(config: AppConfig | None) -> dg.Definitions:
+    """The definitions of one configuration: its schedule and where its partitions start."""
     return dg.Definitions(
-        assets=PIPELINE_ASSETS,
+        assets=pipeline_assets(partitions_for(config)),
         jobs=[nightly_refresh, incident],
-        schedules=[nightly_refresh_schedule(schedule)],
+        schedules=[nightly_refresh_schedule(config.schedule if config else ScheduleConfig())],
         sensors=[deploy_events_sensor],
         resources=pipeline_resources(),
         # Multiprocess by default (UI, schedule, sensor); the CLI picks in_process per run.
@@ -27,11 +29,17 @@ def pipeline_definitions(schedule: ScheduleConfig) -> dg.Definitions:
     )
 
 
+def resolved_job(name: str, config_path: str) -> dg.JobDefinition:
+    """One job of the configuration's definitions (the runner reconstructs its runs' jobs with it)."""
+    return pipeline_definitions(load_config(config_path)).resolve_job_def(name)
+
+
 @dg.definitions
 def defs() -> dg.Definitions:
-    """The schedule runs at the time trace2task.yaml in the working folder sets (else 02:00 UTC)."""
+    """The configuration is trace2task.yaml in the working folder: the schedule runs at the time
+    it sets (else 02:00 UTC), the partitions start where it says (else at the earliest record)."""
     try:
-        schedule = load_config(DEFAULT_CONFIG_FILE).schedule
+        config = load_config(DEFAULT_CONFIG_FILE)
     except ConfigError:
-        schedule = ScheduleConfig()
-    return pipeline_definitions(schedule)
+        config = None
+    return pipeline_definitions(config)

@@ -25,6 +25,7 @@ from pipelines.config import AppConfig, ConfigError, load_config
 from pipelines.stages.assemble import IncidentNotFound
 from pipelines.stages.context import RunContext
 from pipelines.stages.fingerprint import unchanged_partitions
+from pipelines.stages.partition import first_day
 from pipelines.stages.preflight import check_partitions, check_reachable, check_sources, land_everything, landed_days
 from pipelines.stages.summary import RunSummary, last_failed_checks, record_failed_checks, summarize_days
 from pipelines.store.repository import open_store
@@ -94,7 +95,7 @@ def plan_refresh(config: AppConfig, days: list[str] | None) -> RefreshPlan:
         if not days:
             raise ConfigError(f"no records in {config.path(config.drop)}: nothing to run")
     check_reachable(run)
-    check_partitions(days)
+    check_partitions(days, first_day(config, store))
     unchanged = unchanged_partitions(store, run, days)
     return RefreshPlan(days=days, todo=[day for day in days if day not in unchanged])
 
@@ -133,7 +134,7 @@ def plan_incident(config: AppConfig, incident_id: str) -> IncidentPlan:
             "see `quarantine reasons` after `trace2task run`)"
         )
     day = store.incident_day(sessions) or datetime.now(timezone.utc).date().isoformat()
-    check_partitions([day])
+    check_partitions([day], first_day(config, store))
     return IncidentPlan(incident_id=incident_id, day=day, sessions=sessions)
 
 
@@ -243,11 +244,12 @@ def run_partition(
     `executor` is "in_process" (one process; the CLI's default, spaCy loaded once) or
     "multiprocess" (a process per step, as runs launched from the UI or the schedule use).
     """
-    from dagster import execute_job, reconstructable
+    from dagster import build_reconstructable_job, execute_job
 
-    from pipelines.defs import jobs
-
-    job = reconstructable(jobs.incident_job if incident_id else jobs.nightly_refresh_job)
+    job = build_reconstructable_job(
+        "pipelines.defs.definitions", "resolved_job",
+        reconstructable_args=("incident" if incident_id else "nightly_refresh", str(config_path.resolve())),
+    )
     tags = {"dagster/partition": partition}
     if incident_id:
         tags["trace2task/incident"] = incident_id
