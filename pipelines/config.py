@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import secrets
 import stat
+from datetime import date
 from pathlib import Path
 from typing import Any, Literal
 
@@ -79,6 +80,11 @@ class RunLauncherConfig(_Section):
 
 
 class PartitionsConfig(_Section):
+    start: date | None = Field(
+        default=None,
+        description="the first partition's day; default: the day of the earliest record landed. "
+        "Records older than it are quarantined with their file, line and reason",
+    )
     by: Literal["day", "hour"] = Field(
         default="day",
         description="day: one run a day; hour: landing and assembly run per hour (24 runs a day, spread "

@@ -26,6 +26,7 @@ from pipelines.defs.engines import executor_for, write_run_launcher
 from pipelines.stages.assemble import IncidentNotFound
 from pipelines.stages.context import RunContext
 from pipelines.stages.fingerprint import unchanged_partitions
+from pipelines.stages.partition import first_day
 from pipelines.stages.preflight import check_partitions, check_reachable, check_sources, land_everything, landed_days
 from pipelines.stages.windows import Window, hours_of
 from pipelines.stages.summary import RunSummary, last_failed_checks, record_failed_checks, summarize_days
@@ -97,7 +98,7 @@ def plan_refresh(config: AppConfig, days: list[str] | None) -> RefreshPlan:
         if not days:
             raise ConfigError(f"no records in {config.path(config.drop)}: nothing to run")
     check_reachable(run)
-    check_partitions(days)
+    check_partitions(days, first_day(config, store))
     unchanged = unchanged_partitions(store, run, days)
     return RefreshPlan(days=days, todo=[day for day in days if day not in unchanged])
 
@@ -137,7 +138,7 @@ def plan_incident(config: AppConfig, incident_id: str) -> IncidentPlan:
             "see `quarantine reasons` after `trace2task run`)"
         )
     day = store.incident_day(sessions) or datetime.now(timezone.utc).date().isoformat()
-    check_partitions([day])
+    check_partitions([day], first_day(config, store))
     return IncidentPlan(incident_id=incident_id, day=day, sessions=sessions)
 
 

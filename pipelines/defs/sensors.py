@@ -2,12 +2,11 @@
 
 from dagster import DefaultSensorStatus, RunRequest, SensorEvaluationContext, SensorResult, SkipReason, sensor
 
-from pipelines.defs.jobs import incident
 from pipelines.defs.resources import SettingsResource
 from pipelines.stages.deploy_events import new_deploy_events
 
 
-@sensor(job=incident, minimum_interval_seconds=60, default_status=DefaultSensorStatus.STOPPED)
+@sensor(job_name="incident", minimum_interval_seconds=60, default_status=DefaultSensorStatus.STOPPED)
 def deploy_events_sensor(context: SensorEvaluationContext, settings: SettingsResource):
     """A new rollback or hotfix event starts the incident path for the sessions it names."""
     config = settings.load()

@@ -361,6 +361,11 @@ class Store:
         with self._session_for(column) as s:
             return sorted(s.execute(select(column).where(*where).distinct()).scalars())
 
+    def earliest(self, column, *where) -> Any:
+        """The smallest value of `column` (None for no rows)."""
+        with self._session_for(column) as s:
+            return s.execute(select(func.min(column)).where(*where)).scalar_one_or_none()
+
     def latest(self, column, *where) -> Any:
         """The largest value of `column` (None for no rows)."""
         with self._session_for(column) as s:

@@ -123,7 +123,8 @@ def test_the_pipelines_modules_stay_small():
     lines = {str(path.relative_to(ROOT)): len(path.read_text(encoding="utf-8").splitlines())
              for path in (ROOT / "pipelines").rglob("*.py")}
     assert {name: n for name, n in lines.items() if n > 600} == {}
-    assert sum(n for name, n in lines.items() if name.startswith("pipelines/defs/")) <= 1200
+    # 1,200 until the executor, run launcher and hourly partitions came from configuration (issue 18)
+    assert sum(n for name, n in lines.items() if name.startswith("pipelines/defs/")) <= 1350
 
 
 def test_workspace_and_pyproject_name_the_definitions_module():

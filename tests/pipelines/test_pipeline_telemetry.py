@@ -5,9 +5,8 @@ import json
 import pytest
 from dagster import DagsterInstance, materialize
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from demo_world import SECRET, planted_values
+from demo_world import SECRET, landed_assets, planted_values
 
-from pipelines.defs.assets import PIPELINE_ASSETS
 from pipelines.defs.resources import resources_for
 from pipelines.telemetry import install_provider
 
@@ -19,7 +18,7 @@ def test_stage_spans_carry_counts_and_no_personal_values(world, monkeypatch, tmp
     exporter = InMemorySpanExporter()
     install_provider(exporter)
     result = materialize(
-        PIPELINE_ASSETS,
+        landed_assets(world.config),
         resources=resources_for(str(world.config)),
         partition_key="2026-11-16",
         instance=DagsterInstance.ephemeral(),
