@@ -1,0 +1,74 @@
+"""A day run hour by hour (`partitions.by: hour`) with the multiprocess executor, the task store,
+the raw zone and the Dagster instance on PostgreSQL, makes the tasks the daily run makes.
+
+The daily reference runs on SQLite, in process; the hourly run's 24 `sessions_by_hour` runs (two
+at a time) each assemble the sessions that started in their hour, then the day's run classifies,
+samples, scrubs and drafts them. Both ask for the same one day of the demo drop."""
+
+from __future__ import annotations
+
+import uuid
+
+import psycopg2
+import pytest
+
+from demo_world import PG_ADMIN, PROJECT_ROOT, make_world, output_tree
+
+DAY = "2026-11-16"
+DAGSTER_POSTGRES_YAML = PROJECT_ROOT / "docs" / "dagster-postgres.yaml"
+
+pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.xdist_group("hourly_postgres")]
+
+
+@pytest.fixture
+def database():
+    try:
+        admin = psycopg2.connect(**PG_ADMIN)
+    except psycopg2.OperationalError as exc:
+        pytest.skip(f"PostgreSQL at 127.0.0.1:5432 does not answer: {str(exc).strip().splitlines()[0]}")
+    admin.autocommit = True
+    name = f"t2t_{uuid.uuid4().hex[:12]}"
+    with admin.cursor() as cursor:
+        cursor.execute(f"CREATE DATABASE {name}")
+    try:
+        yield f"postgresql+psycopg2://root@127.0.0.1:5432/{name}"
+    finally:
+        with admin.cursor() as cursor:
+            cursor.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        admin.close()
+
+
+def _query(url: str, sql: str) -> list[tuple]:
+    with psycopg2.connect(url.replace("postgresql+psycopg2://", "postgresql://")) as connection:
+        with connection.cursor() as cursor:
+            cursor.execute(sql)
+            return cursor.fetchall()
+
+
+def test_an_hourly_multiprocess_run_on_postgres_makes_the_daily_runs_tasks(tmp_path, demo_drop, database):
+    daily = make_world(tmp_path / "daily", drop=demo_drop)
+    result = daily.cli("run", "--date", DAY, "--config", str(daily.config), "--workers", "1")
+    assert result.returncode == 0, result.stderr[-3000:]
+
+    hourly = make_world(tmp_path / "hourly", drop=demo_drop, store_url=database, raw_url=database,
+                        dagster_yaml=DAGSTER_POSTGRES_YAML)
+    with hourly.config.open("a", encoding="utf-8") as fh:
+        # forkserver with the definitions preloaded: each step's process starts without importing them again
+        fh.write("partitions: {by: hour}\nexecutor: {name: multiprocess, config: {max_concurrent: 2, start_method: "
+                 "{forkserver: {preload_modules: [pipelines.defs.definitions]}}}}\n")
+    result = hourly.cli("run", "--date", DAY, "--config", str(hourly.config), "--workers", "2",
+                        env={"DAGSTER_POSTGRES_URL": database})
+    assert result.returncode == 0, result.stderr[-3000:]
+
+    want, got = output_tree(daily.out), output_tree(hourly.out)
+    assert any(name.startswith("tasks/") for name in want)
+    assert sorted(set(want) ^ set(got)) == []
+    assert [name for name in want if want[name] != got[name]] == []
+
+    # the runs are Dagster's, recorded in PostgreSQL: 24 hours and the day, each step in its own process
+    runs = _query(database, "SELECT pipeline_name, status, count(*) FROM runs GROUP BY pipeline_name, status")
+    assert sorted(runs) == [("nightly_refresh", "SUCCESS", 1), ("sessions_by_hour", "SUCCESS", 24)]
+    hours = _query(database, "SELECT DISTINCT value FROM run_tags WHERE key = 'dagster/partition' AND value LIKE '%:00'")
+    assert len(hours) == 24
+    workers = _query(database, "SELECT count(*) FROM event_logs WHERE dagster_event_type = 'STEP_WORKER_STARTED'")[0][0]
+    assert workers == 24 * 2 + 6  # landing and assembly per hour, the day's six steps
