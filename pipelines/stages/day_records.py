@@ -171,26 +171,28 @@ def _chunks(values: list, size: int = 900) -> Iterator[list]:
 
 def _unclaimed(store: Store, day: Window, continued: dict[str, str]) -> list[QuarantinedRecord]:
     """The window's records no session claims (dangling links), a chunk at a time: each record that
-    names no session, with the spans of its trace and the records of its ticket thread."""
+    names no session, with the spans of its trace and the records of its ticket thread (read as
+    plain rows, as `_records_for` reads them)."""
     found: dict[tuple, QuarantinedRecord] = {}
     ids = store.values(RawRecordRow.sha256, _in_day(day), RawRecordRow.session_id.is_(None),
                        RawRecordRow.kind != "span")
     ids.sort()
-    for start in range(0, len(ids), 900):
-        chunk = {row.sha256: row for row in store.rows(RawRecordRow, RawRecordRow.sha256.in_(ids[start : start + 900]))}
-        traces = sorted({row.trace_id for row in chunk.values() if row.trace_id})
-        threads = sorted({row.thread for row in chunk.values() if row.thread})
-        context = {}
-        for part in range(0, len(traces), 900):
-            context.update((r.sha256, r) for r in store.rows(
-                RawRecordRow, RawRecordRow.trace_id.in_(traces[part : part + 900]), RawRecordRow.kind == "span"))
-        for part in range(0, len(threads), 900):
-            context.update((r.sha256, r) for r in store.rows(
-                RawRecordRow, RawRecordRow.thread.in_(threads[part : part + 900]), RawRecordRow.kind == "ticket"))
-        records = [raw_record(row) for row in {**context, **chunk}.values()]
-        for entry in unclaimed_records(records, continued=continued):
-            if entry.sha256 in chunk:
-                found[(entry.source, entry.file, entry.position, entry.reason)] = entry
+    r = _RECORD.c
+    with store.raw_engine.connect() as conn:
+        def rows(*where) -> dict[str, object]:
+            return {row.sha256: row for row in conn.execute(select(_RECORD).where(*where))}
+
+        for start in range(0, len(ids), 900):
+            chunk = rows(r.sha256.in_(ids[start : start + 900]))
+            context: dict[str, object] = {}
+            for part in _chunks(sorted({row.trace_id for row in chunk.values() if row.trace_id})):
+                context.update(rows(r.trace_id.in_(part), r.kind == "span"))
+            for part in _chunks(sorted({row.thread for row in chunk.values() if row.thread})):
+                context.update(rows(r.thread.in_(part), r.kind == "ticket"))
+            records = [raw_record(row) for row in {**context, **chunk}.values()]
+            for entry in unclaimed_records(records, continued=continued):
+                if entry.sha256 in chunk:
+                    found[(entry.source, entry.file, entry.position, entry.reason)] = entry
     return [found[key] for key in sorted(found)]
 
 
