@@ -3,16 +3,18 @@ the raw zone and the Dagster instance on PostgreSQL, makes the tasks the daily r
 
 The daily reference runs on SQLite, in process; the hourly run's 24 `sessions_by_hour` runs (two
 at a time) each assemble the sessions that started in their hour, then the day's run classifies,
-samples, scrubs and drafts them. Both ask for the same one day of the demo drop."""
+samples, scrubs and drafts them. Both ask for the same one day of the demo drop, then the on-call
+path for the same incident."""
 
 from __future__ import annotations
 
+import json
 import uuid
 
 import psycopg2
 import pytest
 
-from demo_world import PG_ADMIN, PROJECT_ROOT, make_world, output_tree
+from demo_world import PG_ADMIN, PROJECT_ROOT, first_escalation, make_world, output_tree
 
 DAY = "2026-11-16"
 DAGSTER_POSTGRES_YAML = PROJECT_ROOT / "docs" / "dagster-postgres.yaml"
@@ -72,3 +74,15 @@ def test_an_hourly_multiprocess_run_on_postgres_makes_the_daily_runs_tasks(tmp_p
     assert len(hours) == 24
     workers = _query(database, "SELECT count(*) FROM event_logs WHERE dagster_event_type = 'STEP_WORKER_STARTED'")[0][0]
     assert workers == 24 * 2 + 6  # landing and assembly per hour, the day's six steps
+
+    # the on-call path: by hour, the incident job (the day's assets) lands and assembles the incident itself
+    escalation = first_escalation(demo_drop)
+    for world, env in ((daily, None), (hourly, {"DAGSTER_POSTGRES_URL": database})):
+        result = world.cli("incident", escalation, "--config", str(world.config), env=env)
+        assert result.returncode == 0, result.stderr[-3000:]
+    assert output_tree(hourly.out) == output_tree(daily.out)
+    summaries = [json.loads((world.out / "incidents" / f"{escalation}.json").read_text()) for world in (daily, hourly)]
+    for summary in summaries:
+        del summary["output"], summary["run_ids"]  # the folder and Dagster's run ids are the world's own
+    assert summaries[0] == summaries[1]
+    assert summaries[0]["tasks"] == {"positive": 1, "negative": 1}
