@@ -71,3 +71,32 @@ def test_the_configured_run_launcher_is_written_into_the_dagster_instance(tmp_pa
 def test_without_a_run_launcher_the_instance_keeps_dagsters_default(tmp_path):
     _dagster_home(load_config(_configure(tmp_path)))
     assert "run_launcher" not in yaml.safe_load((tmp_path / ".dagster_home" / "dagster.yaml").read_text())
+
+
+def test_by_hour_landing_and_assembly_run_per_hour_and_the_rest_per_day(tmp_path, monkeypatch):
+    from datetime import datetime, timezone
+
+    from dagster import AssetKey, build_schedule_context
+
+    monkeypatch.chdir(tmp_path)
+    _configure(tmp_path, "partitions: {by: hour, start: 2026-11-16}\n")
+    definitions = defs()
+    hourly = definitions.resolve_job_def("sessions_by_hour")
+    assert hourly.partitions_def.get_partition_keys()[:2] == ["2026-11-16-00:00", "2026-11-16-01:00"]
+    assert {key.to_user_string() for key in hourly.asset_layer.selected_asset_keys} == {
+        "raw_tickets", "raw_traces", "raw_error_logs", "raw_escalations", "raw_deploys", "sessions"}
+    for name in ("nightly_refresh", "incident"):
+        job = definitions.resolve_job_def(name)
+        assert job.partitions_def.get_partition_keys()[0] == "2026-11-16"
+        assert AssetKey("sessions") not in job.asset_layer.selected_asset_keys
+        assert AssetKey("classified_sessions") in job.asset_layer.selected_asset_keys
+    schedule = next(s for s in definitions.schedules if s.name == "sessions_by_hour_schedule")
+    request = schedule(build_schedule_context(scheduled_execution_time=datetime(2026, 11, 20, 10, 5, tzinfo=timezone.utc)))
+    assert request.partition_key == "2026-11-20-09:00"
+
+
+def test_by_day_there_is_no_hourly_job(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _configure(tmp_path)
+    assert {job.name for job in defs().resolve_all_job_defs()} >= {"nightly_refresh", "incident"}
+    assert "sessions_by_hour" not in {job.name for job in defs().resolve_all_job_defs()}
