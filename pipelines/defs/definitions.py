@@ -5,9 +5,11 @@ code location loads, not when this module is imported. A run names its configura
 `resources.settings.config.config_path` (default: `trace2task.yaml` in the working folder).
 """
 
+import os
+
 import dagster as dg
 
-from pipelines.config import DEFAULT_CONFIG_FILE, AppConfig, ConfigError, ScheduleConfig, load_config
+from pipelines.config import CONFIG_FILE_ENV, DEFAULT_CONFIG_FILE, AppConfig, ConfigError, ScheduleConfig, load_config
 from pipelines.defs.assets import pipeline_assets
 from pipelines.defs.jobs import incident, nightly_refresh
 from pipelines.defs.partitions import partitions_for
@@ -29,17 +31,13 @@ def pipeline_definitions(config: AppConfig | None) -> dg.Definitions:
     )
 
 
-def resolved_job(name: str, config_path: str) -> dg.JobDefinition:
-    """One job of the configuration's definitions (the runner reconstructs its runs' jobs with it)."""
-    return pipeline_definitions(load_config(config_path)).resolve_job_def(name)
-
-
 @dg.definitions
 def defs() -> dg.Definitions:
-    """The configuration is trace2task.yaml in the working folder: the schedule runs at the time
-    it sets (else 02:00 UTC), the partitions start where it says (else at the earliest record)."""
+    """The configuration (TRACE2TASK_CONFIG, else trace2task.yaml in the working folder, read when the
+    code location loads): the schedule runs at the time it sets (else 02:00 UTC), the partitions
+    start where it says (else at the earliest record landed)."""
     try:
-        config = load_config(DEFAULT_CONFIG_FILE)
+        config = load_config(os.environ.get(CONFIG_FILE_ENV) or DEFAULT_CONFIG_FILE)
     except ConfigError:
         config = None
     return pipeline_definitions(config)

@@ -1,27 +1,25 @@
 """Launch the Dagster jobs from the command line, recorded in a persistent Dagster instance.
 
 The CLI's one way in: it plans a refresh or an incident here (checks, landing, the days
-unchanged since their last run), runs the same jobs the schedule, the sensor and the UI run,
-so every run shows in the UI's run list and lineage, and reads the run summary here.
-
-Dagster is imported where a run is launched, not with this module: a command spreading its
-runs over worker processes starts them at once, and only they load Dagster.
+unchanged since their last run), launches the same jobs the schedule, the sensor and the UI run
+from the workspace's code location (`pipelines.defs.launch`), so every run shows in the UI's run
+list, timeline and lineage and re-executes from the UI, and reads the run summary here.
 """
 
 from __future__ import annotations
 
 import fcntl
-import multiprocessing
 import re
 import shutil
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pipelines.config import AppConfig, ConfigError, load_config
+from pipelines.config import AppConfig, ConfigError
+from pipelines.defs.launch import launch_and_wait
 from pipelines.stages.assemble import IncidentNotFound
 from pipelines.stages.context import RunContext
 from pipelines.stages.fingerprint import unchanged_partitions
@@ -30,7 +28,7 @@ from pipelines.stages.preflight import check_partitions, check_reachable, check_
 from pipelines.stages.summary import RunSummary, last_failed_checks, record_failed_checks, summarize_days
 from pipelines.store.repository import open_store
 from pipelines.store.rows import TaskRow
-from pipelines.telemetry import configure, stage_span
+from pipelines.telemetry import TRACEPARENT_TAG, configure, stage_span, trace_carrier
 
 if TYPE_CHECKING:
     from dagster import DagsterInstance
@@ -64,6 +62,8 @@ class RunOutcome:
     success: bool
     failures: list[str]
     failed_checks: list[FailedCheck] = field(default_factory=list)
+    url: str = ""
+    """the run's page in the Dagster UI"""
 
     @property
     def ok(self) -> bool:
@@ -203,9 +203,9 @@ def _run_config(config_path: Path, incident_id: str, executor: str) -> dict:
     }
 
 
-def _failures(result) -> list[str]:
+def _failures(events: list) -> list[str]:
     messages = []
-    for event in result.all_events:
+    for event in events:
         if event.is_step_failure:
             error = event.step_failure_data.error
             cause = error
@@ -216,10 +216,10 @@ def _failures(result) -> list[str]:
     return messages
 
 
-def _failed_checks(result) -> list[FailedCheck]:
+def _failed_checks(events: list) -> list[FailedCheck]:
     """Every check evaluation of the run that did not pass; its metadata holds counts and ids only."""
     failed = []
-    for event in result.all_events:
+    for event in events:
         if event.event_type_value != "ASSET_CHECK_EVALUATION":
             continue
         evaluation = event.event_specific_data
@@ -232,42 +232,36 @@ def _failed_checks(result) -> list[FailedCheck]:
 
 
 def run_partition(
-    instance: DagsterInstance,
+    config: AppConfig,
     config_path: Path,
     partition: str,
     *,
     incident_id: str = "",
     executor: str = "in_process",
+    instance: DagsterInstance | None = None,
 ) -> RunOutcome:
-    """One run of the nightly (or, with an incident id, the incident) job for one partition.
+    """One run of the nightly (or, with an incident id, the incident) job for one partition,
+    launched from the workspace's code location (`pipelines.defs.launch`) and waited for.
 
-    `executor` is "in_process" (one process; the CLI's default, spaCy loaded once) or
+    `executor` is "in_process" (the run in one process; the CLI's default, spaCy loaded once) or
     "multiprocess" (a process per step, as runs launched from the UI or the schedule use).
     """
-    from dagster import build_reconstructable_job, execute_job
-
-    job = build_reconstructable_job(
-        "pipelines.defs.definitions", "resolved_job",
-        reconstructable_args=("incident" if incident_id else "nightly_refresh", str(config_path.resolve())),
-    )
+    instance = instance or dagster_instance(config)
+    job = "incident" if incident_id else "nightly_refresh"
     tags = {"dagster/partition": partition}
     if incident_id:
         tags["trace2task/incident"] = incident_id
-    config = load_config(config_path)
     configure(config.telemetry, config.base_dir)
-    with stage_span("run", partition=partition, job="incident" if incident_id else "nightly_refresh") as span:
-        result = execute_job(
-            job, instance=instance, run_config=_run_config(config_path, incident_id, executor), tags=tags
+    with stage_span("run", partition=partition, job=job) as span:
+        tags.update({TRACEPARENT_TAG: carrier["traceparent"]} if (carrier := trace_carrier()).get("traceparent") else {})
+        launched = launch_and_wait(
+            instance, Path(_dagster_home(config)), config_path, job, _run_config(config_path, incident_id, executor), tags
         )
-        span.set_attribute("trace2task.run_id", result.run_id)
-        span.set_attribute("trace2task.success", result.success)
-    return RunOutcome(run_id=result.run_id, partition=partition, success=result.success, failures=_failures(result),
-                      failed_checks=_failed_checks(result))
-
-
-def _run_in_worker(home: str, config_path: str, partition: str, executor: str) -> RunOutcome:
-    instance = _open_instance(home)
-    return run_partition(instance, Path(config_path), partition, executor=executor)
+        span.set_attribute("trace2task.run_id", launched.run_id)
+        span.set_attribute("trace2task.success", launched.success)
+    failures = [f"the run did not start: {launched.launch_error}"] if launched.launch_error else _failures(launched.events)
+    return RunOutcome(run_id=launched.run_id, partition=partition, success=launched.success, failures=failures,
+                      failed_checks=_failed_checks(launched.events), url=f"{config.dagster_url.rstrip('/')}/runs/{launched.run_id}")
 
 
 def run_partitions(
@@ -279,19 +273,14 @@ def run_partitions(
     executor: str = "in_process",
     on_done: Callable[[RunOutcome], None] | None = None,
 ) -> list[RunOutcome]:
-    """Run the nightly job for each partition, `workers` runs at a time (one process each)."""
+    """Run the nightly job for each partition, `workers` runs at a time (each run its own process)."""
+    instance = dagster_instance(config)  # made (under its lock) before any launch reads it
     outcomes: list[RunOutcome] = []
-    if workers <= 1 or len(partitions) <= 1:
-        instance = dagster_instance(config)
-        for partition in partitions:
-            outcomes.append(run_partition(instance, config_path, partition, executor=executor))
-            if on_done:
-                on_done(outcomes[-1])
-        return outcomes
-    home = _dagster_home(config)  # each worker opens the instance itself
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        futures = [pool.submit(_run_in_worker, home, str(config_path), p, executor) for p in partitions]
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        futures = [
+            pool.submit(run_partition, config, config_path, partition, executor=executor, instance=instance)
+            for partition in partitions
+        ]
         for future in as_completed(futures):
             outcomes.append(future.result())
             if on_done:

@@ -69,6 +69,19 @@ def test_the_schedule_runs_when_the_working_folders_configuration_says(tmp_path,
     assert (schedule.cron_schedule, schedule.execution_timezone) == ("5 4 * * *", "Europe/Paris")
 
 
+def test_the_code_location_loads_the_configuration_trace2task_config_names(tmp_path, monkeypatch):
+    """The CLI's launches name their configuration file; it is read when `defs` loads."""
+    (tmp_path / "elsewhere.yaml").write_text(
+        "drop: d\nstate: {location: x, mapping: m.yaml}\nschedule: {cron: '7 3 * * *'}\npartitions: {start: 2026-10-01}\n"
+    )
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("TRACE2TASK_CONFIG", str(tmp_path / "elsewhere.yaml"))
+    definitions = defs()
+    assert [s.cron_schedule for s in definitions.schedules] == ["7 3 * * *"]
+    partitions = definitions.resolve_asset_graph().get(AssetKey("sessions")).partitions_def
+    assert partitions.get_first_partition_key() == "2026-10-01"
+
+
 def test_schedule_requests_yesterdays_partition():
     context = build_schedule_context(scheduled_execution_time=datetime(2026, 11, 20, 2, 0, tzinfo=timezone.utc))
     request = nightly_refresh_schedule(ScheduleConfig())(context)

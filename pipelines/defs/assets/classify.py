@@ -16,7 +16,7 @@ def classified_sessions_asset(partitions: PartitionsDefinition) -> AssetsDefinit
         context: AssetExecutionContext, settings: SettingsResource, store: StoreResource, scope: RunScope
     ) -> MaterializeResult:
         """Intent and outcome of every session, with the evidence (rule names, never text)."""
-        run = start_run(settings)
+        run = start_run(settings, context)
         day = context.partition_key
         with stage_span("classify", partition=day):
             db = store.get()
@@ -37,7 +37,7 @@ def stratified_sample_asset(partitions: PartitionsDefinition) -> AssetsDefinitio
         context: AssetExecutionContext, settings: SettingsResource, store: StoreResource, scope: RunScope
     ) -> MaterializeResult:
         """Quotas per (intent, outcome) cell; every intent covered; near-duplicates collapsed."""
-        run = start_run(settings)
+        run = start_run(settings, context)
         day = context.partition_key
         with stage_span("sample", partition=day) as span:
             db = store.get()
