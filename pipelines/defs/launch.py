@@ -29,8 +29,7 @@ from pipelines.config import CONFIG_FILE_ENV, ConfigError
 if TYPE_CHECKING:
     from dagster import DagsterInstance
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
-WORKSPACE_YAML = PROJECT_ROOT / "workspace.yaml"
+WORKSPACE_YAML = Path(__file__).resolve().parents[2] / "workspace.yaml"
 LAUNCH_HOME = ".cli-launch"
 POLL_SECONDS = 0.5
 STORAGE_KEYS = {"storage", "run_storage", "event_log_storage", "schedule_storage"}
@@ -39,7 +38,6 @@ STORAGE_KEYS = {"storage", "run_storage", "event_log_storage", "schedule_storage
 @dataclass
 class Launched:
     """A finished run: its id, whether it succeeded, its events (empty when the launch failed)."""
-
     run_id: str
     success: bool
     events: list
@@ -55,13 +53,10 @@ def launch_home(home: Path) -> Path:
     settings = (yaml.safe_load(source.read_text(encoding="utf-8")) if source.exists() else None) or {}
     if not STORAGE_KEYS & settings.keys():
         settings["storage"] = {"sqlite": {"base_dir": str(home)}}
-    settings.setdefault("local_artifact_storage", {
-        "module": "dagster.core.storage.root", "class": "LocalArtifactStorage", "config": {"base_dir": str(home)},
-    })
-    settings.setdefault("compute_logs", {
-        "module": "dagster.core.storage.local_compute_log_manager", "class": "LocalComputeLogManager",
-        "config": {"base_dir": str(home / "storage")},
-    })
+    settings.setdefault("local_artifact_storage", {"module": "dagster.core.storage.root", "class": "LocalArtifactStorage",
+                                                   "config": {"base_dir": str(home)}})
+    settings.setdefault("compute_logs", {"module": "dagster.core.storage.local_compute_log_manager",
+                                         "class": "LocalComputeLogManager", "config": {"base_dir": str(home / "storage")}})
     settings.pop("run_queue", None)
     if isinstance(settings.get("concurrency"), dict):
         settings["concurrency"].pop("runs", None)
@@ -92,21 +87,9 @@ def launch_and_wait(
     env = {**os.environ, "DAGSTER_HOME": str(launch_home(home)), CONFIG_FILE_ENV: str(config_path.resolve())}
     launched = subprocess.run(command, env=env, cwd=config_path.resolve().parent, capture_output=True, text=True)
     if launched.returncode != 0 or instance.get_run_by_id(run_id) is None:
-        return Launched(run_id=run_id, success=False, events=[], launch_error=_last_line(launched.stderr))
-    run = _wait_until_finished(instance, run_id)
+        said = [line.strip() for line in launched.stderr.splitlines() if line.strip()]  # Dagster's own words, no values
+        return Launched(run_id=run_id, success=False, events=[], launch_error=said[-1][:300] if said else "launch failed")
+    while not (run := instance.get_run_by_id(run_id)).is_finished:
+        time.sleep(POLL_SECONDS)
     events = [entry.dagster_event for entry in instance.all_logs(run_id) if entry.is_dagster_event]
     return Launched(run_id=run_id, success=run.is_success, events=events)
-
-
-def _wait_until_finished(instance: DagsterInstance, run_id: str):
-    while True:
-        run = instance.get_run_by_id(run_id)
-        if run is not None and run.is_finished:
-            return run
-        time.sleep(POLL_SECONDS)
-
-
-def _last_line(stderr: str) -> str:
-    """What the launch said last (Dagster's own error: never a record's value)."""
-    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
-    return lines[-1][:300] if lines else "the launch failed"

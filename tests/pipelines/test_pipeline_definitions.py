@@ -112,6 +112,24 @@ def test_sensor_requests_an_incident_run_per_new_rollback_or_hotfix(tmp_path):
     assert [r.run_key for r in later.run_requests] == ["deploy:dep-2"]
 
 
+def test_the_sensor_runs_no_event_dated_before_the_first_partition(tmp_path):
+    from pipelines.config import load_config
+    from pipelines.defs.definitions import pipeline_definitions
+
+    deploys = tmp_path / "drop" / "deploys"
+    deploys.mkdir(parents=True)
+    event = {"id": "dep-old", "kind": "rollback", "at": "2026-11-18T09:00:00Z", "service": "agent",
+             "from_version": "2", "to_version": "1", "reason": "bad refunds", "session_ids": ["s-1"]}
+    later = dict(event, id="dep-new", at="2026-11-20T09:00:00Z")
+    (deploys / "deploys.jsonl").write_text(json.dumps(event) + "\n" + json.dumps(later) + "\n")
+    config = tmp_path / "trace2task.yaml"
+    config.write_text("drop: drop\nstate: {location: x, mapping: m.yaml}\npartitions: {start: 2026-11-19}\n")
+    repository = pipeline_definitions(load_config(config)).get_repository_def()
+    context = build_sensor_context(resources={"settings": SettingsResource(config_path=str(config))}, repository_def=repository)
+    result = deploy_events_sensor(context)
+    assert [r.run_key for r in result.run_requests] == ["deploy:dep-new"]
+
+
 def test_libraries_never_import_dagster():
     offenders = [
         str(path.relative_to(ROOT))
