@@ -22,6 +22,13 @@ from scrubbers.config import ScrubConfig
 from taskgen.config import TaskgenConfig
 
 DEFAULT_CONFIG_FILE = "trace2task.yaml"
+CONFIG_FILE_ENV = "TRACE2TASK_CONFIG"
+"""Names the configuration file a Dagster code location loads (else DEFAULT_CONFIG_FILE in its
+working folder); read when the location loads, never on import. The CLI sets it for its runs."""
+EXECUTOR_ENV = "TRACE2TASK_EXECUTOR"
+"""Names the executor a Dagster code location runs its jobs' steps on instead of the configured
+`executor.name` (with Dagster's default settings); read when the location loads. The CLI sets it
+for the runs it launches with `--executor`; unset, the configuration's executor runs them."""
 
 
 class ConfigError(UserFacingError):
@@ -104,6 +111,7 @@ class AppConfig(_Section):
     store: StoreConfig = Field(default_factory=StoreConfig)
     output: Path = Path("out")
     dagster_home: Path = Field(default=Path(".dagster_home"), description="the Dagster instance the runs are recorded in")
+    dagster_url: str = Field(default="http://127.0.0.1:3000", description="the Dagster UI (`make ui`) the printed run links open")
     secret: SecretConfig = Field(default_factory=SecretConfig)
     schedule: ScheduleConfig = Field(default_factory=ScheduleConfig)
     partitions: PartitionsConfig = Field(default_factory=PartitionsConfig)

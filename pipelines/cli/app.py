@@ -91,10 +91,18 @@ def _run_days(config_path: Path, config: AppConfig, days: list[str], workers: in
         TimeElapsedColumn(), console=console, transient=False,
     ) as progress:
         task = progress.add_task(f"{days[0]} .. {days[-1]}", total=len(days) * runs_per_day(config))
-        return run_partitions(
-            config, config_path, days, workers=workers, executor=executor,
-            on_done=lambda outcome: progress.advance(task),
-        )
+
+        def done(outcome) -> None:
+            progress.advance(task)
+            _print_run(outcome)
+
+        return run_partitions(config, config_path, days, workers=workers, executor=executor, on_done=done)
+
+
+def _print_run(outcome) -> None:
+    """A finished run: its day, id and page in the Dagster UI (re-execute it from there)."""
+    state = "succeeded" if outcome.success else "failed"
+    console.print(f"{outcome.partition}: run {outcome.run_id} {state}: {outcome.url}", highlight=False, soft_wrap=True)
 
 
 def _print_failures(outcomes) -> bool:
@@ -163,7 +171,8 @@ def _finish(config: AppConfig, days: list[str], outcomes, task_ids=None, inciden
     else:
         _print_summary(summary)
     home = config.path(config.dagster_home).resolve()
-    console.print(f"dagster runs: {', '.join(summary.run_ids) or 'none'} in {home} (see them with `make ui`)")
+    console.print(f"dagster runs: {', '.join(summary.run_ids) or 'none'} in {home} "
+                  f"(`make ui`, then {config.dagster_url.rstrip('/')}/runs/<run id>: re-execute from there)")
     console.print(f"run summary: {summary_path.resolve()}")
     if _print_failures(outcomes):
         raise typer.Exit(EXIT_FAILED)
@@ -290,12 +299,13 @@ def incident(
     config_path: ConfigOption = Path(DEFAULT_CONFIG_FILE),
 ) -> None:
     """The on-call path: one incident to a draft task and its negative stub, now."""
-    from pipelines.defs.runner import dagster_instance, incident_tasks, plan_incident, run_partition
+    from pipelines.defs.runner import incident_tasks, plan_incident, run_partition
 
     config = _config(config_path)
     plan = plan_incident(config, incident_id)
     with console.status(f"incident {incident_id}: {len(plan.sessions)} session(s), partition {plan.day}"):
-        outcome = run_partition(dagster_instance(config), config_path, plan.day, incident_id=incident_id)
+        outcome = run_partition(config, config_path, plan.day, incident_id=incident_id)
+    _print_run(outcome)
     tasks = incident_tasks(config, plan)
     out = config.path(config.output).resolve()
     for task in tasks:

@@ -6,9 +6,13 @@ code location loads, not when this module is imported. A run names its configura
 The executor is the configuration's (`pipelines.defs.engines`), never an edit of this file.
 """
 
+import os
+
 import dagster as dg
 
-from pipelines.config import DEFAULT_CONFIG_FILE, AppConfig, ConfigError, ExecutorConfig, ScheduleConfig, load_config
+from pipelines.config import (
+    CONFIG_FILE_ENV, DEFAULT_CONFIG_FILE, EXECUTOR_ENV, AppConfig, ConfigError, ExecutorConfig, ScheduleConfig, load_config,
+)
 from pipelines.defs.assets import pipeline_assets
 from pipelines.defs.engines import executor_for
 from pipelines.defs.jobs import pipeline_jobs
@@ -34,19 +38,14 @@ def pipeline_definitions(config: AppConfig | None, executor: str = "") -> dg.Def
     )
 
 
-def resolved_job(name: str, config_path: str, executor: str = "") -> dg.JobDefinition:
-    """One job of the configuration's definitions (the runner reconstructs its runs' jobs with it,
-    in the process of each step too)."""
-    return pipeline_definitions(load_config(config_path), executor).resolve_job_def(name)
-
-
 @dg.definitions
 def defs() -> dg.Definitions:
-    """The configuration is trace2task.yaml in the working folder: the schedule runs at the time
-    it sets (else 02:00 UTC), the partitions start where it says (else at the earliest record), the
-    steps run on the executor it names (else in process)."""
+    """The configuration (TRACE2TASK_CONFIG, else trace2task.yaml in the working folder, read when the
+    code location loads): the schedule runs at the time it sets (else 02:00 UTC), the partitions
+    start where it says (else at the earliest record landed), the steps run on the executor it names
+    (else in process) or the one TRACE2TASK_EXECUTOR names (the CLI sets it for `--executor`)."""
     try:
-        config = load_config(DEFAULT_CONFIG_FILE)
+        config = load_config(os.environ.get(CONFIG_FILE_ENV) or DEFAULT_CONFIG_FILE)
     except ConfigError:
         config = None
-    return pipeline_definitions(config)
+    return pipeline_definitions(config, os.environ.get(EXECUTOR_ENV, ""))

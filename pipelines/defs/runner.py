@@ -1,28 +1,26 @@
 """Launch the Dagster jobs from the command line, recorded in a persistent Dagster instance.
 
 The CLI's one way in: it plans a refresh or an incident here (checks, landing, the days
-unchanged since their last run), runs the same jobs the schedule, the sensor and the UI run,
-so every run shows in the UI's run list and lineage, and reads the run summary here.
-
-Dagster is imported where a run is launched, not with this module: a command spreading its
-runs over worker processes starts them at once, and only they load Dagster.
+unchanged since their last run), launches the same jobs the schedule, the sensor and the UI run
+from the workspace's code location (`pipelines.defs.launch`), so every run shows in the UI's run
+list, timeline and lineage and re-executes from the UI, and reads the run summary here.
 """
 
 from __future__ import annotations
 
 import fcntl
-import multiprocessing
 import re
 import shutil
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pipelines.config import AppConfig, ConfigError, load_config
+from pipelines.config import AppConfig, ConfigError
 from pipelines.defs.engines import executor_for, write_run_launcher
+from pipelines.defs.launch import launch_and_wait
 from pipelines.stages.assemble import IncidentNotFound
 from pipelines.stages.context import RunContext
 from pipelines.stages.fingerprint import unchanged_partitions
@@ -32,7 +30,7 @@ from pipelines.stages.windows import Window, hours_of
 from pipelines.stages.summary import RunSummary, last_failed_checks, record_failed_checks, summarize_days
 from pipelines.store.repository import open_store
 from pipelines.store.rows import TaskRow
-from pipelines.telemetry import configure, stage_span
+from pipelines.telemetry import TRACEPARENT_TAG, configure, stage_span, trace_carrier
 
 if TYPE_CHECKING:
     from dagster import DagsterInstance
@@ -66,6 +64,8 @@ class RunOutcome:
     success: bool
     failures: list[str]
     failed_checks: list[FailedCheck] = field(default_factory=list)
+    url: str = ""
+    """the run's page in the Dagster UI"""
 
     @property
     def ok(self) -> bool:
@@ -207,9 +207,9 @@ def _run_config(config_path: Path, incident_id: str) -> dict:
     }
 
 
-def _failures(result) -> list[str]:
+def _failures(events: list) -> list[str]:
     messages = []
-    for event in result.all_events:
+    for event in events:
         if event.is_step_failure:
             error = event.step_failure_data.error
             cause = error
@@ -220,10 +220,10 @@ def _failures(result) -> list[str]:
     return messages
 
 
-def _failed_checks(result) -> list[FailedCheck]:
+def _failed_checks(events: list) -> list[FailedCheck]:
     """Every check evaluation of the run that did not pass; its metadata holds counts and ids only."""
     failed = []
-    for event in result.all_events:
+    for event in events:
         if event.event_type_value != "ASSET_CHECK_EVALUATION":
             continue
         evaluation = event.event_specific_data
@@ -245,46 +245,44 @@ def runs_per_day(config: AppConfig) -> int:
 
 
 def run_partition(
-    instance: DagsterInstance,
+    config: AppConfig,
     config_path: Path,
     partition: str,
     *,
     incident_id: str = "",
     executor: str = "",
     job_name: str = "",
+    instance: DagsterInstance | None = None,
 ) -> RunOutcome:
     """One run of the nightly (or, with an incident id, the incident) job for one partition
-    (`job_name` names another job, such as an hour's `sessions_by_hour`).
+    (`job_name` names another job, such as an hour's `sessions_by_hour`), launched from the
+    workspace's code location (`pipelines.defs.launch`) and waited for.
 
     The steps run on the configuration's executor (`executor:` in trace2task.yaml), or on
     `executor` if given: "in_process" (one process, spaCy loaded once) or "multiprocess" (a
-    process per step).
+    process per step); the launched code location reads it from TRACE2TASK_EXECUTOR.
     """
-    from dagster import build_reconstructable_job, execute_job
-
-    job_name = job_name or ("incident" if incident_id else "nightly_refresh")
-    job = build_reconstructable_job(
-        "pipelines.defs.definitions", "resolved_job",
-        reconstructable_args=(job_name, str(config_path.resolve()), executor),
-    )
+    instance = instance or dagster_instance(config)
+    job = job_name or ("incident" if incident_id else "nightly_refresh")
     tags = {"dagster/partition": partition}
     if incident_id:
         tags["trace2task/incident"] = incident_id
-    config = load_config(config_path)
     configure(config.telemetry, config.base_dir)
-    with stage_span("run", partition=partition, job=job_name) as span:
-        result = execute_job(
-            job, instance=instance, run_config=_run_config(config_path, incident_id), tags=tags
+    with stage_span("run", partition=partition, job=job) as span:
+        tags.update({TRACEPARENT_TAG: carrier["traceparent"]} if (carrier := trace_carrier()).get("traceparent") else {})
+        launched = launch_and_wait(
+            instance, Path(_dagster_home(config)), config_path, job, _run_config(config_path, incident_id), tags,
+            executor=executor,
         )
-        span.set_attribute("trace2task.run_id", result.run_id)
-        span.set_attribute("trace2task.success", result.success)
-    return RunOutcome(run_id=result.run_id, partition=partition, success=result.success, failures=_failures(result),
-                      failed_checks=_failed_checks(result))
+        span.set_attribute("trace2task.run_id", launched.run_id)
+        span.set_attribute("trace2task.success", launched.success)
+    failures = [f"the run did not start: {launched.launch_error}"] if launched.launch_error else _failures(launched.events)
+    return RunOutcome(run_id=launched.run_id, partition=partition, success=launched.success, failures=failures,
+                      failed_checks=_failed_checks(launched.events), url=_run_url(config, launched.run_id))
 
 
-def _run_in_worker(home: str, config_path: str, partition: str, executor: str = "", job_name: str = "") -> RunOutcome:
-    instance = _open_instance(home)
-    return run_partition(instance, Path(config_path), partition, executor=executor, job_name=job_name)
+def _run_url(config: AppConfig, run_id: str) -> str:
+    return f"{config.dagster_url.rstrip('/')}/runs/{run_id}"
 
 
 def run_partitions(
@@ -316,7 +314,8 @@ def run_partitions(
     outcomes = []
     for day in partitions:
         ran = days.get(day) or RunOutcome(run_id=by_day[day][0].run_id, partition=day, success=False,
-                                          failures=["an hour's run failed: the day's sample and tasks were not made"])
+                                          failures=["an hour's run failed: the day's sample and tasks were not made"],
+                                          url=_run_url(config, by_day[day][0].run_id))
         for hour in sorted(by_day.get(day, []), key=lambda o: o.partition):
             ran.failures += [f"{hour.partition}: {failure}" for failure in hour.failures]
             ran.failed_checks += hour.failed_checks
@@ -329,20 +328,15 @@ def _run_all(
     config: AppConfig, config_path: Path, runs: list[tuple[str, str]], workers: int, executor: str,
     on_done: Callable[[RunOutcome], None] | None,
 ) -> list[RunOutcome]:
-    """Each (job, partition) run, `workers` at a time, sorted by partition."""
+    """Each (job, partition) run, `workers` at a time (each run its own process), sorted by partition."""
+    instance = dagster_instance(config)  # made (under its lock) before any launch reads it
     outcomes: list[RunOutcome] = []
-    if workers <= 1 or len(runs) <= 1:
-        instance = dagster_instance(config)
-        for job_name, partition in runs:
-            outcomes.append(run_partition(instance, config_path, partition, executor=executor, job_name=job_name))
-            if on_done:
-                on_done(outcomes[-1])
-        return outcomes
-    home = _dagster_home(config)  # each worker opens the instance itself
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        futures = [pool.submit(_run_in_worker, home, str(config_path), partition, executor, job_name)
-                   for job_name, partition in runs]
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        futures = [
+            pool.submit(run_partition, config, config_path, partition, executor=executor, job_name=job_name,
+                        instance=instance)
+            for job_name, partition in runs
+        ]
         for future in as_completed(futures):
             outcomes.append(future.result())
             if on_done:

@@ -6,7 +6,7 @@ import pytest
 import yaml
 
 from pipelines.config import ConfigError, load_config
-from pipelines.defs.definitions import defs, resolved_job
+from pipelines.defs.definitions import defs
 from pipelines.defs.runner import _dagster_home
 
 BASE = "drop: d\nstate: {location: x, mapping: m.yaml}\n"
@@ -30,9 +30,18 @@ def test_the_configured_executor_and_its_settings_run_every_job(tmp_path, monkey
     for job in ("nightly_refresh", "incident"):
         executor = defs().resolve_job_def(job).executor_def
         assert executor.name == "multiprocess"
-    job = resolved_job("nightly_refresh", str(tmp_path / "trace2task.yaml"))
-    assert job.executor_def.name == "multiprocess"
-    assert resolved_job("nightly_refresh", str(tmp_path / "trace2task.yaml"), "in_process").executor_def.name == "in_process"
+
+
+def test_a_commands_executor_reaches_the_code_location_it_launches_from(tmp_path, monkeypatch):
+    """`--executor` cannot travel in the run config (the definitions name the executor): the CLI
+    sets TRACE2TASK_EXECUTOR for the launch, and `defs` reads it when the location loads."""
+    monkeypatch.chdir(tmp_path)
+    _configure(tmp_path, "executor: {name: multiprocess, config: {max_concurrent: 3}}\n")
+    monkeypatch.setenv("TRACE2TASK_EXECUTOR", "in_process")
+    for job in ("nightly_refresh", "incident"):
+        assert defs().resolve_job_def(job).executor_def.name == "in_process"
+    monkeypatch.delenv("TRACE2TASK_EXECUTOR")
+    assert defs().resolve_job_def("nightly_refresh").executor_def.name == "multiprocess"
 
 
 def test_a_misspelt_executor_setting_is_one_line_naming_it(tmp_path, monkeypatch):

@@ -23,7 +23,7 @@ def classified_sessions_asset(partitions: PartitionsDefinition) -> AssetsDefinit
         With `partitions.by: hour` this is the day's first step: it records the day's run (its
         hours' runs assembled the sessions), and on the on-call path it lands and assembles the
         incident's sessions itself, as the hourly steps are not in the incident job."""
-        run = start_run(settings)
+        run = start_run(settings, context)
         day = context.partition_key
         hourly = run.config.partitions.by == "hour"
         with stage_span("classify", partition=day):
@@ -52,7 +52,7 @@ def stratified_sample_asset(partitions: PartitionsDefinition) -> AssetsDefinitio
         context: AssetExecutionContext, settings: SettingsResource, store: StoreResource, scope: RunScope
     ) -> MaterializeResult:
         """Quotas per (intent, outcome) cell; every intent covered; near-duplicates collapsed."""
-        run = start_run(settings)
+        run = start_run(settings, context)
         day = context.partition_key
         with stage_span("sample", partition=day) as span:
             db = store.get()

@@ -2,11 +2,11 @@
 
 import warnings
 
-from dagster import AssetCheckSpec, AssetKey, MetadataValue, PartitionsDefinition, PreviewWarning
+from dagster import AssetCheckSpec, AssetExecutionContext, AssetKey, MetadataValue, PartitionsDefinition, PreviewWarning
 
 from pipelines.defs.resources import SettingsResource
 from pipelines.stages.context import RunContext
-from pipelines.telemetry import configure
+from pipelines.telemetry import TRACEPARENT_TAG, configure, continue_trace
 
 def check_spec(partitions: PartitionsDefinition, name: str, asset: str | AssetKey, **kwargs) -> AssetCheckSpec:
     """A check of one partition: its results carry it, so the UI shows which day failed.
@@ -16,10 +16,13 @@ def check_spec(partitions: PartitionsDefinition, name: str, asset: str | AssetKe
         return AssetCheckSpec(name, asset=asset, partitions_def=partitions, **kwargs)
 
 
-def start_run(settings: SettingsResource) -> RunContext:
-    """The run context of the step's configuration, with the pipeline's telemetry set up."""
+def start_run(settings: SettingsResource, context: AssetExecutionContext) -> RunContext:
+    """The run context of the step's configuration, with the pipeline's telemetry set up; the
+    step's stage spans continue the trace of whatever launched the run."""
     run = settings.context()
     configure(run.config.telemetry, run.config.base_dir)
+    traceparent = context.run.tags.get(TRACEPARENT_TAG)
+    continue_trace({"traceparent": traceparent} if traceparent else {})
     return run
 
 

@@ -39,7 +39,7 @@ def raw_records_asset(partitions: PartitionsDefinition) -> AssetsDefinition:
         store: StoreResource,
         incidents: IncidentSource,
     ) -> Iterator[MaterializeResult]:
-        run = start_run(settings)
+        run = start_run(settings, context)
         partition = context.partition_key  # a day, or an hour of one (`partitions.by: hour`)
         day = Window.of(partition).day
         db = store.get()
@@ -81,7 +81,7 @@ def sessions_asset(partitions: PartitionsDefinition) -> AssetsDefinition:
         context: AssetExecutionContext, settings: SettingsResource, store: StoreResource, scope: RunScope
     ) -> MaterializeResult:
         """Every record joined to its agent session (raw zone: the sessions still hold raw values)."""
-        run = start_run(settings)
+        run = start_run(settings, context)
         day = context.partition_key
         with stage_span("assemble", partition=day) as span:
             db = store.get()

@@ -26,7 +26,7 @@ def scrubbed_sessions_asset(partitions: PartitionsDefinition) -> AssetsDefinitio
         scope: RunScope,
     ) -> MaterializeResult:
         """The sampled sessions and their state rows with every person replaced; leak gate applied."""
-        run = start_run(settings)
+        run = start_run(settings, context)
         day = context.partition_key
         db, app_state = store.get(), state.open()
         with stage_span("scrub", partition=day) as span:

@@ -17,7 +17,7 @@ def seeds_asset(partitions: PartitionsDefinition) -> AssetsDefinition:
         context: AssetExecutionContext, settings: SettingsResource, store: StoreResource, scope: RunScope
     ) -> MaterializeResult:
         """Frozen starting states (state rows and clock), content-addressed and shared."""
-        run = start_run(settings)
+        run = start_run(settings, context)
         day = context.partition_key
         with stage_span("freeze", partition=day) as span:
             result = freeze_day(store.get(), run, day, scope=scope.name)
@@ -36,7 +36,7 @@ def draft_tasks_asset(partitions: PartitionsDefinition) -> AssetsDefinition:
         context: AssetExecutionContext, settings: SettingsResource, store: StoreResource, scope: RunScope
     ) -> MaterializeResult:
         """Draft tasks, each with its paired negative stub, written as JSON files for review."""
-        run = start_run(settings)
+        run = start_run(settings, context)
         day = context.partition_key
         db = store.get()
         with stage_span("draft", partition=day) as span:
@@ -81,7 +81,7 @@ def task_validation_asset(partitions: PartitionsDefinition) -> AssetsDefinition:
         context: AssetExecutionContext, settings: SettingsResource, store: StoreResource, scope: RunScope
     ) -> MaterializeResult:
         """Set validation and the reference / refund-everything / do-nothing health check."""
-        run = start_run(settings)
+        run = start_run(settings, context)
         day = context.partition_key
         db = store.get()
         with stage_span("validate", partition=day):
