@@ -7,7 +7,7 @@ where the Dagster instance starts runs, chosen in configuration, never by editin
   executor's own settings as Dagster documents them.
 - `run_launcher` (whole runs): an instance setting, so it is written into the Dagster home's
   `dagster.yaml` when a command opens the instance; it applies to runs the UI, the schedule, the
-  sensor and `dagster-daemon` start (the CLI executes its runs itself).
+  sensor, `dagster-daemon` and the CLI (through `pipelines.defs.launch`) start.
 """
 
 from __future__ import annotations
