@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 DAGSTER_HOME_DIR := $(CURDIR)/.dagster_home
 PYTEST_WORKERS ?= 2
 
-.PHONY: install demo test ui bench bench-scale soundness eval-scrub mutation conformance-samples clean
+.PHONY: install demo test ui bench bench-scale soundness eval-scrub eval-classify mutation conformance-samples clean
 
 install: $(STAMP)
 
@@ -48,6 +48,9 @@ eval-scrub: install
 	$(BIN)/python -m scrubbers.evaluation
 	$(BIN)/python -m scrubbers.gold
 	$(BIN)/python -m scrubbers.transcripts
+
+eval-classify: install
+	$(BIN)/python -m taskgen.evaluation
 
 # Producers that cannot share the test environment: each in a throwaway virtual environment,
 # its output committed as a small sample under tests/conformance/samples/ (see its README).

@@ -11,15 +11,27 @@ from ingest.config import EntityRule
 from ingest.models import ToolCall, Turn
 
 
+_LEADING_SIGN = re.compile(r"^\\?([#@$%&~!])")
+
+
+def ids_in_text(pattern: str, text: str) -> list[tuple[int, str]]:
+    """(position, id) of each match of an id pattern; an id pattern that starts with a sign (`#W\\d{7}`)
+    also matches the id written without it ("order W5061109"), given back as the id is kept (`#W5061109`)."""
+    found = [(match.start(), match.group(0)) for match in re.finditer(pattern, text)]
+    sign = _LEADING_SIGN.match(pattern)
+    if sign:
+        bare = re.compile(r"(?<![\w" + re.escape(sign.group(1)) + r"])(?:" + pattern[sign.end():] + r")")
+        found += [(match.start(), sign.group(1) + match.group(0)) for match in bare.finditer(text)]
+    return sorted(found)
+
+
 class EntityFinder:
     """Collects ids by JSON key (tool arguments and results, recursively, including JSON inside
     strings) and by text pattern (every turn and every tool argument)."""
 
     def __init__(self, rules: dict[str, EntityRule]) -> None:
         self._kind_by_key = {key: kind for kind, rule in sorted(rules.items()) for key in rule.arg_keys}
-        self._patterns = [
-            (kind, re.compile(pattern)) for kind, rule in sorted(rules.items()) for pattern in rule.text_patterns
-        ]
+        self._patterns = [(kind, pattern) for kind, rule in sorted(rules.items()) for pattern in rule.text_patterns]
 
     def find(self, turns: Iterable[Turn], tool_calls: Iterable[ToolCall]) -> dict[str, list[str]]:
         found: dict[str, set[str]] = {}
@@ -29,6 +41,16 @@ class EntityFinder:
             self._by_text(json.dumps(call.arguments, ensure_ascii=False, sort_keys=True), found)
         for turn in turns:
             self._by_text(turn.text, found)
+        return {kind: sorted(ids) for kind, ids in sorted(found.items()) if ids}
+
+    def find_in_payload(self, payload: Any) -> dict[str, list[str]]:
+        """Every id one raw record's payload holds, by key or by pattern in any of its strings: what
+        `find` can give a session this record is part of (its turns and tool calls are read from
+        such payloads), found without assembling the session."""
+        found: dict[str, set[str]] = {}
+        self._by_key(payload, found)
+        for text in _strings(payload):
+            self._by_text(text, found)
         return {kind: sorted(ids) for kind, ids in sorted(found.items()) if ids}
 
     def _by_key(self, value: Any, found: dict[str, set[str]]) -> None:
@@ -49,8 +71,23 @@ class EntityFinder:
 
     def _by_text(self, text: str, found: dict[str, set[str]]) -> None:
         for kind, pattern in self._patterns:
-            for match in pattern.finditer(text):
-                found.setdefault(kind, set()).add(match.group(0))
+            for _, entity_id in ids_in_text(pattern, text):
+                found.setdefault(kind, set()).add(entity_id)
+
+
+def _strings(value: Any) -> Iterable[str]:
+    """Every string in a JSON value, and those of the JSON containers encoded in its strings."""
+    if isinstance(value, str):
+        yield value
+        nested = _json_container(value)
+        if nested is not None:
+            yield from _strings(nested)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
 
 
 def _scalar_ids(value: Any) -> list[str]:

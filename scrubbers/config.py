@@ -66,8 +66,14 @@ DEFAULT_FIELD_RULES: dict[str, str] = {
     "*dob": "DATE_OF_BIRTH",
     "*date_of_birth": "DATE_OF_BIRTH",
     "*birthday": "DATE_OF_BIRTH",
-    "city": "SKIP",  # a town field is left as it is: alone, 'Austin' is a person to NER and 'New York' to
-    "*.city": "SKIP",  # the name lists, and Faker's towns ('North Isabella') carry first names (a whole key: not 'capacity')
+    "zip": "POSTCODE",
+    "*.zip": "POSTCODE",
+    "*zip_code": "POSTCODE",
+    "*zipcode": "POSTCODE",
+    "*postcode": "POSTCODE",
+    "*postal_code": "POSTCODE",
+    "city": "SKIP",  # a town field outside an address object is left as it is (alone, 'Austin' is a person to
+    "*.city": "SKIP",  # NER); inside one ({'address1': …, 'city': …}) it is a part of the address, replaced with it
     "*address": "ADDRESS",  # after *email_address and *ip_address: the first matching rule wins
 }
 

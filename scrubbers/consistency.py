@@ -9,14 +9,16 @@ from __future__ import annotations
 import re
 from urllib.parse import quote, quote_plus
 
-from scrubbers.pseudonyms import MAX_ATTEMPTS, RESERVED_EMAIL_DOMAINS, TITLES, Pseudonymizer, normalize, same_case
+from scrubbers import addresses
+from scrubbers.pseudonyms import MAX_ATTEMPTS, RESERVED_EMAIL_DOMAINS, TITLES, Pseudonymizer, normalize, same_case, title_for
 from scrubbers.recognizers.url import personal_url_parts
 from scrubbers.recognizers.username import name_built
 
 _HANDLE_PIECES = re.compile(r"([._\-+]|\d+)")
-_CAPITALISED = re.compile(r"\b[A-Z][a-z]+\b")
 LAYOUT_TYPES = frozenset({"PHONE_NUMBER", "CREDIT_CARD", "US_SSN", "IBAN_CODE", "DATE_OF_BIRTH"})
 """Types whose stand-in follows each mention's own layout (one number, several formats)."""
+ADDRESS_PARTS = frozenset({"STREET_LINE", "ADDRESS_UNIT", "CITY", "STATE", "POSTCODE", "COUNTRY"})
+"""The parts of a postal address, each with its own keyed stand-in (`scrubbers.addresses`)."""
 
 
 def _wordlike(piece: str) -> bool:
@@ -35,6 +37,8 @@ class ConsistencyMap:
         self._laid_out: set[str] = set()
         self._last_names: dict[str, str] = {}
         """digest of an original surname's first-name initial + surname -> stand-in initial + surname."""
+        self._zip_states: dict[str, str] = {}
+        """digest of a zip -> the stand-in state (abbreviation) of the address it was registered with."""
 
     @property
     def stand_ins(self) -> frozenset[str]:
@@ -52,7 +56,29 @@ class ConsistencyMap:
         for name in ordered:
             self.replace("PERSON", name)
 
+    def register_addresses(self, records: list[dict[str, str]]) -> None:
+        """Addresses known as a unit ({'STATE': 'PA', 'POSTCODE': '19122', ...}, from the fields of one
+        JSON object): each zip's stand-in then lies in the stand-in of the state it is written with,
+        wherever the zip appears alone ('in 19122')."""
+        for record in records:
+            state, zip_code = record.get("STATE"), record.get("POSTCODE")
+            if state and zip_code and addresses.state_abbreviation(state):
+                stand_in = addresses.state_abbreviation(self.replace("STATE", state))
+                if stand_in:
+                    self._zip_states.setdefault(self._pseudonymizer.digest("POSTCODE", zip_code), stand_in)
+
     def replace(self, entity_type: str, value: str) -> str:
+        if entity_type == "STATE":  # 'PA' and 'Pennsylvania' are one state; the stand-in is written the same way
+            return addresses.written_as(value, self._known_or_make("STATE", addresses.state_abbreviation(value) or value))
+        if entity_type == "ADDRESS_UNIT":  # one unit in every layout ('Suite 135', 'suite #135'): its number is keyed
+            number = addresses.unit_key(value)
+            if number == value.strip():
+                return self._known_or_make(entity_type, value)
+            stand_in = self._known_or_make(entity_type, number)
+            return addresses.address_unit_with(value, stand_in)
+        return self._known_or_make(entity_type, value)
+
+    def _known_or_make(self, entity_type: str, value: str) -> str:
         digest = self._pseudonymizer.digest(entity_type, value)
         if entity_type in LAYOUT_TYPES:
             self._laid_out.add(self._pseudonymizer.stand_in(entity_type, value))
@@ -83,17 +109,56 @@ class ConsistencyMap:
         if entity_type == "URL":
             return self._url(value)
         if entity_type in {"STREET_ADDRESS", "ADDRESS"}:
-            return self._street(entity_type, value)
+            return self._address(entity_type, value)
+        if entity_type in ADDRESS_PARTS:
+            return self._address_part(entity_type, value)
         return self._pseudonymizer.stand_in(entity_type, value)
 
-    def _street(self, entity_type: str, value: str) -> str:
-        """An address stand-in none of whose words is a real person's name found in the run: Faker names
-        streets after people ('313 Nguyen Junction' for the address of a Nguyen)."""
-        for attempt in range(MAX_ATTEMPTS):
-            stand_in = self._pseudonymizer.stand_in(entity_type, value, attempt)
-            if not any(self._known("PERSON", word) for word in _CAPITALISED.findall(stand_in)):
-                break
-        return stand_in
+    def _address(self, entity_type: str, value: str) -> str:
+        """A written address part by part (`addresses.parts`), each part through its own keyed entry:
+        the street line of '763 Broadway, Suite 135, Philadelphia, PA 19122' gets the stand-in of an
+        `address1` field '763 Broadway', its zip the stand-in of a `zip` field '19122'."""
+        found = addresses.parts(value)
+        if not found:
+            return self._pseudonymizer.stand_in(entity_type, value)
+        state = next((value[p.start : p.end] for p in found if p.kind == "STATE"), None)
+        stand_in_state = addresses.state_abbreviation(self.replace("STATE", state)) if state else None
+        pieces, position = [], 0
+        for part in found:
+            text = value[part.start : part.end]
+            registered = self._pseudonymizer.digest("POSTCODE", text) in self._zip_states
+            if part.kind == "POSTCODE" and stand_in_state and not registered:
+                replacement = self._known("POSTCODE", text) or self._postcode(text, stand_in_state)
+            else:
+                replacement = self.replace(part.kind, text)
+            pieces += [value[position : part.start], replacement]
+            position = part.end
+        return "".join(pieces) + value[position:]
+
+    def _postcode(self, value: str, in_state: str | None) -> str:
+        digest = self._pseudonymizer.digest("POSTCODE", value)
+        if digest not in self._stand_ins:
+            _, rng = self._pseudonymizer.seeded(digest)
+            self._stand_ins[digest] = addresses.postcode(rng, value, in_state)
+        return self._stand_ins[digest]
+
+    def _address_part(self, kind: str, value: str) -> str:
+        digest = self._pseudonymizer.digest(kind, value)
+        if kind == "POSTCODE":
+            in_state = self._zip_states.get(digest)
+            if in_state is None and (real := addresses.real_state_of_zip(value)):
+                in_state = addresses.state_abbreviation(self.replace("STATE", real))
+            return self._postcode(value, in_state)
+        _, rng = self._pseudonymizer.seeded(digest)
+        if kind == "STREET_LINE":
+            return addresses.street_line(rng, value)
+        if kind == "ADDRESS_UNIT":
+            return addresses.address_unit(rng, value)
+        if kind == "CITY":
+            return same_case(value.strip(), addresses.town(rng, value))
+        if kind == "STATE":
+            return addresses.state(rng, value)
+        return addresses.country(rng, value)
 
     def _person(self, value: str) -> str:
         tokens = value.split()
@@ -101,7 +166,8 @@ class ConsistencyMap:
         names = tokens[len(title) :]
         if len(names) == 1:
             known = self._known("PERSON", names[0])
-            return " ".join(title + [known or self._pseudonymizer.stand_in("PERSON", value).split()[-1]])
+            name = known or self._pseudonymizer.stand_in("PERSON", value).split()[-1]
+            return " ".join([title_for(t, name) for t in title] + [name])
         stand_in = self._full_name(" ".join(names)).split()
         # a part already bound (a surname two customers share) keeps its stand-in: the full name reads as its parts
         composed = [self._known("PERSON", original) or replacement for original, replacement in zip(names, stand_in)]
@@ -112,7 +178,7 @@ class ConsistencyMap:
             self._stand_ins.setdefault(part_digest, replacement)
         initial_key = self._pseudonymizer.digest("PERSON_INITIAL_SURNAME", names[0][0] + names[-1])
         self._last_names.setdefault(initial_key, stand_in[0][0] + stand_in[-1])
-        return " ".join(title + stand_in)
+        return " ".join([title_for(t, stand_in[0]) for t in title] + stand_in)
 
     def _full_name(self, name: str) -> str:
         """The first stand-in for `name` that is no real person's full name and reuses no real name part
@@ -134,6 +200,9 @@ class ConsistencyMap:
             return None
         rebuilt = []
         for piece in pieces:
+            if piece.isdigit():  # the digits of 'fatima_johnson_7581' are the person's too: keyed, same length
+                rebuilt.append(self._digits(piece))
+                continue
             if not _wordlike(piece):
                 rebuilt.append(piece)
                 continue
@@ -145,6 +214,18 @@ class ConsistencyMap:
             rebuilt.append(same_case(piece, known.replace(" ", "")) if known else piece)
         result = "".join(rebuilt)
         return result if result.lower() != handle.lower() else None
+
+    def _digits(self, digits: str) -> str:
+        """Other digits of the same length (no leading zero unless the original had one), the same for
+        every handle, id and e-mail the digits appear in."""
+        _, rng = self._pseudonymizer.seeded(self._pseudonymizer.digest("HANDLE_DIGITS", digits))
+        for _ in range(MAX_ATTEMPTS):
+            new = "".join(rng.choice("0123456789") for _ in digits)
+            if digits[0] != "0" and new[0] == "0":
+                new = str(rng.randint(1, 9)) + new[1:]
+            if new != digits:
+                return new
+        return new
 
     def _email(self, value: str) -> str:
         local, _, domain = value.rpartition("@")

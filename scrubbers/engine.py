@@ -10,47 +10,17 @@ from dataclasses import dataclass
 
 import regex
 import spacy
+from faker.providers.address.en_US import Provider as UsAddress
 from presidio_analyzer import AnalyzerEngine, EntityRecognizer, RecognizerRegistry
 from presidio_analyzer.nlp_engine import NerModelConfiguration, NlpArtifacts, SpacyNlpEngine
-from presidio_analyzer.predefined_recognizers import (
-    CreditCardRecognizer,
-    IbanRecognizer,
-    IpRecognizer,
-    UsSsnRecognizer,
-)
+from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.tokens import Doc
 from wordfreq import zipf_frequency
 
 from scrubbers.config import ScrubConfig
-from scrubbers.recognizers import (
-    DateOfBirthRecognizer,
-    OfflineEmailRecognizer,
-    PersonalUrlRecognizer,
-    PersonClosingRecognizer,
-    PersonContextRecognizer,
-    PersonNameListRecognizer,
-    StreetAddressRecognizer,
-    UsernameRecognizer,
-    ValidPhoneRecognizer,
-)
-from scrubbers.recognizers.address import AddressUnitRecognizer, InternationalStreetRecognizer, PostcodeRecognizer
-from scrubbers.recognizers.card import CardLengthRecognizer, MastercardTwoSeriesRecognizer
-from scrubbers.recognizers.iban import LowerCaseIbanRecognizer
-from scrubbers.recognizers.phone import PhoneLayoutRecognizer
-from scrubbers.recognizers.username import NameBuiltIdRecognizer
 from scrubbers.pseudonyms import PARTICLES
-from scrubbers.recognizers.person import (
-    COMMON_WORD_ZIPF,
-    NOT_NAMES,
-    NerPersonRecognizer,
-    WORLD_FIRST_NAMES,
-    WORLD_LAST_NAMES,
-    LowerCaseNameRecognizer,
-    PersonAddressedRecognizer,
-    PersonGazetteerRecognizer,
-    PersonRelationRecognizer,
-    name_like,
-)
+from scrubbers.recognizers.person import COMMON_WORD_ZIPF, NOT_NAMES, WORLD_FIRST_NAMES, WORLD_LAST_NAMES, name_like
+from scrubbers.recognizers.table import build_recognizers
 from scrubbers.residual import ResidualScanner
 
 NER_COMPONENTS = ("ner",)
@@ -116,39 +86,6 @@ class LazyNlpArtifacts(NlpArtifacts):
 
 
 
-def _recognizer_factories(config: ScrubConfig) -> dict[str, Callable[[], list[EntityRecognizer]]]:
-    lang = config.language
-    return {
-        "PERSON": lambda: [
-            NerPersonRecognizer(lang),
-            PersonContextRecognizer(lang),
-            PersonClosingRecognizer(lang),
-            PersonNameListRecognizer(lang),
-            PersonGazetteerRecognizer(lang),
-            PersonAddressedRecognizer(lang),
-            PersonRelationRecognizer(lang),
-            LowerCaseNameRecognizer(lang),
-        ],
-        "EMAIL_ADDRESS": lambda: [OfflineEmailRecognizer(lang)],
-        "PHONE_NUMBER": lambda: [ValidPhoneRecognizer(config.phone_regions, lang), PhoneLayoutRecognizer(lang)],
-        "STREET_ADDRESS": lambda: [
-            StreetAddressRecognizer(lang),
-            InternationalStreetRecognizer(lang),
-            AddressUnitRecognizer(lang),
-            PostcodeRecognizer(lang),
-        ],
-        "CREDIT_CARD": lambda: [
-            CreditCardRecognizer(supported_language=lang), MastercardTwoSeriesRecognizer(lang), CardLengthRecognizer(lang),
-        ],
-        "IBAN_CODE": lambda: [IbanRecognizer(supported_language=lang), LowerCaseIbanRecognizer(lang)],
-        "US_SSN": lambda: [UsSsnRecognizer(supported_language=lang)],
-        "IP_ADDRESS": lambda: [IpRecognizer(supported_language=lang)],
-        "DATE_OF_BIRTH": lambda: [DateOfBirthRecognizer(lang)],
-        "USERNAME": lambda: [UsernameRecognizer(lang), NameBuiltIdRecognizer(lang)],
-        "URL": lambda: [PersonalUrlRecognizer(lang)],
-    }
-
-
 def _always(text: str, digits: int) -> bool:
     return True
 
@@ -167,7 +104,7 @@ _TRIGGERS: dict[str, Callable[[str, int], bool]] = {
 }
 """Cheap necessary conditions, given a text and its count of digits outside protected identifiers:
 a recognizer whose trigger fails on a text cannot make a finding that is kept. A recognizer's own
-`CUES` (a pattern every match needs somewhere in the text) takes precedence."""
+`cues` (a pattern every match needs somewhere in the text) take precedence."""
 _DIGIT = re.compile(r"\d")
 
 
@@ -195,21 +132,16 @@ def _may_name(pieces: list[str]) -> bool:
 
 
 def _trigger(recognizer: EntityRecognizer) -> Callable[[str, int], bool]:
-    cues = getattr(recognizer, "CUES", None)
+    cues = getattr(recognizer, "cues", None)
     if cues is not None:
         return lambda text, digits: cues.search(text) is not None
     return _TRIGGERS.get(recognizer.supported_entities[0], _always)
 
 
 def _registry(config: ScrubConfig, entities: Sequence[str]) -> RecognizerRegistry:
-    factories = _recognizer_factories(config)
-    unknown = sorted(set(entities) - set(factories))
-    if unknown:
-        raise ValueError(f"no recognizer for entity types {unknown}")
     registry = RecognizerRegistry(supported_languages=[config.language])
-    for entity in sorted(set(entities)):
-        for recognizer in factories[entity]():
-            registry.add_recognizer(recognizer)
+    for recognizer in build_recognizers(entities, config.language, config.phone_regions):
+        registry.add_recognizer(recognizer)
     return registry
 
 
@@ -230,8 +162,8 @@ def tidy_people(text: str, findings: Sequence[Finding]) -> list[Finding]:
         if f.entity_type == "PERSON":
             while (match := re.match(r"([^\W\d_]+)[.,:]?\s+", text[start : f.end])) and match.group(1).lower() in NOT_NAMES:
                 start += match.end()
-            if text[start : f.end].strip(",: ").lower() in NOT_NAMES:
-                continue
+            if text[start : f.end].strip(",: ").lower() in NOT_NAMES or _STATE_AFTER.match(text, f.end):
+                continue  # a cue word alone; a town before its state's code ('Austin, TX')
             if (unit := _UNIT_AFTER_NAME.search(text, start, end)) and unit.start() > start:
                 end = unit.start()  # 'Katie Giles Apt' -> 'Katie Giles': the unit word starts an address
         trimmed.append(Finding(start, end, f.entity_type, f.score))
@@ -249,8 +181,29 @@ def tidy_people(text: str, findings: Sequence[Finding]) -> list[Finding]:
     return _tidy_streets(text, _with_listed(text, people))
 
 
+_STATE_AFTER = regex.compile(
+    r",?[^\S\n]+(?:" + "|".join(sorted(set(UsAddress.states_abbr) - {"MD", "OK", "ME", "OR", "IN", "HI", "DE"})) + r")(?![\w'’])"
+)
+"""A US state's code after a name: the name is a town ('Austin, TX'); codes that are words or a doctor's
+degree ('OK', 'MD') do not count."""
 _NUMBER_BEFORE = regex.compile(r"(?:^|(?<=[\s:]))\d{1,5}[^\S\n]+$")
 _CORNER_BEFORE = regex.compile(r"(?i)\bthe[^\S\n]+corner[^\S\n]+of[^\S\n]+$")
+
+
+def merge_streets(findings: Sequence[Finding]) -> list[Finding]:
+    """Overlapping street-address findings as one: their union ('434 40 Rue de la Sarthe' and
+    'Rue de la Sarthe 421' are one street line, read by two patterns)."""
+    streets = sorted(f for f in findings if f.entity_type == "STREET_ADDRESS")
+    if len(streets) < 2:
+        return list(findings)
+    merged: list[Finding] = []
+    for f in streets:
+        if merged and f.start < merged[-1].end:
+            last = merged[-1]
+            merged[-1] = Finding(last.start, max(last.end, f.end), "STREET_ADDRESS", max(last.score, f.score))
+        else:
+            merged.append(f)
+    return [f for f in findings if f.entity_type != "STREET_ADDRESS"] + merged
 
 
 def _tidy_streets(text: str, findings: list[Finding]) -> list[Finding]:
@@ -267,8 +220,53 @@ def _tidy_streets(text: str, findings: list[Finding]) -> list[Finding]:
                 start -= len(match.group())
             if start != f.start and not any(o is not f and o.end > start and o.start < f.start for o in findings):
                 f = Finding(start, f.end, f.entity_type, f.score)
+            end = _locality_end(text, f.end)
+            inside = [o for o in findings if o is not f and o.start < end and o.end > f.end]
+            if end != f.end and all(o.start >= f.end and o.end <= end for o in inside):
+                f = Finding(f.start, end, f.entity_type, f.score)  # a town taken for a person is the address's town
         tidied.append(f)
-    return tidied
+    return resolve_overlaps(tidied) if tidied != findings else tidied
+
+
+_POSTCODE_WORD = r"(?:\d{3}[^\S\n]?\d{2}|\d{4,6}(?:-\d{3,4})?|[A-Z]{1,2}\d[A-Z\d]?[^\S\n]*\d[A-Z]{2})"
+_PLACE_WORD = rf"(?:\p{{Lu}}(?:[\p{{L}}'’-]|\.(?=\p{{L}}))*|{_POSTCODE_WORD}|(?:de|la|le|del|di|da|am|an|im|sur|upon|on)(?=[^\S\n]+\p{{Lu}}))"
+_CODE_WORD = r"(?!(?:the|for|and|but|not|are|was|has|had|its|our|you|his|her|who|can|may|any|all|in|at|on|to|is|it|by|or|as|be|we|us|me|my|so|no|do|if|up)\b)\p{Ll}{2,3}\b"
+"""A short lower-case code after a town ('Haldenstein nan 76216', 'Rzeszów ky'), not a short English word."""
+_UNIT_PIECE = r"(?i:apt|apartment|suite|ste|unit|flat|room|rm|fl|floor)\.?[^\S\n]*\#?[^\S\n]*\d{1,5}[A-Za-z]?"
+_LOCALITY_PIECE = regex.compile(
+    rf"(?:[^\S\n]*,[^\S\n]*|[^\S\n]*\n[^\S\n]*)({_UNIT_PIECE}|(?!{_UNIT_PIECE}){_PLACE_WORD}(?:[^\S\n]+(?:{_PLACE_WORD}|{_CODE_WORD}|of|and))"
+    rf"{{0,4}}(?<![^\S\n](?:of|and)))(?=[^\S\n]*(?:[,\n]|[.!?;)](?:[^\S\n]+\p{{Lu}}|\s*$)|$))"
+)
+"""One piece of the unit, town, region, postcode and country after a street line: a unit, or capitalised
+words ('of', 'and' between them) and postcodes, up to a comma, a line break or a sentence's end
+('Suite 135', 'Philadelphia', 'PA 19122', 'Republic of Ireland')."""
+MAX_LOCALITY_PIECES = 4
+
+
+_AFTER_UNIT = regex.compile(rf"{_UNIT_PIECE}\Z")
+_TOWN_WORDS_AFTER_UNIT = regex.compile(
+    rf"(?:[^\S\n]+(?:\p{{Lu}}[\p{{L}}'’.-]*|{_POSTCODE_WORD})){{1,5}}"
+)
+_LOWER_TOWN_WORDS_AFTER_UNIT = regex.compile(
+    rf"(?:[^\S\n]+(?!(?:{'|'.join(sorted(w for w in STOP_WORDS if w.isalpha()))})\b)\p{{Ll}}[\p{{Ll}}'’-]*){{1,5}}(?=[^\S\n]*(?:$|[,.?!;\n]|[^\S\n]+(?:for|in|at|on|to|and|last|this|please)\b))"
+)
+"""After a unit on the same line, its town and country written with spaces only ('Apt. 478 Uralaane Valgamaa
+last night'; in an all lower-case text 'apt. 925 kotka ky')."""
+
+
+def _locality_end(text: str, end: int) -> int:
+    """Where an address ends when the pieces after its street line are its town, region, postcode and
+    country ('763 Broadway, Suite 135, Philadelphia, PA 19122, USA'): the address is one unit."""
+    if _AFTER_UNIT.search(text, max(0, end - 20), end):
+        lower = text[max(0, end - 40) : end].islower()
+        if match := (_LOWER_TOWN_WORDS_AFTER_UNIT if lower else _TOWN_WORDS_AFTER_UNIT).match(text, end):
+            end = match.end()
+    for _ in range(MAX_LOCALITY_PIECES):
+        match = _LOCALITY_PIECE.match(text, end)
+        if match is None or match.group(1).split()[0].lower() in NOT_NAMES:
+            break
+        end = match.end(1)
+    return end
 
 
 _UNIT_AFTER_NAME = regex.compile(r"[^\S\n]+(?i:apt|apartment|suite|ste|unit|flat|room)\.?$")
@@ -458,7 +456,7 @@ class Detector:
             if below:  # context words only raise scores: they matter only to a result still below the threshold
                 below = self.analyzer._enhance_using_context(text, below, artifacts, active)
             kept = EntityRecognizer.remove_duplicates(passing + [r for r in below if r.score >= threshold])
-            findings = [Finding(r.start, r.end, r.entity_type, round(r.score, 4)) for r in kept]
+            findings = merge_streets([Finding(r.start, r.end, r.entity_type, round(r.score, 4)) for r in kept])
             results[index] = tidy_people(text, self.unprotected(text, findings))
         return results
 

@@ -213,7 +213,7 @@ def presidio_defaults(spacy_model: str) -> Callable[[Sequence[str]], list[list[S
     )
     analyzer = AnalyzerEngine(nlp_engine=provider.create_engine(), supported_languages=["en"])
     analyzer.registry.remove_recognizer("EmailRecognizer")
-    analyzer.registry.add_recognizer(OfflineEmailRecognizer("en"))
+    analyzer.registry.add_recognizer(OfflineEmailRecognizer(supported_language="en"))
 
     def spans(texts: Sequence[str]) -> list[list[Span]]:
         return [

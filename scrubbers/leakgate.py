@@ -13,6 +13,8 @@ from scrubbers.pseudonyms import DIGIT_TYPES
 from scrubbers.shapes import digits_only
 
 MIN_DIGITS = 7
+AS_WRITTEN = frozenset({"CITY"})
+"""Types searched for as written, as the scrubber finds them: the town 'Reading', not the word 'reading'."""
 
 
 @dataclass(frozen=True)
@@ -28,7 +30,7 @@ def _original_survives(entity_type: str, original: str, texts: list[str], digit_
         return any(digits in text for text in digit_texts)
     if original.strip().casefold() not in folded:
         return False
-    flags = 0 if original.strip().lower() in STOP_WORDS else re.IGNORECASE
+    flags = 0 if original.strip().lower() in STOP_WORDS or entity_type in AS_WRITTEN else re.IGNORECASE
     pattern = re.compile(r"(?<!\w)" + re.escape(original.strip()) + r"(?!\w)", flags)
     return any(pattern.search(text) for text in texts)
 

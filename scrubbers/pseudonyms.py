@@ -12,6 +12,7 @@ from datetime import date, datetime
 import phonenumbers
 from faker import Faker
 
+from scrubbers.recognizers.person import FEMALE_FIRST_NAMES, MALE_FIRST_NAMES
 from scrubbers.shapes import digits_only, iban_with_check_digits, luhn_check_digit, pour_digits, scramble_alnum
 
 RESERVED_EMAIL_DOMAINS = ("example.com", "example.net", "example.org")
@@ -96,14 +97,39 @@ class Pseudonymizer:
         return result
 
 
+def gender(first_name: str) -> str | None:
+    """'F' or 'M' when the name lists give `first_name` one gender only, else None."""
+    lower = first_name.lower()
+    return "F" if lower in FEMALE_FIRST_NAMES else "M" if lower in MALE_FIRST_NAMES else None
+
+
+def first_name_like(fake: Faker, original: str) -> str:
+    """A first name of the original's gender, where the lists tell it."""
+    return {"F": fake.first_name_female, "M": fake.first_name_male}.get(gender(original), fake.first_name)()
+
+
+_TITLE_GENDER = {"mr": "M", "sir": "M", "mrs": "F", "ms": "F", "miss": "F"}
+_TITLE_FOR = {"M": "Mr", "F": "Ms"}
+
+
+def title_for(title: str, name: str) -> str:
+    """`title` unless it says the other gender than the first name `name` ('Mr.' before 'Amanda' -> 'Ms.')."""
+    bare = title.rstrip(".")
+    said, given = _TITLE_GENDER.get(bare.lower()), gender(name)
+    if said is None or given is None or said == given:
+        return title
+    return same_case(bare, _TITLE_FOR[given]) + title[len(bare) :]
+
+
 def _make_person(fake: Faker, rng: random.Random, value: str) -> str:
     tokens = value.split()
     title = [tokens.pop(0)] if len(tokens) > 1 and tokens[0].rstrip(".").lower() in TITLES else []
     if len(tokens) <= 1:
-        names = [fake.last_name() if title else fake.first_name()]
+        names = [fake.last_name() if title else first_name_like(fake, value)]
     else:
         middle = [t if t in PARTICLES else fake.first_name() for t in tokens[1:-1]]
-        names = [fake.first_name(), *middle, fake.last_name()]
+        names = [first_name_like(fake, tokens[0]), *middle, fake.last_name()]
+        title = [title_for(t, names[0]) for t in title]
     return " ".join(title + [same_case(t, n) for t, n in zip(tokens or [value], names)])
 
 
@@ -221,7 +247,7 @@ def _make_country(fake: Faker, rng: random.Random, value: str) -> str:
 
 
 def _make_first_name(fake: Faker, rng: random.Random, value: str) -> str:
-    return same_case(value, fake.first_name())
+    return same_case(value, first_name_like(fake, value))
 
 
 def _make_last_name(fake: Faker, rng: random.Random, value: str) -> str:

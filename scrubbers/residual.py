@@ -56,7 +56,7 @@ class ResidualScanner:
         if unknown:
             raise ValueError(f"the leak gate cannot check entity types {unknown}")
         self.entities = frozenset(entities)
-        self._phones = ValidPhoneRecognizer(tuple(phone_regions))
+        self._phones = ValidPhoneRecognizer(supported_regions=tuple(phone_regions))
 
     def find(self, text: str) -> list[Span]:
         """(start, end, entity type) of every validated hit, sorted."""

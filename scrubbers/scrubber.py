@@ -13,6 +13,7 @@ from spacy.lang.en.stop_words import STOP_WORDS
 from wordfreq import zipf_frequency
 
 from ingest.models import Session, StateRows
+from scrubbers import addresses
 from scrubbers.config import ScrubConfig
 from scrubbers.consistency import ConsistencyMap
 from scrubbers.engine import Finding, get_detector, tidy_people
@@ -22,7 +23,7 @@ from scrubbers.recognizers.person import COMMON_WORD_ZIPF, NAME_LISTS, RARE_WORD
 from scrubbers.recognizers.username import name_built_ids
 from scrubbers.pseudonyms import DIGIT_TYPES, PARTICLES, TITLES, Pseudonymizer
 from scrubbers.shapes import digits_only
-from scrubbers.structured import Policy, iter_fields, rule_policy, transform
+from scrubbers.structured import Policy, address_records, iter_fields, rule_policy, transform
 
 SESSION_SKIP = (
     "session_id", "trace_ids", "started_at", "ended_at", "provenance*", "usage*",
@@ -119,7 +120,7 @@ def _as_written(entity: str, value: str) -> bool:
     """Whether a known value matches only as written: an English stop word ('Will', 'May'), or one
     word of a name that is a common English word ('Brown' is not the colour 'brown')."""
     lower = value.lower()
-    if lower in STOP_WORDS:
+    if lower in STOP_WORDS or entity in ("CITY", "STATE"):  # 'Reading' the town, not 'reading'
         return True
     return entity == "PERSON" and " " not in value and not value.islower() and zipf_frequency(lower, "en") >= COMMON_WORD_ZIPF
 
@@ -174,6 +175,21 @@ def _non_personal_values(item: _Item) -> NonPersonalValues:
     # ids the item's own fields name as ids ('item_id': '6469567736'), where a sentence repeats them
     values += [text for rule, text in item.fields if rule == IDS and _DIGIT.search(text) and not name_built_ids(text)]
     return NonPersonalValues(values, personal=[text for rule, text in item.fields if rule not in (None, IDS)])
+
+
+PROPAGATED_SCORE = 0.55
+"""A detected name is searched for in other texts only from this score up: a name found by weak evidence
+alone (a word English does not use, a neighbour in a list) is replaced where it was found."""
+NOT_SEARCHED = frozenset({"STATE", "COUNTRY"})
+"""Field-rule types not searched for in free text as they are ('PA', 'OK', 'USA' are words too): replaced
+in their field, and in a sentence as a part of a detected address or, for a state, by its full name; the
+leak gate does not look for them either (a state's code left in a sentence should not quarantine a session)."""
+
+
+def _address_records(document: _Document) -> list[dict[str, str]]:
+    if not document.keyed:
+        return list(address_records(document.value, document.policy))
+    return [r for kind, rows in sorted(document.value.items()) for row in rows.values() for r in address_records(row, document.policy, kind)]
 
 
 def _listed(word: str) -> bool:
@@ -236,7 +252,8 @@ class Scrubber:
         for (session, _), item, (session_out, state_out) in zip(items, prepared, outputs):
             scrubbed = [_Document(out, d.policy, d.keyed) for d, out in zip(item.documents, (session_out, state_out))]
             content = [text for document in scrubbed for _, text in _fields(document)]
-            verdict = check_leaks(item.originals | set(item.known), content, cmap.stand_ins, self.detector)
+            originals = {(entity, value) for entity, value in item.originals | set(item.known) if entity not in NOT_SEARCHED}
+            verdict = check_leaks(originals, content, cmap.stand_ins, self.detector)
             report = ScrubReport(
                 session_id=session.session_id,
                 counts=dict(sorted(item.counts.items())),
@@ -306,6 +323,7 @@ class Scrubber:
         texts = list(dict.fromkeys(text for item in items for rule, text in item.fields if rule is None))
         findings = _with_ids((pair for item in items for pair in item.fields), dict(zip(texts, self.detector.analyze_batch(texts))))
         cmap = ConsistencyMap(self._pseudonymizer, avoid=real_people)
+        cmap.register_addresses([record for item in items for d in item.documents for record in _address_records(d)])
         people: list[str] = []
         for item in items:
             item.non_personal = _non_personal_values(item)
@@ -323,11 +341,13 @@ class Scrubber:
         known: set[tuple[str, str]] = set()
         detected_names: set[str] = set()
         for rule, text in item.fields:
+            if rule in NOT_SEARCHED:
+                continue
             if rule not in (None, IDS):
                 known.add((rule, text.strip()))
             else:
                 detected = item.non_personal.keep(text, findings.get(text, []))
-                names = (text[f.start : f.end] for f in detected if f.entity_type == "PERSON")
+                names = (text[f.start : f.end] for f in detected if f.entity_type == "PERSON" and f.score >= PROPAGATED_SCORE)
                 # a detected name is searched for elsewhere only when each of its words could be a name and
                 # a name list knows one of them: a word taken for one ('and', 'Apt', 'Modify', 'Wristwatch')
                 # is replaced where it was found, nowhere else
@@ -338,6 +358,9 @@ class Scrubber:
         for first, last in zip(fielded, fielded[1:]):
             if len(first.split()) == len(last.split()) == 1:
                 known.update(("USERNAME", handle) for handle in _name_handles([first, last]))
+        # a state field's name is searched for in sentences ('you live in Texas'); its code is a word ('OK', 'IN')
+        known.update(("STATE", addresses.STATE_NAMES[code]) for rule, text in item.fields
+                     if rule == "STATE" and (code := addresses.state_abbreviation(text)))
         for entity, value in list(known):
             if entity == "PERSON":
                 parts = _name_parts(value) if value not in detected_names else [p for p in _name_parts(value) if _listed(p)]

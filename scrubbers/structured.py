@@ -15,6 +15,49 @@ SKIP = "SKIP"
 
 Policy = Callable[[str], str | None]
 """dotted path (list indices left out) -> SKIP, an entity type (field rule), or None (free text)."""
+ADDRESS_PART_KEYS: dict[str, str] = {
+    "city": "CITY", "town": "CITY", "state": "STATE", "province": "STATE", "region": "STATE", "country": "COUNTRY",
+    "zip": "POSTCODE", "zip_code": "POSTCODE", "zipcode": "POSTCODE", "postcode": "POSTCODE", "postal_code": "POSTCODE",
+}
+"""Keys of an address object and the part of the address each holds."""
+_STREET_KEYS = frozenset({"address1", "address_line1", "address_line_1", "line1", "street", "street_address"})
+_POSTCODE_KEYS = frozenset(k for k, v in ADDRESS_PART_KEYS.items() if v == "POSTCODE")
+
+
+def is_address(value: dict) -> bool:
+    """An object holding a postal address: a street line key, or a postcode key beside a town or state key
+    ({'address1': …, 'city': …} or {'zip': …, 'state': …}). Its town, state and country fields are parts of
+    the address (replaced with it); the same keys elsewhere ('state': 'pending') are not."""
+    keys = {str(k).lower() for k in value}
+    return bool(keys & _STREET_KEYS) or bool(keys & _POSTCODE_KEYS and keys & {"city", "town", "state", "province"})
+
+
+def _rule(policy: Policy, path: str, key: object, address: bool) -> str | None:
+    rule = policy(path)
+    if address and rule in (None, SKIP):
+        return ADDRESS_PART_KEYS.get(str(key).lower(), rule)
+    return rule
+
+
+def address_records(value: Any, policy: Policy, path: str = "") -> Iterator[dict[str, str]]:
+    """{part: text} of every address object in `value` (JSON inside strings too), by its field rules."""
+    if isinstance(value, str):
+        inner = embedded_json(value)
+        if inner is not None:
+            yield from address_records(inner, policy, path)
+    elif isinstance(value, list):
+        for item in value:
+            yield from address_records(item, policy, path)
+    elif isinstance(value, dict):
+        if is_address(value):
+            record = {}
+            for key, item in value.items():
+                rule = _rule(policy, join(path, str(key)), key, True)
+                if isinstance(item, (str, int)) and not isinstance(item, bool) and rule in ADDRESS_PART_KEYS.values():
+                    record[rule] = str(item)
+            yield record
+        for key, item in value.items():
+            yield from address_records(item, policy, join(path, str(key)))
 
 
 @functools.lru_cache(maxsize=64)
@@ -86,8 +129,9 @@ def iter_fields(value: Any, policy: Policy, path: str = "") -> Iterator[tuple[st
     free text (None). Keys are not yielded: they are field names, not content.
     """
     if isinstance(value, dict):
+        address = is_address(value)
         for key, item in value.items():
-            yield from _iter_field(item, policy, join(path, str(key)))
+            yield from _iter_field(item, policy, join(path, str(key)), _rule(policy, join(path, str(key)), key, address))
     elif isinstance(value, list):
         for item in value:
             yield from iter_fields(item, policy, path)
@@ -95,8 +139,7 @@ def iter_fields(value: Any, policy: Policy, path: str = "") -> Iterator[tuple[st
         yield from _iter_string(value, policy, path, None)
 
 
-def _iter_field(value: Any, policy: Policy, path: str) -> Iterator[tuple[str, str | None, str]]:
-    rule = policy(path)
+def _iter_field(value: Any, policy: Policy, path: str, rule: str | None) -> Iterator[tuple[str, str | None, str]]:
     if rule == SKIP:
         return
     if isinstance(value, str):
@@ -105,7 +148,7 @@ def _iter_field(value: Any, policy: Policy, path: str) -> Iterator[tuple[str, st
         yield path, rule, str(value)
     elif isinstance(value, list):  # the field's rule holds for each of its items ('item_ids': [...])
         for item in value:
-            yield from _iter_field(item, policy, path)
+            yield from _iter_field(item, policy, path, rule)
     else:
         yield from iter_fields(value, policy, path)
 
@@ -126,7 +169,11 @@ def transform(value: Any, policy: Policy, replace: Callable[[str | None, str], s
     The input is never modified; embedded JSON is re-serialized in its original style.
     """
     if isinstance(value, dict):
-        return {key: _transform_field(item, policy, replace, join(path, str(key))) for key, item in value.items()}
+        address = is_address(value)
+        return {
+            key: _transform_field(item, policy, replace, join(path, str(key)), _rule(policy, join(path, str(key)), key, address))
+            for key, item in value.items()
+        }
     if isinstance(value, list):
         return [transform(item, policy, replace, path) for item in value]
     if isinstance(value, str):
@@ -134,8 +181,7 @@ def transform(value: Any, policy: Policy, replace: Callable[[str | None, str], s
     return value
 
 
-def _transform_field(value: Any, policy: Policy, replace: Callable[[str | None, str], str], path: str) -> Any:
-    rule = policy(path)
+def _transform_field(value: Any, policy: Policy, replace: Callable[[str | None, str], str], path: str, rule: str | None) -> Any:
     if rule == SKIP:
         return value
     if isinstance(value, str):
@@ -145,7 +191,7 @@ def _transform_field(value: Any, policy: Policy, replace: Callable[[str | None, 
         digits = digits_only(new)
         return int(digits) if isinstance(value, int) and digits else new
     if isinstance(value, list):
-        return [_transform_field(item, policy, replace, path) for item in value]
+        return [_transform_field(item, policy, replace, path, rule) for item in value]
     return transform(value, policy, replace, path)
 
 

@@ -21,7 +21,9 @@ state database, no identifiers. Then, per transcript, against the customer's own
 - non-personal words kept: of the words (whitespace-separated, JSON leaves split likewise) that
   overlap none of the customer's personal values (names, e-mail, user id, street lines, city,
   state, zip, country), the share found unchanged in place (aligned by `difflib`);
-- zips replaced by something that is not five digits (a zip must stay a zip).
+- zips replaced by something that is not five digits (a zip must stay a zip);
+- the address as one unit: transcripts where the customer's zip or town survived, and real zips
+  written with more than one stand-in (in `.zip` fields and after 'zip code is' / 'in').
 
 Nothing personal is printed: counts and shares only.
 """
@@ -194,6 +196,10 @@ class TranscriptScore:
     user_ids: int = 0
     """Transcripts where the customer's user id appears."""
     user_ids_same_shape: int = 0
+    localities_left: int = 0
+    """Transcripts where the customer's zip, or town beside its state, survived (beside a stand-in street)."""
+    zip_stand_ins: dict = field(default_factory=dict)
+    """real zip -> the set of zips written in its place (in `.zip` fields and in sentences)."""
 
     @property
     def kept(self) -> float:
@@ -217,6 +223,9 @@ def score(transcripts: Sequence[Transcript], scrubbed: Sequence[list[dict[str, A
         for kind, values in kinds.items():
             if any(not any(s <= start and end <= e for s, e in kept_values) for start, end in _mentions(values, text_after)):
                 result.leaked[kind] += 1
+        towns = [f"{v}" for v in transcript.quasi if not v.isdigit() and len(v) > 3 and v not in ("USA",)]
+        if _mentions([*transcript.zips, *towns], text_after):
+            result.localities_left += 1
         result.streets += len(transcript.streets)
         result.streets_replaced += sum(not _mentions([s], text_after) for s in transcript.streets)
         if [p for p, _ in before] != [p for p, _ in after] or any(
@@ -231,9 +240,15 @@ def score(transcripts: Sequence[Transcript], scrubbed: Sequence[list[dict[str, A
         for (path, old), (_, new) in zip(before, after):
             if not isinstance(old, str):
                 continue
+            if path.endswith(".zip"):
+                result.zip_stand_ins.setdefault(old, set()).add(new)
             if path.endswith(".zip") and old != new:
                 result.zips_changed += 1
                 result.zips_misshapen += not _ZIP.fullmatch(new)
+            for zip_code in transcript.zips:
+                if re.search(rf"(?i:zip(?: code)?(?: is)?|\bin) {zip_code}\b", old):  # 'my zip code is 19122', 'in 19122'
+                    for match in re.finditer(r"(?i:zip(?: code)?(?: is)?|\bin) (\d{5})\b", new):
+                        result.zip_stand_ins.setdefault(zip_code, set()).add(match.group(1))
             personal = _mentions([*transcript.personal, *transcript.quasi], old)
             for start, end in _mentions(transcript.protected, old):
                 if any(s < end and start < e for s, e in personal):
@@ -278,6 +293,9 @@ def report(result: TranscriptScore) -> str:
         f" ({result.protected_kept / max(1, result.protected):.1%})",
         f"non-personal words kept: {result.words_kept}/{result.words} ({result.kept:.1%})",
         f"zips changed: {result.zips_changed}, of which not five digits: {result.zips_misshapen}",
+        f"transcripts where the customer's zip or town survived: {result.localities_left}/{n}",
+        f"real zips with more than one stand-in: {sum(len(v) > 1 for v in result.zip_stand_ins.values())}"
+        f"/{len(result.zip_stand_ins)}",
     ]
     return "\n".join(lines)
 

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Sequence
+from functools import cache
+from datetime import timedelta
 from pathlib import Path
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ingest.models import Session, sha256_hex
+from taskgen import meaning
+from taskgen.contacts import LaterSession
+from taskgen.meaning import IntentScores, MeaningModel
 
 OUTCOMES: tuple[str, ...] = ("rolled_back", "escalated", "errored", "failed", "resolved")
 """Outcomes in precedence order: the first that applies wins."""
@@ -33,6 +40,44 @@ class Taxonomy(BaseModel):
     fallback_intent: str = "other"
     complaint_tags: list[str] = Field(default_factory=list)
     negative_ticket_statuses: list[str] = Field(default_factory=list)
+    complaint_language: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="language -> phrases by which a customer says the request was not done (matched on whole words)",
+    )
+    success_claims: dict[str, list[str]] = Field(
+        default_factory=dict, description="language -> phrases by which the agent says the request is done"
+    )
+    later_contact_window_hours: float = Field(
+        default=72.0, ge=0.0, description="how long after a session a contact about the same order still counts"
+    )
+    examples: dict[str, list[str]] = Field(
+        default_factory=dict, description="intent -> labelled requests; intent by meaning is the nearest (none: keywords only)"
+    )
+    intent_confidence_threshold: float = Field(
+        default=0.8, ge=0.0, le=1.0, description="below this the intent is uncertain and the task gets a review question"
+    )
+    intent_min_margin: float = Field(
+        default=0.0, ge=0.0,
+        description="the intent is uncertain when its score is less than this ahead of the runner-up's (intent by meaning)",
+    )
+    request_confidence: float = Field(
+        default=0.9, ge=0.0, le=1.0,
+        description="a sentence of the request whose own intent confidence reaches this asks for that intent; "
+                    "two action intents asked (or carried out by the agent's tools) make the session's intent uncertain",
+    )
+    action_intents: list[str] = Field(
+        default_factory=list, description="the intents that ask for a change (none listed: every intent but the fallback)"
+    )
+    read_only_tool_prefixes: list[str] = Field(
+        default_factory=list, description="a called tool whose name starts with one of these says nothing of the intent"
+    )
+
+    @model_validator(mode="after")
+    def _action_intents_known(self) -> Taxonomy:
+        unknown = sorted(set(self.action_intents) - set(self.intents))
+        if unknown:
+            raise ValueError(f"action_intents names intents the taxonomy does not have: {', '.join(unknown)}")
+        return self
 
     @classmethod
     def from_yaml(cls, path: Path) -> Taxonomy:
@@ -42,6 +87,26 @@ class Taxonomy(BaseModel):
     def intent_names(self) -> list[str]:
         return list(self.intents)
 
+    @property
+    def action_tools(self) -> set[str]:
+        """Tools whose successful call does what an intent asks: calling one claims success."""
+        return {tool for rule in self.intents.values() for tool in rule.tools}
+
+    @property
+    def later_contact_window(self) -> timedelta:
+        return timedelta(hours=self.later_contact_window_hours)
+
+
+class OutcomeSignal(BaseModel):
+    """One piece of evidence about a session's outcome: where it is, what it is, which outcome it supports."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: str = Field(description="deploys, escalations, error_logs, tickets, traces, later_session")
+    ref: str = Field(description="the record's id, a turn or tool reference, or a count; never user text")
+    kind: str = Field(description="e.g. rollback, complaint_language:en, claimed_success:en, repeat_request")
+    points_to: str = Field(description="the outcome this signal supports")
+
 
 class Classification(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -50,17 +115,123 @@ class Classification(BaseModel):
     outcome: str
     evidence: list[str] = Field(description="rule names, taxonomy keywords, tool names, signal ids; never user text")
     signature: str = Field(description="failure signature: near-duplicates share it")
+    intent_confidence: float = Field(default=1.0, description="0..1; below the taxonomy's threshold the intent is uncertain")
+    uncertain: bool = False
+    uncertain_because: list[str] = Field(
+        default_factory=list, description="low_confidence, small_margin, several_requests: the rules that made the intent uncertain"
+    )
+    signals: list[OutcomeSignal] = Field(default_factory=list, description="every outcome signal found, agreeing or not")
+    review_questions: list[str] = Field(default_factory=list, description="conflicts and doubts for the task's reviewer")
 
 
 def _contains_word(text: str, word: str) -> bool:
     return re.search(rf"(?<![a-z0-9]){re.escape(word.lower())}(?![a-z0-9])", text) is not None
 
 
-def _classify_intent(session: Session, taxonomy: Taxonomy) -> tuple[str, list[str]]:
+def _action_tools(session: Session, taxonomy: Taxonomy) -> list[str]:
+    prefixes = tuple(prefix.lower() for prefix in taxonomy.read_only_tool_prefixes)
+    return sorted({call.name for call in session.tool_calls if not call.name.lower().startswith(prefixes)})
+
+
+@cache
+def _meaning_model(examples_json: str) -> MeaningModel:
+    return MeaningModel(json.loads(examples_json))
+
+
+def _intent_by_meaning(
+    texts: Sequence[str], tools: Sequence[str], taxonomy: Taxonomy, hint: str | None = None
+) -> IntentScores | None:
+    if not taxonomy.examples or not meaning.available():
+        return None
+    model = _meaning_model(json.dumps(taxonomy.examples, sort_keys=True))
+    return model.score(texts, tools, _named_tools(taxonomy), hint, taxonomy.request_confidence)
+
+
+def _named_tools(taxonomy: Taxonomy) -> dict[str, str]:
+    return {tool: intent for intent, rule in taxonomy.intents.items() for tool in rule.tools}
+
+
+class _Intent(BaseModel):
+    """The intent of a session and what speaks for it and against it."""
+
+    intent: str
+    evidence: list[str]
+    confidence: float
+    runner_up: str | None = None
+    margin: float | None = None
+    requests: list[str] = Field(default_factory=list, description="the distinct action intents asked for or carried out")
+
+
+def _request(session: Session) -> list[str]:
+    """What the customer asked for: ticket subjects and the first two user turns."""
+    texts = [ticket.subject for ticket in session.signals.tickets if ticket.subject]
+    return texts + [turn.text for turn in session.turns if turn.role == "user" and turn.text.strip()][:2]
+
+
+def prepare(sessions: Sequence[Session], taxonomy: Taxonomy) -> None:
+    """Embeds the requests of many sessions in one batch (much quicker than one at a time), when
+    intent goes by meaning; `classify` then finds them computed."""
+    if taxonomy.examples and meaning.available():
+        meaning.embed_requests([_request(session) for session in sessions],
+                               [_action_tools(session, taxonomy) for session in sessions])
+
+
+def _action_requests(intents: set[str], taxonomy: Taxonomy) -> list[str]:
+    actions = set(taxonomy.action_intents) if taxonomy.action_intents else set(taxonomy.intents)
+    return sorted((intents & actions) - {taxonomy.fallback_intent})
+
+
+def _classify_intent(session: Session, taxonomy: Taxonomy) -> _Intent:
+    """By meaning when the taxonomy has examples and the model is installed, the keyword rules kept
+    as the explanation; else by the keyword rules alone."""
     texts = [turn.text for turn in session.turns if turn.role == "user"]
     texts += [ticket.subject for ticket in session.signals.tickets if ticket.subject]
-    text = "\n".join(texts).lower()
     called = {call.name for call in session.tool_calls}
+    keyword_intent, keyword_evidence = _keyword_intent(texts, called, taxonomy)
+    request = _request(session)
+    hint = keyword_intent if keyword_evidence != ["rule:fallback"] else None
+    scores = _intent_by_meaning(request, _action_tools(session, taxonomy), taxonomy, hint)
+    if scores is None:
+        confidence = 1.0 if keyword_evidence != ["rule:fallback"] else 0.0
+        named = _named_tools(taxonomy)
+        done = {named[call.name] for call in session.tool_calls if call.name in named}
+        return _Intent(intent=keyword_intent, evidence=keyword_evidence, confidence=confidence,
+                       requests=_action_requests(done, taxonomy))
+    evidence = [f"meaning:{scores.nearest}"] if scores.nearest else []
+    evidence += [f"tool:{tool}" for tool in _action_tools(session, taxonomy)]
+    if keyword_intent == scores.best:
+        evidence += [item for item in keyword_evidence if item != "rule:fallback"]
+    return _Intent(intent=scores.best, evidence=list(dict.fromkeys(evidence)), confidence=round(scores.confidence, 4),
+                   runner_up=scores.runner_up, margin=None if scores.runner_up is None else round(scores.margin, 4),
+                   requests=_action_requests(set(scores.asked) | set(scores.done), taxonomy))
+
+
+def _doubts(found: _Intent, taxonomy: Taxonomy) -> tuple[list[str], str]:
+    """The rules that make the intent uncertain, and the review question saying why."""
+    because, reasons = [], []
+    if found.confidence < taxonomy.intent_confidence_threshold:
+        because.append("low_confidence")
+        reasons.append(f"has confidence {found.confidence:.2f}, below {taxonomy.intent_confidence_threshold:.2f}")
+    if found.margin is not None and found.margin < taxonomy.intent_min_margin:
+        because.append("small_margin")
+        reasons.append(f"is only {found.margin:.2f} ahead of '{found.runner_up}' (less than {taxonomy.intent_min_margin:.2f})")
+    if len(found.requests) >= 2:
+        because.append("several_requests")
+        reasons.append(f"is one of several requests in the session ({', '.join(found.requests)})")
+    if not because:
+        return [], ""
+    return because, (f"Intent '{found.intent}' {'; it '.join(reasons)} (evidence: {', '.join(found.evidence) or 'none'}). "
+                     f"Is '{found.intent}' what the customer asked for?")
+
+
+def _intent_of_texts(texts: Sequence[str], taxonomy: Taxonomy) -> str:
+    keyword_intent, evidence = _keyword_intent(texts, set(), taxonomy)
+    scores = _intent_by_meaning(texts, [], taxonomy, keyword_intent if evidence != ["rule:fallback"] else None)
+    return scores.best if scores is not None else keyword_intent
+
+
+def _keyword_intent(texts: Sequence[str], called: set[str], taxonomy: Taxonomy) -> tuple[str, list[str]]:
+    text = "\n".join(texts).lower()
     best_intent, best_score, best_evidence = taxonomy.fallback_intent, 0, ["rule:fallback"]
     for intent, rule in taxonomy.intents.items():
         evidence = [f"tool:{tool}" for tool in rule.tools if tool in called]
@@ -75,42 +246,128 @@ def _classify_intent(session: Session, taxonomy: Taxonomy) -> tuple[str, list[st
     return best_intent, best_evidence
 
 
-def _classify_outcome(session: Session, taxonomy: Taxonomy) -> tuple[str, list[str], str]:
-    """Returns (outcome, evidence, signature detail)."""
-    signals = session.signals
-    if signals.deploys:
-        deploys = sorted(signals.deploys, key=lambda deploy: deploy.id)
-        return (
-            "rolled_back",
-            [f"deploy:{deploy.id}:{deploy.kind}" for deploy in deploys],
-            ",".join(deploy.id for deploy in deploys),
-        )
-    if signals.escalations:
-        escalations = sorted(signals.escalations, key=lambda escalation: escalation.id)
-        categories = sorted({reason_category(escalation.reason) for escalation in escalations})
-        return "escalated", [f"escalation:{escalation.id}" for escalation in escalations], ",".join(categories)
-    failed_calls = [call for call in session.tool_calls if call.status == "error"]
-    if signals.errors or signals.span_errors or failed_calls:
-        evidence = []
-        if signals.errors:
-            evidence.append(f"error_logs:{len(signals.errors)}")
-        if signals.span_errors:
-            evidence.append(f"span_errors:{signals.span_errors}")
-        if failed_calls:
-            evidence.append(f"failed_tool_calls:{len(failed_calls)}")
-        templates = sorted({error.template or reason_category(error.message) for error in signals.errors})
-        templates += sorted({f"tool:{call.name}" for call in failed_calls})
-        return "errored", evidence, ",".join(templates)
+def _signal(source: str, ref: str, kind: str, points_to: str) -> OutcomeSignal:
+    return OutcomeSignal(source=source, ref=ref, kind=kind, points_to=points_to)
+
+
+def _normalized(text: str) -> str:
+    return text.lower().replace("\u2019", "'").replace("\u2018", "'")
+
+
+def matched_language(text: str, phrases_by_language: dict[str, list[str]]) -> str | None:
+    """The first language (in configuration order) one of whose phrases occurs in `text`."""
+    text = _normalized(text)
+    for language, phrases in phrases_by_language.items():
+        if any(_contains_word(text, _normalized(phrase)) for phrase in phrases):
+            return language
+    return None
+
+
+def _agent_claims(session: Session, taxonomy: Taxonomy) -> tuple[int | None, list[OutcomeSignal]]:
+    """Index of the last agent turn claiming success (None: no claim in words), and the claim signals.
+
+    A state-changing tool call that succeeded is a claim too, by action rather than words."""
+    last_claim, signals = None, []
+    for index, turn in enumerate(session.turns):
+        if turn.role == "agent":
+            language = matched_language(turn.text, taxonomy.success_claims)
+            if language is not None:
+                last_claim = index
+                signals.append(_signal("traces", f"turn:{index}", f"claimed_success:{language}", "resolved"))
+    action_tools = taxonomy.action_tools
+    done = sorted({call.name for call in session.tool_calls if call.status == "ok" and call.name in action_tools})
+    signals += [_signal("traces", f"tool:{name}", "action_done", "resolved") for name in done]
+    return last_claim, signals
+
+
+def _contrary_contacts(
+    session: Session, taxonomy: Taxonomy, later: Sequence[LaterSession], intent: str, claim_index: int | None,
+    claimed: bool,
+) -> list[OutcomeSignal]:
+    """Contacts that say the session did not do what the customer needed."""
+    signals: list[OutcomeSignal] = []
     complaint_tags = {tag.lower() for tag in taxonomy.complaint_tags}
     negative_statuses = {status.lower() for status in taxonomy.negative_ticket_statuses}
-    for ticket in sorted(signals.tickets, key=lambda ticket: ticket.id):
+    for ticket in sorted(session.signals.tickets, key=lambda ticket: ticket.id):
         if (ticket.status or "").lower() in negative_statuses:
-            return "failed", [f"ticket:{ticket.id}:status"], f"status:{ticket.status.lower()}"
-        tags = sorted(complaint_tags & {tag.lower() for tag in ticket.tags})
-        if tags:
-            return "failed", [f"ticket:{ticket.id}:tag:{tags[0]}"], f"tag:{tags[0]}"
-    tools = sorted({call.name for call in session.tool_calls})
-    return "resolved", ["rule:no_failure_signal"], ",".join(tools)
+            signals.append(_signal("tickets", ticket.id, f"negative_status:{ticket.status.lower()}", "failed"))
+        for tag in sorted(complaint_tags & {tag.lower() for tag in ticket.tags}):
+            signals.append(_signal("tickets", ticket.id, f"complaint_tag:{tag}", "failed"))
+    first_reply = next((index for index, turn in enumerate(session.turns) if turn.role == "agent"), None)
+    after = claim_index if claim_index is not None else first_reply
+    if after is not None:
+        for index, turn in enumerate(session.turns[after + 1 :], start=after + 1):
+            if turn.role != "user":
+                continue
+            language = matched_language(turn.text, taxonomy.complaint_language)
+            if language is not None:
+                signals.append(_signal(turn.source, f"turn:{index}", f"complaint_language:{language}", "failed"))
+    asked: set[str] = set()
+    if claimed and later:  # what the session was about: its label, and what its words alone say
+        asked = {intent, _intent_of_texts(_request(session), taxonomy)} - {taxonomy.fallback_intent}
+    for contact in later:
+        languages = [matched_language(text, taxonomy.complaint_language) for text in contact.user_texts]
+        language = next((language for language in languages if language is not None), None)
+        if language is not None:
+            signals.append(_signal("later_session", contact.session_id, f"complaint_language:{language}", "failed"))
+        elif asked and _intent_of_texts(contact.user_texts, taxonomy) in asked:
+            signals.append(_signal("later_session", contact.session_id, "repeat_request", "failed"))
+    return signals
+
+
+def _classify_outcome(
+    session: Session, taxonomy: Taxonomy, intent: str, later: Sequence[LaterSession]
+) -> tuple[str, list[OutcomeSignal], str]:
+    """Returns (outcome, every signal found, signature detail). The first outcome in `OUTCOMES`
+    that a signal points to wins; `resolved` only when nothing points elsewhere."""
+    signals_in = session.signals
+    signals: list[OutcomeSignal] = []
+    deploys = sorted(signals_in.deploys, key=lambda deploy: deploy.id)
+    signals += [_signal("deploys", deploy.id, deploy.kind, "rolled_back") for deploy in deploys]
+    escalations = sorted(signals_in.escalations, key=lambda escalation: escalation.id)
+    signals += [_signal("escalations", escalation.id, "escalation", "escalated") for escalation in escalations]
+    failed_calls = [call for call in session.tool_calls if call.status == "error"]
+    if signals_in.errors:
+        signals.append(_signal("error_logs", str(len(signals_in.errors)), "error_logs", "errored"))
+    if signals_in.span_errors:
+        signals.append(_signal("traces", str(signals_in.span_errors), "span_errors", "errored"))
+    if failed_calls:
+        signals.append(_signal("traces", str(len(failed_calls)), "failed_tool_calls", "errored"))
+    claim_index, claims = _agent_claims(session, taxonomy)
+    signals += _contrary_contacts(session, taxonomy, later, intent, claim_index, claimed=bool(claims))
+    signals += claims
+    outcome = next((o for o in OUTCOMES if any(signal.points_to == o for signal in signals)), "resolved")
+    if outcome == "rolled_back":
+        detail = ",".join(deploy.id for deploy in deploys)
+    elif outcome == "escalated":
+        detail = ",".join(sorted({reason_category(escalation.reason) for escalation in escalations}))
+    elif outcome == "errored":
+        templates = sorted({error.template or reason_category(error.message) for error in signals_in.errors})
+        templates += sorted({f"tool:{call.name}" for call in failed_calls})
+        detail = ",".join(templates)
+    elif outcome == "failed":
+        detail = ",".join(sorted({signal.kind.split(":")[0] for signal in signals if signal.points_to == "failed"}))
+    else:
+        detail = ",".join(sorted({call.name for call in session.tool_calls}))
+    return outcome, signals, detail
+
+
+def _review_questions(outcome: str, signals: list[OutcomeSignal]) -> list[str]:
+    """Signals that disagree with the label, as questions naming ids and kinds (never customer words)."""
+    deciding = [signal for signal in signals if signal.points_to == outcome]
+    # A claim of success disagrees only with a customer saying otherwise: under a rollback, an escalation
+    # or an error the agent's own success is expected, not a conflict.
+    contrary = [signal for signal in signals
+                if signal.points_to != outcome and (signal.points_to != "resolved" or outcome == "failed")]
+    if not contrary or not deciding:
+        return []
+    def names(items: list[OutcomeSignal]) -> str:
+        return ", ".join(f"{s.source} {s.ref} ({s.kind})" for s in items)
+    question = (f"Outcome '{outcome}' from {names(deciding)}, but {names(contrary)} "
+                f"point{'s' if len(contrary) == 1 else ''} elsewhere. Is '{outcome}' right?")
+    if outcome == "failed" and all(signal.kind == "repeat_request" for signal in deciding):
+        question += " Only a repeated request contradicts the claimed success."
+    return [question]
 
 
 def reason_category(text: str) -> str:
@@ -119,8 +376,25 @@ def reason_category(text: str) -> str:
     return " ".join(words[:6])
 
 
-def classify(session: Session, taxonomy: Taxonomy) -> Classification:
-    intent, intent_evidence = _classify_intent(session, taxonomy)
-    outcome, outcome_evidence, detail = _classify_outcome(session, taxonomy)
+def classify(session: Session, taxonomy: Taxonomy, later: Sequence[LaterSession] = ()) -> Classification:
+    """Intent and outcome of `session`; `later` are its later contacts (`taskgen.contacts`)."""
+    found = _classify_intent(session, taxonomy)
+    intent = found.intent
+    outcome, signals, detail = _classify_outcome(session, taxonomy, intent, later)
     signature = f"{intent}:{outcome}:{sha256_hex(detail)[:12]}"
-    return Classification(intent=intent, outcome=outcome, evidence=intent_evidence + outcome_evidence, signature=signature)
+    outcome_evidence = [f"{s.source}:{s.ref}:{s.kind}" for s in signals if s.points_to == outcome]
+    because, question = _doubts(found, taxonomy)
+    questions = _review_questions(outcome, signals)
+    if question:
+        questions.insert(0, question)
+    return Classification(
+        intent=intent,
+        outcome=outcome,
+        evidence=found.evidence + (outcome_evidence or ["rule:no_failure_signal"]),
+        signature=signature,
+        intent_confidence=found.confidence,
+        uncertain=bool(because),
+        uncertain_because=because,
+        signals=signals,
+        review_questions=questions,
+    )

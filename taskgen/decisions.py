@@ -30,8 +30,13 @@ REVIEW_FIELDS = frozenset(
 EDITABLE = ("expectations", "required_tools", "forbidden_tools")
 
 
+MEMBERS_EXCLUDED = {"provenance": {"session_ids"}}
+"""The near-duplicates a task stands for are where it came from, not what it asks: a sample that
+finds one more of them changes no version (`write_redraft` keeps them up to date)."""
+
+
 def drafted_content(task: DraftTask) -> dict[str, Any]:
-    return task.model_dump(mode="json", exclude=set(REVIEW_FIELDS))
+    return task.model_dump(mode="json", exclude=dict.fromkeys(REVIEW_FIELDS, True) | MEMBERS_EXCLUDED)
 
 
 def drafted_sha256(task: DraftTask) -> str:
@@ -207,15 +212,26 @@ def from_events(drafted: DraftTask, rows: Sequence[dict[str, Any]]) -> DraftTask
     return restore(drafted, reviews, edits, max(row["version"] for row in ordered))
 
 
-def write_redraft(out: Path, drafted: DraftTask, earlier: Sequence[Path], mirrored: Sequence[dict[str, Any]] = ()) -> tuple[DraftTask, Path]:
+def write_redraft(out: Path, drafted: DraftTask, earlier: Sequence[Path], mirrored: Sequence[dict[str, Any]] = (),
+                  *, keep_members: bool = False) -> tuple[DraftTask, Path]:
     """Write `drafted` over what is on file for its pair and polarity (`earlier`: the paths it may
-    have been written to), keeping every decision; a superseded file of another id or set goes."""
+    have been written to), keeping every decision; a superseded file of another id or set goes.
+
+    The session ids of the provenance (the drafted session and its near-duplicates) are not drafted
+    content: `drafted`'s replace those on file, except with `keep_members`, when `drafted` was made
+    without the day's other sessions (the on-call path) and cannot know the near-duplicates the
+    task also stands for: then the ids on file stay too. Read and written under the lock, the task
+    is the same whichever of the nightly run and the on-call path writes last."""
     with task_lock(out):
         on_file = [path for path in dict.fromkeys(earlier) if path.is_file()]
         previous = _best(load_task(path) for path in on_file)
+        members = set(drafted.provenance.session_ids)
+        if keep_members and previous is not None:
+            members |= set(previous.provenance.session_ids)
         if previous is None:
             previous = from_events(drafted, mirrored)
         task = redraft(previous, drafted)
+        task = task.model_copy(update={"provenance": task.provenance.model_copy(update={"session_ids": sorted(members)})})
         path = task_path(out, task)
         if not path.is_file() or load_task(path) != task:
             atomic_write(path, pretty_json(task))

@@ -100,10 +100,12 @@ def reference_turns(seed: Seed, domain: Domain, view: AgentView) -> int:
 
 def budget_for(session: Session, config: BudgetConfig, needed_turns: int = 0) -> Budget:
     """The incident's own usage times the headroom; never below the minimums nor the turns a correct
-    agent needs (`needed_turns`: the reference agent's, on either seed of the pair)."""
+    agent needs (`needed_turns`: the terse reference agent's, on either seed of the pair), with the same
+    headroom: an agent that confirms with the customer before acting is correct too."""
     usage = session.usage
+    needed = max(needed_turns, model_turns(session))
     return Budget(
-        turns=max(config.min_turns, needed_turns, math.ceil(model_turns(session) * config.turns_headroom)),
+        turns=max(config.min_turns, math.ceil(needed * config.turns_headroom)),
         tokens=max(config.min_tokens, math.ceil((usage.input_tokens + usage.output_tokens) * config.tokens_headroom)),
         latency_ms=max(config.min_latency_ms, math.ceil(usage.latency_ms * config.latency_headroom)),
     )
@@ -156,7 +158,7 @@ def draft_pair(
     """
     config = config or TaskgenConfig()
     policy = policy if policy is not None else domain.policy
-    actor = domain.actor(session)
+    actor = domain.actor(session, seed)
     positive_plan = domain.plan_positive(session, classification, seed, actor, policy)
     # Both tasks carry the positive's scope sentence: the same request, about the same one order.
     prompt = "\n\n".join(part for part in (positive_plan.scope, user_prompt(session)) if part)
@@ -170,7 +172,9 @@ def draft_pair(
         for entry in seed.uncertain
     ]
 
-    views = [AgentView(prompt=prompt, intent=classification.intent, actor=who, clock=seed.clock) for who in (actor, negative_plan.actor)]
+    negative_prompt = negative_plan.prompt or prompt
+    views = [AgentView(prompt=words, intent=classification.intent, actor=who, clock=seed.clock)
+             for words, who in ((prompt, actor), (negative_prompt, negative_plan.actor))]
     needed_turns = max(reference_turns(seed, domain, views[0]), reference_turns(negative_seed, domain, views[1]))
     pair_id = pair_id_for(session.session_id)
     pair_hash = pair_id.removeprefix("pair-")
@@ -198,7 +202,7 @@ def draft_pair(
         required_tools=positive_plan.required_tools,
         forbidden_tools=positive_plan.forbidden_tools,
         rubric=positive_plan.rubric,
-        review_questions=[*positive_plan.review_questions, *uncertain_questions],
+        review_questions=[*classification.review_questions, *positive_plan.review_questions, *uncertain_questions],
         incident=incident_behaviour(session),
         **common,
     )
@@ -211,10 +215,11 @@ def draft_pair(
         required_tools=negative_plan.required_tools,
         forbidden_tools=negative_plan.forbidden_tools,
         rubric=negative_plan.rubric,
-        review_questions=[*negative_plan.review_questions, *uncertain_questions, negative_plan.boundary_question],
+        review_questions=[*classification.review_questions, *negative_plan.review_questions, *uncertain_questions,
+                          negative_plan.boundary_question],
         synthetic=True,
         boundary=negative_plan.boundary,
         boundary_question=negative_plan.boundary_question,
-        **common,
+        **{**common, "prompt": negative_prompt},
     )
     return DraftPair(positive=positive, negative=negative, negative_seed=negative_seed)

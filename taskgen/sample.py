@@ -20,6 +20,7 @@ class CoverageRow(BaseModel):
     outcome: str
     before: int = Field(description="sessions in the cell before collapsing and sampling")
     after: int = Field(description="sessions selected for the cell")
+    uncertain: int = Field(default=0, description="sessions whose intent confidence is below the threshold")
 
 
 class StratifiedSample(BaseModel):
@@ -46,21 +47,24 @@ def stratified_sample(
     Sessions sharing a failure signature collapse to one representative (the lowest rank);
     `members` keeps all of them for provenance.
     """
-    rows = sorted(((c.signature, session_id, c.intent, c.outcome) for session_id, c in items))
-    return sample_by_signature(((sid, intent, outcome, sig) for sig, sid, intent, outcome in rows), config, expected_intents)
+    rows = sorted(((c.signature, session_id, c.intent, c.outcome, c.uncertain) for session_id, c in items))
+    return sample_by_signature(
+        ((sid, intent, outcome, sig, unsure) for sig, sid, intent, outcome, unsure in rows), config, expected_intents
+    )
 
 
 def sample_by_signature(
-    rows: Iterable[tuple[str, str, str, str]],
+    rows: Iterable[tuple[str, str, str, str, bool]],
     config: SamplingConfig,
     expected_intents: Sequence[str] = (),
 ) -> StratifiedSample:
-    """`stratified_sample` over (session id, intent, outcome, signature) rows that come grouped
+    """`stratified_sample` over (session id, intent, outcome, signature, uncertain intent) rows that come grouped
     by signature (a store's `ORDER BY signature`), in memory that does not grow with the day:
     one signature's sessions at a time, and per (intent, outcome) cell a reservoir of its
     `quota` best-ranked representatives with their members. Only what is selected, and its
     members, is held to the end."""
     cell_sizes: dict[tuple[str, str], int] = defaultdict(int)
+    uncertain: dict[tuple[str, str], int] = defaultdict(int)
     reservoirs: dict[tuple[str, str], list[tuple[str, str, list[str]]]] = defaultdict(list)
     """cell -> (rank, representative, members) of its best-ranked signatures, at most its quota"""
 
@@ -75,7 +79,7 @@ def sample_by_signature(
     group: list[tuple[str, str, str]] = []
     current: str | None = None
     seen: set[str] = set()
-    for session_id, intent, outcome, signature in rows:
+    for session_id, intent, outcome, signature, unsure in rows:
         if signature != current:
             if group:
                 close(group)
@@ -85,12 +89,13 @@ def sample_by_signature(
             group, current = [], signature
         group.append((session_id, intent, outcome))
         cell_sizes[(intent, outcome)] += 1
+        uncertain[(intent, outcome)] += bool(unsure)
     if group:
         close(group)
 
     coverage = [
         CoverageRow(intent=intent, outcome=outcome, before=cell_sizes[(intent, outcome)],
-                    after=len(reservoirs[(intent, outcome)]))
+                    after=len(reservoirs[(intent, outcome)]), uncertain=uncertain[(intent, outcome)])
         for intent, outcome in sorted(cell_sizes)
     ]
     members = {sid: ids for reservoir in reservoirs.values() for _, sid, ids in reservoir}
@@ -105,8 +110,8 @@ def sample_by_signature(
 
 
 def coverage_markdown(sample: StratifiedSample) -> str:
-    lines = ["| intent | outcome | before | after |", "|---|---|---:|---:|"]
-    lines += [f"| {row.intent} | {row.outcome} | {row.before} | {row.after} |" for row in sample.coverage]
+    lines = ["| intent | outcome | before | after | uncertain intent |", "|---|---|---:|---:|---:|"]
+    lines += [f"| {row.intent} | {row.outcome} | {row.before} | {row.after} | {row.uncertain} |" for row in sample.coverage]
     lines.append(f"\nSelected {len(sample.selected)} sessions standing for "
                  f"{sum(len(ids) for ids in sample.members.values())}.")
     if sample.missing_intents:

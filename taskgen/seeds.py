@@ -114,6 +114,26 @@ def _row_seen(candidate: dict[str, Any], row_id: str, row: dict[str, Any]) -> bo
     return any(str(value) == row_id and str(row.get(key)) == row_id for key, value in candidate.items() if not isinstance(value, (dict, list)))
 
 
+def _state_named_by_call(kind: str, row: dict[str, Any], call_name: str) -> list[tuple[str, Any]]:
+    """(column, value) the row stood at before a write named after the state it needs: `<verb>_<state>_<noun>`
+    (`cancel_pending_order`, `return_delivered_order_items`) acts only on a row in that state. Read where
+    one column's value now carries the verb (`cancelled`, `return requested`, `pending (item modified)`) and
+    the name holds exactly one other word that is neither the kind, a column of the row, nor a generic noun."""
+    verb, *rest = call_name.lower().split("_")
+    stem = verb.rstrip("ey")
+    if len(stem) < 4 or not rest:
+        return []
+    nouns = {kind.lower(), kind.lower().rstrip("s"), f"{kind.lower()}s", *(column.lower() for column in row), *_GENERIC_NOUNS}
+    left = [word for word in rest if word not in nouns and word.rstrip("s") not in nouns]
+    if len(left) != 1:
+        return []
+    return [(column, left[0]) for column, value in sorted(row.items())
+            if isinstance(value, str) and stem in value.lower() and value.lower() != left[0]]
+
+
+_GENERIC_NOUNS = frozenset({"order", "item", "user", "customer", "account", "payment", "method", "detail", "details", "info"})
+
+
 def state_as_of_incident(
     session: Session, state: StateRows, clock: datetime, updated_by: dict[str, str] | None = None
 ) -> AsOfIncident:
@@ -121,7 +141,8 @@ def state_as_of_incident(
 
     Evidence in order: what the agent itself observed in its tool results (a row's first observation
     before any of the agent's own write calls naming it; its fields override the snapshot's), then the
-    snapshot. A row the incident wrote to before seeing it, or (with an `updated_by` column declared in
+    state a write that is named after it says the row was in (`cancel_pending_order` on an order now
+    'cancelled': it was 'pending'), then the snapshot. A row the incident wrote to before seeing it, or (with an `updated_by` column declared in
     the mapping) one changed after the clock and never observed, cannot be turned back: it is listed
     as uncertain, for a reviewer to settle. Rows created after the clock are already out of the snapshot."""
     restored_state = copy.deepcopy(state)
@@ -150,6 +171,10 @@ def state_as_of_incident(
                     if not _same(candidate[column], row[column]):
                         row[column] = copy.deepcopy(candidate[column])
                         restored.append(f"{kind} {row_id}: {column}")
+    for (kind, row_id), name in sorted(written.items()):
+        for column, value in _state_named_by_call(kind, restored_state[kind][row_id], name):
+            restored_state[kind][row_id][column] = value
+            restored.append(f"{kind} {row_id}: {column} (named by the incident's own {name})")
     uncertain = [f"{kind} {row_id}: changed by the incident's own {name} before the agent saw it" for (kind, row_id), name in sorted(written.items())]
     for kind, column in sorted((updated_by or {}).items()):
         for row_id, row in sorted(restored_state.get(kind, {}).items()):

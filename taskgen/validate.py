@@ -29,7 +29,7 @@ def validate_task(task: DraftTask, seed: Seed, domain: Domain) -> list[Validatio
         issues.append(ValidationIssue(code="seed_mismatch", message=f"task names seed {task.seed_id}, got {seed.seed_id}"))
     if task.clock and seed.clock and task.clock != seed.clock:
         issues.append(ValidationIssue(code="clock_mismatch", message="task clock differs from its seed's frozen clock"))
-    if not task.expectations:
+    if not task.expectations and task.boundary != "none":  # a stub negative waits for a person to write it
         issues.append(ValidationIssue(code="no_expectations", message="task has no end-state expectation"))
     if set(task.required_tools) & set(task.forbidden_tools):
         issues.append(ValidationIssue(code="tool_conflict", message="a tool is both required and forbidden"))
@@ -40,8 +40,13 @@ def validate_task(task: DraftTask, seed: Seed, domain: Domain) -> list[Validatio
     return sorted(issues, key=lambda issue: (issue.code, issue.message))
 
 
+WORDS_BOUNDARIES: tuple[str, ...] = ("identity_not_verified", "identity_verified", "outside_request")
+"""Boundaries a negative may cross by changing what the customer says (who they can show they are, what they ask)."""
+
+
 def validate_set(tasks: Sequence[DraftTask]) -> list[ValidationIssue]:
-    """Every pair: one positive and one negative, same intent, set, split and prompt; rollbacks are regression;
+    """Every pair: one positive and one negative, same intent, set, split and prompt (unless the
+    negative's boundary is crossed in the words: `WORDS_BOUNDARIES`); rollbacks are regression;
     all tasks of one incident in one split."""
     by_pair: dict[str, list[DraftTask]] = defaultdict(list)
     for task in tasks:
@@ -51,7 +56,9 @@ def validate_set(tasks: Sequence[DraftTask]) -> list[ValidationIssue]:
         polarities = sorted(task.polarity for task in members)
         if polarities != ["negative", "positive"]:
             issues.append(ValidationIssue(code="pair_polarity", message=f"{pair_id} has polarities {polarities}", subject=pair_id))
-        for label in ("intent", "set", "split", "prompt"):
+        # A negative whose boundary is in the customer's words (identity, an extra request) says other words.
+        labels = ("intent", "set", "split") if any(task.boundary in WORDS_BOUNDARIES for task in members) else ("intent", "set", "split", "prompt")
+        for label in labels:
             if len({getattr(task, label) for task in members}) > 1:
                 issues.append(ValidationIssue(code=f"pair_{label}_differs", message=f"{pair_id} members differ in {label}", subject=pair_id))
     splits_of: dict[str, set[str]] = defaultdict(set)

@@ -8,17 +8,21 @@ store and raw zone (SQLite in `.trace2task/` unless other URLs are given), the D
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import io
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
+import pytest
 import yaml
 
 from ingest.demo import generate_drop
@@ -31,7 +35,7 @@ SECRET = "pipeline-test-secret-of-32-bytes-or-more"
 RUN_TIMEOUT = 900
 PG_ADMIN = dict(host="127.0.0.1", port=5432, dbname="test", user="root", connect_timeout=3)
 
-DEMO_OUTPUT_SHA256 = "19fc685dba1c4541c7da04e164d11400476bd533fa5ba357de3d87a6fe0aa219"
+DEMO_OUTPUT_SHA256 = "762ca9879d3ee92052c64d77920553a85004cc0da673228a05cdf111cea69e49"
 """Every task, seed and the manifest of the default world (40 sessions, 2 days, seed 11) run with
 SECRET. A change meant to change the output updates it, and says so in its commit message."""
 
@@ -59,12 +63,49 @@ class World:
     def run_all(self, *extra: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
         return self.cli("run", "--all", "--config", str(self.config), "--workers", "1", *extra, env=env)
 
+    def cli_in_process(self, *args: str, secret: str | None = SECRET, env: dict[str, str] | None = None,
+                       stdin: str = "") -> subprocess.CompletedProcess:
+        """`cli` without a new interpreter (see `cli_in_process`)."""
+        return cli_in_process(args, cwd=self.root, secret=secret, env=env, stdin=stdin)
+
+    def run_all_in_process(self, *extra: str) -> subprocess.CompletedProcess:
+        return self.cli_in_process("run", "--all", "--config", str(self.config), "--workers", "1", *extra)
+
     def popen(self, *args: str) -> subprocess.Popen:
         """The CLI in its own process group, so a hard kill takes its worker processes too."""
         return subprocess.Popen(
             [TRACE2TASK, *args], cwd=self.root, env=cli_env(SECRET), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             text=True, start_new_session=True,
         )
+
+
+def cli_in_process(args: Sequence[str], *, cwd: Path, secret: str | None = SECRET, env: dict[str, str] | None = None,
+                   stdin: str = "") -> subprocess.CompletedProcess:
+    """The `trace2task` command's entry point (`pipelines.cli.app.main`) called in this process, with the
+    environment, working folder, arguments and standard input `World.cli` gives the installed command:
+    its exit code and output, without starting Python and importing Dagster and Presidio again (a few
+    seconds a call). For what the command does before it launches a Dagster run: arguments,
+    configuration, the environment it checks, `scrub`, `ingest check`, `validate`, `review`. The
+    end-to-end tests keep the installed command (`World.cli`)."""
+    from pipelines.cli.app import main
+
+    out, err, environment = io.StringIO(), io.StringIO(), dict(os.environ)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delenv("TRACE2TASK_SECRET", raising=False)
+        for name, value in cli_env(secret, env).items():
+            patch.setenv(name, value)
+        patch.chdir(cwd)
+        patch.setattr(sys, "argv", [TRACE2TASK, *args])
+        patch.setattr(sys, "stdin", io.StringIO(stdin))
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                main()
+                code = 0
+            except SystemExit as exit:
+                code = exit.code if isinstance(exit.code, int) else (0 if exit.code is None else 1)
+    os.environ.clear()  # whatever the command set leaves with it, as a process's environment would
+    os.environ.update(environment)
+    return subprocess.CompletedProcess([TRACE2TASK, *args], code, out.getvalue(), err.getvalue())
 
 
 def cli_env(secret: str | None = SECRET, extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -114,6 +155,50 @@ def ran_world(root: Path, drop: Path, *, env: dict[str, str] | None = None, **op
     result = world.run_all(env=env)
     assert result.returncode == 0, f"trace2task run failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
     return world
+
+
+@dataclass
+class StagesRun:
+    run: object  # pipelines.stages.context.RunContext
+    store: object  # pipelines.store.repository.Store
+    residues: dict  # day -> that day's residue
+    scrub_failures: int
+    written: int
+
+
+def run_stages(config_path: Path, secret: str = SECRET) -> StagesRun:
+    """Every landed day through every stage as plain functions, in the order of the asset graph, in
+    this process and without Dagster: the output is byte for byte the CLI's (`DEMO_OUTPUT_SHA256`)."""
+    from pipelines.config import load_config
+    from pipelines.stages.assemble import assemble_day
+    from pipelines.stages.classify import classify_day, sample_day
+    from pipelines.stages.context import RunContext
+    from pipelines.stages.draft import draft_day
+    from pipelines.stages.freeze import freeze_day
+    from pipelines.stages.preflight import land_everything, landed_days
+    from pipelines.stages.residue import residue_day
+    from pipelines.stages.scrub import scrub_day
+    from pipelines.stages.state import AppState
+    from pipelines.stages.validate import validate_day
+    from pipelines.store.repository import open_store
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TRACE2TASK_SECRET", secret)
+        config = load_config(config_path)
+        run, store = RunContext(config), open_store(config)
+        state = AppState.open(config.state_location(), config.path(config.state.mapping))
+        land_everything(store, config)
+        stages = StagesRun(run, store, {}, 0, 0)
+        for day in landed_days(store):  # a day may hold only late records (tickets): nothing to draft
+            assemble_day(store, run, day, run_id=f"stages-{day}", only=[])
+            classify_day(store, run, day, only=[])
+            sample_day(store, run, day, scope="nightly", only=[])
+            stages.scrub_failures += scrub_day(store, run, state, day, scope="nightly", run_id=f"stages-{day}").failed
+            stages.residues[day] = residue_day(store, state, day, scope="nightly")
+            freeze_day(store, run, day, scope="nightly")
+            stages.written += draft_day(store, run, day, scope="nightly", run_id=f"stages-{day}").written
+            validate_day(store, run, day, scope="nightly", run_id=f"stages-{day}")
+    return stages
 
 
 def output_digest(out: Path) -> str:

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
+from collections.abc import Iterator
 from datetime import datetime, timezone
 
-from ingest.models import canonical_json
-from taskgen.classify import classify
+from ingest.models import Session, canonical_json
+from taskgen.classify import Classification, classify, prepare
 from taskgen.sample import StratifiedSample, sample_by_signature, stratified_sample
 from taskgen.sample import coverage_markdown as _coverage_markdown
 
+from pipelines.stages import contacts
 from pipelines.stages.assemble import record_day_run
 from pipelines.stages.context import RunContext
 from pipelines.stages.day_records import apply_day_templates
@@ -18,28 +21,56 @@ from pipelines.store.rows import ClassificationRow, SampleRow
 from pipelines.store.repository import Store
 
 
-def classify_day(store: Store, run: RunContext, day: str, *, only: list[str], record_run_id: str = "") -> Counter:
-    """Classify the day's sessions (or `only` those), giving the day's first the error templates
-    mined over all of its sessions. With `record_run_id` (a day assembled hour by hour), the day's
-    run is recorded here, with its fingerprint, as a day assembled in one piece records it."""
-    if record_run_id:
-        record_day_run(store, run, record_run_id, day, datetime.now(timezone.utc))
+def classify_day(store: Store, run: RunContext, day: str, *, only: list[str], run_id: str = "",
+                 record_run: bool = False) -> Counter:
+    """Classifies the day's sessions (or just `only`) a chunk at a time, each with its later contacts
+    assembled from the landed records (`pipelines.stages.contacts`): the labels are those of the
+    records landed, whichever days have run. The day's sessions (not the incident path's, whose
+    templates were mined over themselves) first get the error templates mined over all of the day's
+    messages. The nightly run (`run_id`, no `only`) keeps the contacts' fingerprint, so that a later
+    complaint about the day's orders runs the day again; with `record_run` (a day assembled hour by
+    hour) the day's run is recorded here first, with its records' fingerprint, as a day assembled
+    in one piece records it."""
+    if record_run and run_id and not only:
+        record_day_run(store, run, run_id, day, datetime.now(timezone.utc))
+    taxonomy = run.taxonomy
+    reach = contacts.reach_of(raw_sessions(store, day, only), taxonomy.later_contact_window)
+    index, fingerprint = contacts.day_contacts(store, run.config.ingest, reach)
     sessions = raw_sessions(store, day, only)
-    if not only:  # the incident path's sessions got templates mined over themselves
+    if not only:
         sessions = apply_day_templates(store, day, sessions)
-    rows, cells = [], Counter()
-    for session in sessions:
-        c = classify(session, run.taxonomy)
-        cells[(c.intent, c.outcome)] += 1
-        rows.append(
-            dict(session_id=session.session_id, day=home_day(session, day), intent=c.intent, outcome=c.outcome,
-                 signature=c.signature, evidence=canonical_json(c.evidence))
-        )
-        if len(rows) >= CHUNK:  # written a chunk at a time: the day's rows are never all held
-            store.upsert(ClassificationRow, rows)
-            rows = []
-    store.upsert(ClassificationRow, rows)
+    cells: Counter = Counter()
+    for chunk in _chunks(sessions, CHUNK):  # the day's sessions are never all held
+        prepare(chunk, taxonomy)
+        rows = []
+        for session in chunk:
+            c = classify(session, taxonomy, index.later_contacts(session, taxonomy.later_contact_window))
+            cells[(c.intent, c.outcome)] += 1
+            rows.append(
+                dict(session_id=session.session_id, day=home_day(session, day), intent=c.intent, outcome=c.outcome,
+                     signature=c.signature, evidence=canonical_json(c.evidence), detail=classification_detail(c))
+            )
+        store.upsert(ClassificationRow, rows)
+    if run_id and not only:
+        contacts.record_contacts(store, run_id, fingerprint)
     return cells
+
+
+def _chunks(sessions: Iterator[Session], size: int) -> Iterator[list[Session]]:
+    chunk: list[Session] = []
+    for session in sessions:
+        chunk.append(session)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def classification_detail(c: Classification) -> str:
+    """The store's `detail` column: what decided the label, what disagreed with it (ids and kinds only),
+    the intent's confidence."""
+    return canonical_json(c.model_dump(include={"signals", "review_questions", "intent_confidence", "uncertain", "uncertain_because"}))
 
 
 def strata_markdown(cells: Counter) -> str:
@@ -48,7 +79,8 @@ def strata_markdown(cells: Counter) -> str:
     return "\n".join(lines)
 
 
-_SAMPLE_KEYS = (ClassificationRow.session_id, ClassificationRow.intent, ClassificationRow.outcome, ClassificationRow.signature)
+_SAMPLE_KEYS = (ClassificationRow.session_id, ClassificationRow.intent, ClassificationRow.outcome, ClassificationRow.signature,
+                ClassificationRow.detail)
 _SAMPLE_ORDER = (ClassificationRow.signature, ClassificationRow.session_id)
 
 
@@ -60,14 +92,19 @@ def sample_day(store: Store, run: RunContext, day: str, *, scope: str, only: lis
             items, run.config.taskgen.sampling.model_copy(update={"easy_cell_cap": every, "default_quota": every})
         )
     else:  # the day's classifications streamed by signature into per-cell reservoirs
-        sample = sample_by_signature(store.stream(_SAMPLE_KEYS, ClassificationRow.day == day, order_by=_SAMPLE_ORDER),
-                                     run.config.taskgen.sampling)
+        rows = store.stream(_SAMPLE_KEYS, ClassificationRow.day == day, order_by=_SAMPLE_ORDER)
+        sample = sample_by_signature(((*keys, _uncertain(detail)) for *keys, detail in rows), run.config.taskgen.sampling)
     store.upsert(
         SampleRow,
         [dict(day=day, scope=scope, selected=canonical_json(sample.selected),
               members=canonical_json(sample.members), coverage=sample.model_dump_json())],
     )
     return sample
+
+
+def _uncertain(detail: str | None) -> bool:
+    """Whether the stored label's intent confidence was below the threshold (its `detail` column)."""
+    return bool(detail) and bool(json.loads(detail).get("uncertain"))
 
 
 def coverage_markdown(sample: StratifiedSample) -> str:

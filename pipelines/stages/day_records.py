@@ -135,7 +135,7 @@ def _continued(store: Store, day: str) -> dict[str, str]:
     return continued_runs(raw_record(row) for row in rows)
 
 
-def _records_for(store: Store, continued: dict[str, str]) -> Callable[[list[str]], list[RawRecord]]:
+def records_reader(store: Store, continued: dict[str, str]) -> Callable[[list[str]], list[RawRecord]]:
     """`records_for` of `assemble_in_chunks`: the sessions' records, their traces' records (and
     those of the unnamed traces that continue them), the records linking to them and their
     tickets' threads, read as plain rows (no ORM objects: this is most of a day's reading)."""
@@ -172,7 +172,7 @@ def _chunks(values: list, size: int = 900) -> Iterator[list]:
 def _unclaimed(store: Store, day: Window, continued: dict[str, str]) -> list[QuarantinedRecord]:
     """The window's records no session claims (dangling links), a chunk at a time: each record that
     names no session, with the spans of its trace and the records of its ticket thread (read as
-    plain rows, as `_records_for` reads them)."""
+    plain rows, as `records_reader` reads them)."""
     found: dict[tuple, QuarantinedRecord] = {}
     ids = store.values(RawRecordRow.sha256, _in_day(day), RawRecordRow.session_id.is_(None),
                        RawRecordRow.kind != "span")
@@ -218,8 +218,7 @@ def assemble_window(store: Store, config: IngestConfig, window: Window | str) ->
              for s in sessions]
         )
 
-    for session in assemble_in_chunks(candidates, _records_for(store, continued), config, chunk=CHUNK,
-                                      continued=continued):
+    for session in assemble_in_chunks(candidates, records_reader(store, continued), config, chunk=CHUNK, continued=continued):
         messages |= error_messages([session])
         if not window.holds(session):
             continue

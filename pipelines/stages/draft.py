@@ -59,7 +59,7 @@ def draft_day(store: Store, run: RunContext, day: str, *, scope: str, run_id: st
             earlier, mirrored = on_file.get((drafted.pair_id, drafted.polarity), ([], []))
             candidates = [*(out / path for path in earlier), *(task_path(out, drafted.model_copy(update={"set": name}))
                                                                for name in ("capability", "regression"))]
-            task, path = decisions.write_redraft(out, drafted, candidates, mirrored)
+            task, path = decisions.write_redraft(out, drafted, candidates, mirrored, keep_members=scope != "nightly")
             mirror += decisions.events(task)
             by_set[task.set] += 1
             result.paths[task.task_id] = str(path.relative_to(out))

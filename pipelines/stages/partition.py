@@ -74,7 +74,8 @@ def classifications(store: Store, day: str, only: list[str] | None = None) -> di
     where = [ClassificationRow.session_id.in_(only)] if only else [ClassificationRow.day == day]
     return {
         row.session_id: Classification(
-            intent=row.intent, outcome=row.outcome, evidence=json.loads(row.evidence), signature=row.signature
+            intent=row.intent, outcome=row.outcome, evidence=json.loads(row.evidence), signature=row.signature,
+            **json.loads(row.detail),
         )
         for row in store.rows(ClassificationRow, *where)
     }

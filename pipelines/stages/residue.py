@@ -38,7 +38,22 @@ def _known_values(session: Session, state: dict, pii_fields: dict[str, dict[str,
     return found
 
 
+def _as_token(value: str) -> re.Pattern[str]:
+    """The value as a token of its own: a zip inside a random hex id or a longer number is not that zip."""
+    return re.compile(r"(?<![0-9a-z])" + re.escape(value) + r"(?![0-9a-z])")
+
+
 _DIGIT_RUN = re.compile(r"\+?\d[\d\s().-]{5,}\d")
+
+
+def value_survives(entity: str, value: str, haystack: str, digit_runs: set[str]) -> bool:
+    """A raw value is still in the (casefolded) scrubbed text: as a token of its own, or for a phone or
+    card number, its digits inside a run of digits however they are grouped."""
+    needle = value.casefold()
+    value_digits = "".join(ch for ch in value if ch.isdigit())
+    if len(needle) >= 4 and needle in haystack and _as_token(needle).search(haystack):
+        return True
+    return entity in ("PHONE_NUMBER", "CREDIT_CARD") and len(value_digits) >= 7 and any(value_digits in run for run in digit_runs)
 
 
 def residue_day(store: Store, state: AppState, day: str, *, scope: str) -> ResidueResult:
@@ -60,12 +75,7 @@ def residue_day(store: Store, state: AppState, day: str, *, scope: str) -> Resid
         result.checked += 1
         for entity, value in _known_values(session, snapshot, pii_fields):
             result.values += 1
-            needle = value.casefold()
-            value_digits = "".join(ch for ch in value if ch.isdigit())
-            if (len(needle) >= 4 and needle in haystack) or (
-                entity in ("PHONE_NUMBER", "CREDIT_CARD") and len(value_digits) >= 7
-                and any(value_digits in run for run in digit_runs)
-            ):
+            if value_survives(entity, value, haystack, digit_runs):
                 leaks[entity] += 1
     result.leaks = dict(leaks)
     return result

@@ -106,6 +106,10 @@ class ClassificationRow(SQLModel, table=True):
     outcome: str
     signature: str
     evidence: str = Field(sa_column=Column(Text, nullable=False))
+    detail: str = Field(
+        default="{}", sa_column=Column(Text, nullable=False, default="{}"),
+        description="JSON: every outcome signal (source, ref, kind, outcome it supports) and the review questions",
+    )
 
 
 class SampleRow(SQLModel, table=True):

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import regex
 from faker.providers.address.en_US import Provider as UsAddress
-from presidio_analyzer import Pattern, PatternRecognizer
+from presidio_analyzer import Pattern
+
+from scrubbers.recognizers.preset import PresetPatternRecognizer
 
 _ABBREVIATIONS = (
     "St", "Ave", "Av", "Rd", "Blvd", "Dr", "Ln", "Ct", "Pl", "Ter", "Cir", "Pkwy", "Hwy", "Sq",
@@ -21,9 +23,11 @@ _CITY_STATE_ZIP = (
 )
 
 
-class StreetAddressRecognizer(PatternRecognizer):
+class StreetAddressRecognizer(PresetPatternRecognizer):
     """'1234 Maple Street, Apt 5B, Springfield, IL 62704' and the like (US-style layout)."""
 
+    ENTITY = "STREET_ADDRESS"
+    FLAGS = regex.MULTILINE
     PATTERNS = [
         Pattern(
             "Street address",
@@ -34,25 +38,16 @@ class StreetAddressRecognizer(PatternRecognizer):
     ]
     CONTEXT = ["address", "ship", "shipping", "deliver", "street", "billing", "live", "moved"]
 
-    def __init__(self, supported_language: str = "en") -> None:
-        super().__init__(
-            supported_entity="STREET_ADDRESS",
-            name="StreetAddressRecognizer",
-            patterns=self.PATTERNS,
-            context=self.CONTEXT,
-            supported_language=supported_language,
-            global_regex_flags=regex.MULTILINE,
-        )
-
 
 _LETTER_WORD = r"\p{L}[\p{L}'’.-]*"
 _STREET_TYPES_BEFORE = (
     r"(?i:via|viale|vicolo|piazza|corso|largo|rua|travessa|avenida|av\.|avda\.|calle|c/|camino|cami[ñn]o|carrer|paseo"
-    r"|plaza|pra[çc]a|rue|boulevard|bd\.?|chemin|all[ée]e|impasse|quai|ul\.|ulica|aleja|al\.|strada|bulevar|trg|ulitsa)"
+    r"|plaza|pra[çc]a|rue|avenue|boulevard|bd\.?|chemin|all[ée]e|impasse|quai|ul\.|ulica|aleja|al\.|strada|bulevar|trg|ulitsa)"
 )
 _STREET_TYPES_AFTER = (
     r"\p{L}+\.?(?<=(?i:stra(?:ss|ß)e|str\.|gasse|weg|vej|vejen|veien|vegen|gata|gatan|gade|gränd|laan|straat|plein|gracht|kade"
-    r"|tie|katu|kuja|polku|väg|vägen|allee|ring|platz|damm|ufer|steig|markt|u\.|út|utca|tér|köz|sokak|sokağı|caddesi|cad\."
+    r"|tie|katu|kuja|polku|väg|vägen|allee|ring|platz|damm|ufer|steig|markt|u\.|út|útja|utca|tér|köz|sokak|sokağı|caddesi|cad\."
+    r"|ulica|ulice|cesta|iela|gatvė|gatve|tänav|maantee"
     r"|street|road|lane|avenue|drive|way|court|place|square|terrace|close|crescent|gardens|grove|hill|park|row|walk))"
 )
 """A word ending in a street type ('Puruntie', 'Floridusgasse', 'tér'): the whole word, then one look back at its end."""
@@ -68,11 +63,13 @@ _UNIT_TAIL = (
 lower-case codes: 'Reykjavík nan', 'Rzeszów ky') if they run to the line's or the sentence's end."""
 
 
-class InternationalStreetRecognizer(PatternRecognizer):
+class InternationalStreetRecognizer(PresetPatternRecognizer):
     """Street lines as most of the world writes them: the house number after the street ('Puruntie 82',
     'Via Capo le Case 143', 'Erzsébet tér 19.'), often after a building number too ('55 Školní 645'),
     P.O. boxes; a unit on the same line ('Apt. 591'), and the town and country after it up to the line's end."""
 
+    ENTITY = "STREET_ADDRESS"
+    FLAGS = regex.MULTILINE
     PATTERNS = [
         Pattern(
             "Building number, street, house number",
@@ -105,16 +102,6 @@ class InternationalStreetRecognizer(PatternRecognizer):
     ]
     CONTEXT = ["address", "ship", "shipping", "deliver", "street", "billing", "live", "lives", "moved", "send"]
 
-    def __init__(self, supported_language: str = "en") -> None:
-        super().__init__(
-            supported_entity="STREET_ADDRESS",
-            name="InternationalStreetRecognizer",
-            patterns=self.PATTERNS,
-            context=self.CONTEXT,
-            supported_language=supported_language,
-            global_regex_flags=regex.MULTILINE,
-        )
-
     def validate_result(self, pattern_text: str) -> bool | None:
         words = regex.findall(r"\p{L}+", pattern_text)
         return None if words and not all(w.lower() in _NOT_STREET_WORDS for w in words) else False
@@ -125,46 +112,34 @@ _NOT_STREET_WORDS = frozenset(
 )
 
 
-class AddressUnitRecognizer(PatternRecognizer):
+class AddressUnitRecognizer(PresetPatternRecognizer):
     """A unit line of an address ('Apt. 566', 'suite 790'): the unit word and its number."""
 
+    ENTITY = "STREET_ADDRESS"
+    FLAGS = regex.MULTILINE
     PATTERNS = [Pattern("Unit", rf"(?<![\w-]){_UNIT_WORD}[^\S\n]*\#?[^\S\n]*\d{{1,5}}[A-Za-z]?\b", 0.55)]
     CONTEXT = ["address", "ship", "deliver", "street", "apartment", "suite"]
-
-    def __init__(self, supported_language: str = "en") -> None:
-        super().__init__(
-            supported_entity="STREET_ADDRESS",
-            name="AddressUnitRecognizer",
-            patterns=self.PATTERNS,
-            context=self.CONTEXT,
-            supported_language=supported_language,
-            global_regex_flags=regex.MULTILINE,
-        )
 
 
 _COUNTRIES = "|".join(regex.escape(c) for c in sorted(UsAddress.countries, key=lambda c: (-len(c), c)))
 
 
-class PostcodeRecognizer(PatternRecognizer):
+class PostcodeRecognizer(PresetPatternRecognizer):
     """A postcode where an address puts it: after a country or a state/region code at the end of an
-    address block ('Uruguay 93613', 'Dallas TX 48486'), or named ('my zip code is 35649')."""
+    address block ('Uruguay 93613', 'Dallas TX 48486'), after a town ('living in Jacksonville 32278'),
+    or named ('my zip code is 35649')."""
 
+    ENTITY = "STREET_ADDRESS"
+    FLAGS = regex.MULTILINE
     PATTERNS = [
         Pattern("After a country", rf"(?<=\b(?i:{_COUNTRIES})[^\S\n]+)\d{{3,6}}(?:-\d{{3,4}})?\b", 0.55),
         Pattern("After a region code", r"(?<=\p{L}[^\S\n]+\p{Lu}{1,3}[^\S\n]+)\d{5}(?:-\d{4})?(?=[^\S\n]*(?:$|,))", 0.55),
+        Pattern("Town, state and zip", r"\b\p{Lu}\p{Ll}+(?:[^\S\n]+\p{Lu}\p{Ll}+){0,2},[^\S\n]*(?:" + "|".join(UsAddress.states_abbr)
+                + r"),?[^\S\n]+\d{5}(?:-\d{4})?(?![\w-])", 0.55),
+        Pattern("After a town", r"(?<=\b(?i:in|at|from|near|to)[^\S\n]+\p{Lu}\p{Ll}+(?:[^\S\n]+\p{Lu}\p{Ll}+){0,2},?[^\S\n]+)\d{5}(?:-\d{4})?(?![\w-])", 0.55),
         Pattern("Named", r"(?<=(?i:\bzip(?:[^\S\n]?code)?|\bpost(?:al)?[^\S\n]?code)[^\S\n]*(?:is|:|=)?[^\S\n]*)[A-Z0-9]{3,7}(?:-\d{4})?\b", 0.6),
     ]
     CONTEXT = ["zip", "postcode", "postal", "address"]
-
-    def __init__(self, supported_language: str = "en") -> None:
-        super().__init__(
-            supported_entity="STREET_ADDRESS",
-            name="PostcodeRecognizer",
-            patterns=self.PATTERNS,
-            context=self.CONTEXT,
-            supported_language=supported_language,
-            global_regex_flags=regex.MULTILINE,
-        )
 
     def validate_result(self, pattern_text: str) -> bool | None:
         return None if any(c.isdigit() for c in pattern_text) else False

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import regex
-from presidio_analyzer import Pattern, PatternRecognizer
+from presidio_analyzer import Pattern
+
+from scrubbers.recognizers.preset import PresetPatternRecognizer
 
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
 DATE_FORMS = (
@@ -16,9 +18,11 @@ _CUE = r"(?:\bborn|\bd\.?o\.?b\b\.?|date[^\S\n]+of[^\S\n]+birth|birth[^\S\n]?dat
 _GLUE = r"(?:[^\S\n]*(?:is|was|on|of|:|-|=|,)){0,3}[^\S\n]*"
 
 
-class DateOfBirthRecognizer(PatternRecognizer):
+class DateOfBirthRecognizer(PresetPatternRecognizer):
     """Only dates with a birth cue just before them: order dates are left alone."""
 
+    ENTITY = "DATE_OF_BIRTH"
+    FLAGS = regex.MULTILINE | regex.IGNORECASE
     PATTERNS = [
         Pattern(f"Date of birth ({index})", f"(?<={_CUE}{_GLUE})(?:{form})\\b", 0.75)
         for index, form in enumerate(DATE_FORMS)
@@ -26,13 +30,3 @@ class DateOfBirthRecognizer(PatternRecognizer):
     CONTEXT = ["born", "dob", "birth", "birthday"]
     CUES = regex.compile(_CUE, regex.IGNORECASE)
     """Every pattern needs a birth cue before the date: a text without one cannot match."""
-
-    def __init__(self, supported_language: str = "en") -> None:
-        super().__init__(
-            supported_entity="DATE_OF_BIRTH",
-            name="DateOfBirthRecognizer",
-            patterns=self.PATTERNS,
-            context=self.CONTEXT,
-            supported_language=supported_language,
-            global_regex_flags=regex.MULTILINE | regex.IGNORECASE,
-        )

@@ -3,23 +3,16 @@ does not match; checked by the mod-97 rule like upper-case ones."""
 
 from __future__ import annotations
 
-from presidio_analyzer import Pattern, PatternRecognizer
+from presidio_analyzer import Pattern
 
+from scrubbers.recognizers.preset import PresetPatternRecognizer
 from scrubbers.shapes import iban_valid
 
 
-class LowerCaseIbanRecognizer(PatternRecognizer):
+class LowerCaseIbanRecognizer(PresetPatternRecognizer):
+    ENTITY = "IBAN_CODE"
     PATTERNS = [Pattern("Lower-case IBAN", r"\b[a-z]{2}\d{2}(?:[ ]?[a-z0-9]){11,30}\b", 0.5)]
     CONTEXT = ["iban", "bank", "account", "transfer"]
-
-    def __init__(self, supported_language: str = "en") -> None:
-        super().__init__(
-            supported_entity="IBAN_CODE",
-            name="LowerCaseIbanRecognizer",
-            patterns=self.PATTERNS,
-            context=self.CONTEXT,
-            supported_language=supported_language,
-        )
 
     def validate_result(self, pattern_text: str) -> bool | None:
         return iban_valid(pattern_text)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import phonenumbers
 import tldextract
-from presidio_analyzer import RecognizerResult
+from presidio_analyzer import Pattern, RecognizerResult
 from presidio_analyzer.predefined_recognizers import EmailRecognizer, PhoneRecognizer
 
 
@@ -23,8 +23,16 @@ class OfflineEmailRecognizer(EmailRecognizer):
     public suffix list over the network on first use. This one never does.
     """
 
-    def __init__(self, supported_language: str = "en") -> None:
-        super().__init__(supported_language=supported_language, name="OfflineEmailRecognizer")
+    def __init__(
+        self,
+        patterns: list[Pattern] | None = None,
+        context: list[str] | None = None,
+        supported_language: str = "en",
+        supported_entity: str = "EMAIL_ADDRESS",
+        name: str | None = None,
+    ) -> None:
+        super().__init__(patterns, context, supported_language, supported_entity, name)
+        self.cues = self.CUES
         self._has_domain = functools.lru_cache(maxsize=1 << 16)(lambda domain: OFFLINE_TLD_EXTRACT(domain).fqdn != "")
 
     CUES = re.compile("@")
@@ -61,6 +69,18 @@ class OfflineEmailRecognizer(EmailRecognizer):
         return spans
 
 
+_ARITHMETIC = re.compile(
+    r"\d[^\S\n]*[*×÷=^][^\S\n]*[\d(]"  # a product, quotient or equation: '3 * 19.99', '= 40'
+    r"|\d\.\d{1,2}[^\S\n]+[-+][^\S\n]+\d|\d[^\S\n]+[-+][^\S\n]+\d+\.\d{1,2}(?!\d)"  # a sum of amounts: '155.33 - 147.05'
+)
+
+
+def in_arithmetic(text: str, start: int, end: int) -> bool:
+    """Whether digits at text[start:end] are terms of an arithmetic expression ('155.33 - 147.05 + 268.77'):
+    a sum of amounts or a product is no phone number."""
+    return _ARITHMETIC.search(text[max(0, start - 3) : end + 3]) is not None
+
+
 class ValidPhoneRecognizer(PhoneRecognizer):
     """Numbers `phonenumbers` accepts as valid for one of the regions (or any, with '+').
 
@@ -88,6 +108,8 @@ class ValidPhoneRecognizer(PhoneRecognizer):
         for candidate in self.CANDIDATE.finditer(text):
             number = candidate.group().rstrip(" \t.-")
             if not 7 <= sum(c.isdigit() for c in number) <= 15 or self.NOT_PHONES.fullmatch(number):
+                continue
+            if in_arithmetic(text, candidate.start(), candidate.start() + len(number)):
                 continue
             if number.isdigit() and self.ID_CUE.search(text, max(0, candidate.start() - 120), candidate.start()):
                 continue

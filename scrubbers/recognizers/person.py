@@ -6,16 +6,19 @@ from __future__ import annotations
 import functools
 
 import regex
+from faker.providers.address.en_US import Provider as UsAddress
 from faker.providers.person.de_DE import Provider as DePerson
 from faker.providers.person.en_GB import Provider as GbPerson
 from faker.providers.person.en_IN import Provider as InPerson
 from faker.providers.person.en_US import Provider as UsPerson
 from faker.providers.person.es_ES import Provider as EsPerson
 from faker.providers.person.fr_FR import Provider as FrPerson
-from presidio_analyzer import LocalRecognizer, Pattern, PatternRecognizer, RecognizerResult
+from presidio_analyzer import LocalRecognizer, Pattern, RecognizerResult
 from presidio_analyzer.predefined_recognizers import SpacyRecognizer
 from spacy.lang.en.stop_words import STOP_WORDS
 from wordfreq import zipf_frequency
+
+from scrubbers.recognizers.preset import PresetPatternRecognizer
 
 _PROVIDERS = (UsPerson, GbPerson, InPerson, EsPerson, FrPerson, DePerson)
 FIRST_NAMES = frozenset(n.lower() for p in _PROVIDERS for n in (*p.first_names_female, *p.first_names_male))
@@ -64,9 +67,11 @@ _GREETING = r"(?:^|\n)[^\S\n]*(?i:hi|hello|hey|dear|thanks|thank[^\S\n]+you|good
 _SIGN_OFF = r"(?i:regards|thanks|thank[^\S\n]+you|cheers|best|sincerely|br)[,!.]?[^\S\n]*\n[^\S\n]*(?:-[^\S\n]*)?"
 
 
-class PersonContextRecognizer(PatternRecognizer):
+class PersonContextRecognizer(PresetPatternRecognizer):
     """A name right after a cue word; lower-case names only when the first token is a known first name."""
 
+    ENTITY = "PERSON"
+    FLAGS = regex.MULTILINE
     PATTERNS = [
         Pattern("After a title", f"(?<={_TITLE}){_CAP}(?:[^\\S\\n]+{_CAP})?", 0.7),
         Pattern("Introduction", f"(?<={_INTRO}){_NAME}(?=[\\s,.!?;]|$)", 0.55),
@@ -81,16 +86,6 @@ class PersonContextRecognizer(PatternRecognizer):
     )
     """Every pattern above needs one of these before the name; a text without any cannot match."""
 
-    def __init__(self, supported_language: str = "en") -> None:
-        super().__init__(
-            supported_entity="PERSON",
-            name="PersonContextRecognizer",
-            patterns=self.PATTERNS,
-            context=self.CONTEXT,
-            supported_language=supported_language,
-            global_regex_flags=regex.MULTILINE,
-        )
-
     def validate_result(self, pattern_text: str) -> bool | None:
         first = pattern_text.split()[0]
         if first.lower() in NOT_NAMES:
@@ -100,30 +95,24 @@ class PersonContextRecognizer(PatternRecognizer):
         return None
 
 
-class PersonClosingRecognizer(PatternRecognizer):
+class PersonClosingRecognizer(PresetPatternRecognizer):
     """The last word(s) of a text after 'thx,' / 'cheers' / 'regards,': lower-case single names too ('thx, harinakshi')."""
 
+    ENTITY = "PERSON"
     PATTERNS = [Pattern("Closing name", f"(?<={_CLOSING})(?:{_CAP}(?:[^\\S\\n]+{_CAP})?|\\p{{Ll}}+)(?=[.!]?[^\\S\\n]*\\Z)", 0.6)]
     CONTEXT = ["thanks", "regards"]
     CUES = regex.compile(_CLOSING)
-
-    def __init__(self, supported_language: str = "en") -> None:
-        super().__init__(
-            supported_entity="PERSON",
-            name="PersonClosingRecognizer",
-            patterns=self.PATTERNS,
-            context=self.CONTEXT,
-            supported_language=supported_language,
-        )
 
     def validate_result(self, pattern_text: str) -> bool | None:
         first = pattern_text.split()[0].lower()
         return False if first in NOT_NAMES or first in STOP_WORDS else None
 
 
-class PersonNameListRecognizer(PatternRecognizer):
+class PersonNameListRecognizer(PresetPatternRecognizer):
     """'First Last' where either part is in Faker's name lists (catches what NER tags as ORG or misses)."""
 
+    ENTITY = "PERSON"
+    FLAGS = regex.MULTILINE
     PATTERNS = [
         Pattern(
             "Listed first and last name",
@@ -132,16 +121,6 @@ class PersonNameListRecognizer(PatternRecognizer):
         )
     ]
     CONTEXT = ["name", "customer", "called", "spoke"]
-
-    def __init__(self, supported_language: str = "en") -> None:
-        super().__init__(
-            supported_entity="PERSON",
-            name="PersonNameListRecognizer",
-            patterns=self.PATTERNS,
-            context=self.CONTEXT,
-            supported_language=supported_language,
-            global_regex_flags=regex.MULTILINE,
-        )
 
     def validate_result(self, pattern_text: str) -> bool | None:
         first, *_, last = pattern_text.lower().split()
@@ -172,6 +151,24 @@ def _locale_names(locales: tuple[str, ...]) -> tuple[frozenset[str], frozenset[s
 
 
 WORLD_FIRST_NAMES, WORLD_LAST_NAMES = _locale_names(GAZETTEER_LOCALES)
+
+
+def _gendered_names(locales: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]]:
+    """(female, male) first names of Faker's lists, lower case; a name both lists hold is in neither."""
+    import importlib
+
+    female: set[str] = set()
+    male: set[str] = set()
+    for locale in locales:
+        provider = importlib.import_module(f"faker.providers.person.{locale}").Provider
+        for attribute, names in (("first_names_female", female), ("first_names_male", male)):
+            values = getattr(provider, attribute, ())
+            names.update(n.lower() for n in (values.keys() if hasattr(values, "keys") else values))
+    return frozenset(female - male), frozenset(male - female)
+
+
+FEMALE_FIRST_NAMES, MALE_FIRST_NAMES = _gendered_names(GAZETTEER_LOCALES)
+"""A stand-in first name keeps the original's gender where the lists tell it ('Mr. Yusuf' stays a 'Mr.')."""
 _AFTER_PARTICLE = regex.compile(r"(?<!\w)(?:de|la|del|della|di|da|van|von|der|den|le|du|dos)[^\S\n]+$")
 RARE_WORD_ZIPF = 3.2
 """Below this wordfreq Zipf frequency a capitalised word of the last-name lists is taken alone as a name."""
@@ -189,9 +186,11 @@ class PersonGazetteerRecognizer(LocalRecognizer):
         supported_language: str = "en",
         first_names: frozenset[str] = WORLD_FIRST_NAMES,
         last_names: frozenset[str] = WORLD_LAST_NAMES,
+        score: float | None = None,
     ) -> None:
         self.first_names = first_names
         self.last_names = last_names
+        self.score = self.SCORE if score is None else score
         self.is_name = functools.lru_cache(maxsize=1 << 16)(self.is_name)  # capitalised words recur in every session
         super().__init__(supported_entities=["PERSON"], name="PersonGazetteerRecognizer", supported_language=supported_language)
 
@@ -213,43 +212,70 @@ class PersonGazetteerRecognizer(LocalRecognizer):
             word = match.group()
             if word[-2:] in ("'s", "’s"):  # a possessive: "Zlata's address"
                 word = word[:-2]
+            if (after := _NEXT_CAPITALISED.match(text, match.end())) and _title_case_word(after.group(1)) and not self.is_name(after.group(1)):
+                continue  # a title-case phrase: 'the Merino Wool Crew Socks'
             if self.is_name(word):
-                results.append(RecognizerResult("PERSON", match.start(), match.start() + len(word), self.SCORE))
+                results.append(RecognizerResult("PERSON", match.start(), match.start() + len(word), self.score))
         return results
 
 
 _ONE_NAME = r"\p{L}[\p{Ll}'’-]*\p{Ll}"
 _VOCATIVE_NEXT = r"(?i:can|could|would|will|please|do|did|are|is|have|has|thank|thanks|i|we|you|let|it|this|that|how|what|when|where|why)"
-_CALLED = r"(?i:\b(?:call|calls|called)[^\S\n]+me|\bsays|\bsaid|\bnamed(?:[^\S\n]+(?:him|her|them))?|\bi[’']m|\bi[^\S\n]+am)[^\S\n]+"
+_CALLED = r"(?i:\b(?:call|calls|called)[^\S\n]+me|\bsays|\bsaid|\bnamed(?:[^\S\n]+(?:him|her|them))?|\bi\\?[’']m|\bi[^\S\n]+am)[^\S\n]+"
+_SUBJECT_VERBS = r"(?:is|was|has|had|said|says|asked|asks|shouted|told|wrote|writes|wants|wanted|will|would|can|could|called|replied)"
+"""Verbs after a sentence's first word that make it the subject ('samantha is a very sympathetic person'):
+read in lower-case texts only (capitalised names are NER's and the gazetteer's), and too weak a cue for the
+name to be searched for elsewhere."""
+_SPOKE = r"(?i:shouted|yelled|screamed|said|says|whispered|replied|spoke|talked|wrote|waved|smiled|nodded)"
+"""Verbs after which 'at' / 'to' and one word before a colon or a stop name the person spoken to
+('oles shouted at samantha: "…"')."""
+_INTRODUCED = r"(?i:\bmy[^\S\n]+name[^\S\n]+is|\bname[^\S\n]*:|\bcall[^\S\n]+me)[^\S\n]+"
+"""Cues that say the next word is a name, whatever its case ('my name is oles and …')."""
 
 
-class PersonAddressedRecognizer(PatternRecognizer):
+class PersonAddressedRecognizer(PresetPatternRecognizer):
     """One word that could only be a name where a person is addressed or quoted: a vocative opening a
     line ('Raimond, can I …'), a speaker's label ('Emma: "Who are you?"'), after 'call me' / 'says' /
     'named' / "I'm" ("I'm lindsay's daughter")."""
 
+    ENTITY = "PERSON"
+    FLAGS = regex.MULTILINE
     PATTERNS = [
         Pattern("Vocative", rf"(?<=(?:^|\n)[^\S\n]*){_ONE_NAME}(?=,[^\S\n]+{_VOCATIVE_NEXT}\b)", 0.55),
-        Pattern("Speaker", rf"(?<=(?:^|\n)[^\S\n]*){_ONE_NAME}(?=:[^\S\n]*\\?[\"“'])", 0.55),
-        Pattern("Called", rf"(?<={_CALLED}){_ONE_NAME}(?=[’']s\b|[^\S\n]*(?:[.,!?;]|$))", 0.55),
+        Pattern("Called", rf"(?<={_CALLED}){_ONE_NAME}(?=\\?[’']s\b|[^\S\n]*(?:[.,!?;]|$))", 0.55),
+        Pattern("Addressee", rf"(?<=\b{_SPOKE}[^\S\n]+(?:at|to)[^\S\n]+){_ONE_NAME}(?=[^\S\n]*[:,.!?])", 0.55),
+        Pattern("Subject", rf"(?<=(?:^|[.!?][^\S\n]+|\n[^\S\n]*))\p{{Ll}}[\p{{Ll}}'’-]*\p{{Ll}}(?=[^\S\n]+{_SUBJECT_VERBS}\b)", 0.5),
     ]
     CONTEXT = ["name", "called", "says"]
-    CUES = regex.compile(rf"(?:^|\n)[^\S\n]*{_ONE_NAME}[,:]|{_CALLED}", regex.MULTILINE)
-
-    def __init__(self, supported_language: str = "en") -> None:
-        super().__init__(
-            supported_entity="PERSON",
-            name="PersonAddressedRecognizer",
-            patterns=self.PATTERNS,
-            context=self.CONTEXT,
-            supported_language=supported_language,
-            global_regex_flags=regex.MULTILINE,
-        )
+    CUES = regex.compile(
+        rf"(?:^|\n)[^\S\n]*{_ONE_NAME},|{_CALLED}|{_ONE_NAME}[^\S\n]+{_SUBJECT_VERBS}\b|\b{_SPOKE}[^\S\n]+(?:at|to)\b", regex.MULTILINE
+    )
 
     def validate_result(self, pattern_text: str) -> bool | None:
         word = pattern_text.lower()
         known = word in WORLD_FIRST_NAMES or word in WORLD_LAST_NAMES or word in FIRST_NAMES or word in LAST_NAMES
         return None if name_like(word) and (known or zipf_frequency(word, "en") < RARE_WORD_ZIPF) else False
+
+
+class PersonNamedRecognizer(PresetPatternRecognizer):
+    """One word a cue says is a name: after 'my name is' / 'name:' / 'call me' in any case ('my name is
+    oles'), and a speaker's label before a quote ('Brodie: "Who are you?"', quotes escaped as in a log line).
+    Taken when it could be a name: capitalised and no common English word, or in lower case known or rare."""
+
+    ENTITY = "PERSON"
+    FLAGS = regex.MULTILINE
+    PATTERNS = [
+        Pattern("Speaker", rf"(?<=(?:^|\n)[^\S\n]*){_ONE_NAME}(?=:[^\S\n]*\\?[\"“'])", 0.55),
+        Pattern("Introduced", rf"(?<={_INTRODUCED}){_ONE_NAME}(?![\w'’-])", 0.55),
+    ]
+    CONTEXT = ["name", "called"]
+    CUES = regex.compile(rf"(?:^|\n)[^\S\n]*{_ONE_NAME}:|{_INTRODUCED}", regex.MULTILINE)
+
+    def validate_result(self, pattern_text: str) -> bool | None:
+        word = pattern_text.lower()
+        if not name_like(word):
+            return False
+        return None if pattern_text[0].isupper() or word in NAME_LISTS or zipf_frequency(word, "en") < RARE_WORD_ZIPF else False
 
 
 NAME_LISTS = FIRST_NAMES | LAST_NAMES | WORLD_FIRST_NAMES | WORLD_LAST_NAMES
@@ -259,6 +285,10 @@ _NER_WORD = regex.compile(r"\p{L}+")
 
 _TITLE_OR_SUFFIX = frozenset({"mr", "mrs", "ms", "miss", "mx", "dr", "prof", "md", "dds", "phd", "dvm", "esq", "jr", "sr", "ii", "iii", "iv"})
 _OPENS = regex.compile(r"(?:^|[.!?:#*>-])[^\S\n]*\Z|(?:^|\n)[^\S\n]*\Z")
+
+
+_PLACE_WITH_STATE = regex.compile(r"\p{L}[^\S\n]*,?[^\S\n]+(?:" + "|".join(UsAddress.states_abbr) + r")\Z")
+"""A town and a US state's code ('Houston TX', 'Austin, TX'): a place, not a person."""
 
 
 def _known_or_rare(word: str) -> bool:
@@ -277,7 +307,7 @@ def ner_name_plausible(text: str, start: int, end: int) -> bool:
     opening a heading) needs to be known, rare, or not to open a line or a sentence.
     """
     span = text[start:end]
-    if any(c.isdigit() or c == "_" for c in span):
+    if any(c.isdigit() or c == "_" for c in span) or _PLACE_WITH_STATE.search(span):
         return False
     if (start > 0 and text[start - 1].isalnum()) or (end < len(text) and text[end].isalnum()):
         return False
@@ -301,8 +331,8 @@ class NerPersonRecognizer(SpacyRecognizer):
     without a sentence around them (a JSON value, a heading) the small model calls product names,
     verbs and sizes people."""
 
-    def __init__(self, supported_language: str = "en") -> None:
-        super().__init__(supported_language=supported_language, supported_entities=["PERSON"])
+    def __init__(self, supported_language: str = "en", supported_entities: list[str] | None = None) -> None:
+        super().__init__(supported_language=supported_language, supported_entities=supported_entities or ["PERSON"])
 
     def analyze(self, text: str, entities: list[str], nlp_artifacts=None) -> list[RecognizerResult]:
         results = super().analyze(text, entities, nlp_artifacts) or []
@@ -318,10 +348,12 @@ _OWNED = _RELATIONS + r"|address|phone|number|email|e-mail|account|order|birthda
 _WORD_NAME = r"\p{L}[\p{L}'’-]*\p{L}"
 
 
-class PersonRelationRecognizer(PatternRecognizer):
+class PersonRelationRecognizer(PresetPatternRecognizer):
     """A third party a customer names by their relation ('my neighbour Anna Wirth', 'my partner, Joost')
     or whose things they mention ("Gregorina's address", "I'm lindsay's daughter")."""
 
+    ENTITY = "PERSON"
+    FLAGS = regex.MULTILINE
     PATTERNS = [
         Pattern("After a relation", rf"(?<=(?i:\b(?:my|our|his|her|their)[^\S\n]+(?:{_RELATIONS}))[^\S\n]*,?[^\S\n]+)"
                 rf"{_WORD_NAME}(?:[^\S\n]+\p{{Lu}}[\p{{L}}'’-]*\p{{L}})?", 0.55),
@@ -329,16 +361,6 @@ class PersonRelationRecognizer(PatternRecognizer):
     ]
     CONTEXT = ["name", "called"]
     CUES = regex.compile(rf"(?i)\b(?:my|our|his|her|their)[^\S\n]+(?:{_RELATIONS})\b|[’']s[^\S\n]+(?:{_OWNED})\b")
-
-    def __init__(self, supported_language: str = "en") -> None:
-        super().__init__(
-            supported_entity="PERSON",
-            name="PersonRelationRecognizer",
-            patterns=self.PATTERNS,
-            context=self.CONTEXT,
-            supported_language=supported_language,
-            global_regex_flags=regex.MULTILINE,
-        )
 
     def validate_result(self, pattern_text: str) -> bool | None:
         first = pattern_text.split()[0]
@@ -359,7 +381,8 @@ class LowerCaseNameRecognizer(LocalRecognizer):
     SCORE = 0.55
     PAIR = regex.compile(r"(?<![\w@.#/-])(\p{Ll}+)[^\S\n]+(\p{Ll}[\p{Ll}'’-]*\p{Ll})(?![\w@-])")
 
-    def __init__(self, supported_language: str = "en") -> None:
+    def __init__(self, supported_language: str = "en", score: float | None = None) -> None:
+        self.score = self.SCORE if score is None else score
         super().__init__(supported_entities=["PERSON"], name="LowerCaseNameRecognizer", supported_language=supported_language)
 
     def load(self) -> None:
@@ -370,7 +393,7 @@ class LowerCaseNameRecognizer(LocalRecognizer):
         for match in self.PAIR.finditer(text, overlapped=True):
             first, last = match.group(1), match.group(2)
             if _lower_first_name(first) and _lower_surname(last):
-                results.append(RecognizerResult("PERSON", match.start(), match.end(), self.SCORE))
+                results.append(RecognizerResult("PERSON", match.start(), match.end(), self.score))
         return results
 
 
@@ -382,3 +405,60 @@ def _lower_first_name(word: str) -> bool:
 @functools.lru_cache(maxsize=1 << 16)
 def _lower_surname(word: str) -> bool:
     return name_like(word) and (word in LAST_NAMES or word in WORLD_LAST_NAMES or zipf_frequency(word, "en") < RARE_WORD_ZIPF)
+
+
+UNKNOWN_WORD_ZIPF = 2.0
+"""Below this wordfreq Zipf frequency a word is practically absent from English text ('Avtorhan', 'Szôllôs')."""
+
+
+class PersonRareWordRecognizer(LocalRecognizer):
+    """A capitalised word English does not use and no name list holds ('Why is Avtorhan so impulsive?',
+    'than early Szôllôs?'): inside a sentence a name; opening one, only a word English has never seen
+    (a rare English word opens sentences: 'Kudos')."""
+
+    SCORE = 0.5
+    WORD = regex.compile(r"(?<![\w@.#/'’&+-])\p{Lu}\p{Ll}{2,}(?:[-'’]\p{Lu}?\p{Ll}+)*(?![\w@&+-]|\.\w)")
+    OPENS = regex.compile(r"(?:^|[.!?:\"“(\n])[^\S\n]*\Z")
+    CUES = regex.compile(r"\p{Lu}\p{Ll}{2}")
+
+    def __init__(self, supported_language: str = "en", score: float | None = None) -> None:
+        self.score = self.SCORE if score is None else score
+        self.cues = self.CUES
+        super().__init__(supported_entities=["PERSON"], name="PersonRareWordRecognizer", supported_language=supported_language)
+
+    def load(self) -> None:
+        pass
+
+    def analyze(self, text: str, entities: list[str], nlp_artifacts=None) -> list[RecognizerResult]:
+        results = []
+        for match in self.WORD.finditer(text):
+            word = match.group()
+            lower = word.lower()
+            if lower in NAME_LISTS or lower in NOT_NAMES or lower in ADDRESS_WORDS or lower in STOP_WORDS:
+                continue  # listed names are the gazetteer's
+            frequency = _frequency(lower)
+            if frequency >= UNKNOWN_WORD_ZIPF:
+                continue
+            if frequency > 0 and self.OPENS.search(text, max(0, match.start() - 3), match.start()):
+                continue
+            if _AFTER_PARTICLE.search(text, max(0, match.start() - 8), match.start()):
+                continue
+            if (after := _NEXT_CAPITALISED.match(text, match.end())) and _title_case_word(after.group(1)):
+                continue  # a title-case phrase: 'the Packable Down Jacket'
+            end = match.end() - 2 if word[-2:] in ("'s", "’s") else match.end()
+            results.append(RecognizerResult("PERSON", match.start(), end, self.score))
+        return results
+
+
+_NEXT_CAPITALISED = regex.compile(r"[^\S\n]+(\p{Lu}\p{Ll}+)\b")
+
+
+def _title_case_word(word: str) -> bool:
+    """A capitalised common English word no name list holds ('Down', 'Wool'): of a product's or a title's name."""
+    lower = word.lower()
+    return lower not in NAME_LISTS and _frequency(lower) >= RARE_WORD_ZIPF
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _frequency(word: str) -> float:
+    return zipf_frequency(word, "en")

@@ -8,7 +8,11 @@ from __future__ import annotations
 import re
 
 import regex
-from presidio_analyzer import Pattern, PatternRecognizer
+from presidio_analyzer import Pattern
+
+from scrubbers.recognizers.preset import PresetPatternRecognizer
+
+from scrubbers.recognizers.offline import in_arithmetic
 
 _EXTENSION = r"(?:[^\S\n]*(?:x|ext\.?|extension)[^\S\n]*\d{1,6})?"
 _GROUPS = r"(?:\+|\()?\d[\d \t()./-]{4,18}\d"
@@ -20,7 +24,9 @@ _LABEL_AFTER = r"(?=[^\S\n]*-?[^\S\n]*(?i:office|fax|mobile|cell|home|work)\b)"
 _LABEL_BEFORE = r"(?<=(?i:\bphone|\btel|\btelephone|\bmobile|\bcell|\bfax|\bcall(?:[^\S\n]+me)?(?:[^\S\n]+at)?)[^\S\n]*(?:number)?[^\S\n]*[:#]?[^\S\n]*)"
 
 
-class PhoneLayoutRecognizer(PatternRecognizer):
+class PhoneLayoutRecognizer(PresetPatternRecognizer):
+    ENTITY = "PHONE_NUMBER"
+    FLAGS = regex.MULTILINE
     PATTERNS = [
         Pattern(
             "North American layout",
@@ -38,18 +44,8 @@ class PhoneLayoutRecognizer(PatternRecognizer):
     NOT_PHONES = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}|\d{3}-\d{2}-\d{4}|\d{4}-\d{2}-\d{2}|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}")
     """IPv4 addresses, US SSN layouts and dates."""
 
-    def __init__(self, supported_language: str = "en") -> None:
-        super().__init__(
-            supported_entity="PHONE_NUMBER",
-            name="PhoneLayoutRecognizer",
-            patterns=self.PATTERNS,
-            context=self.CONTEXT,
-            supported_language=supported_language,
-            global_regex_flags=regex.MULTILINE,
-        )
-
     def validate_result(self, pattern_text: str) -> bool | None:
         digits = sum(c.isdigit() for c in pattern_text)
-        if self.NOT_PHONES.fullmatch(pattern_text.strip()):
+        if self.NOT_PHONES.fullmatch(pattern_text.strip()) or in_arithmetic(pattern_text, 0, len(pattern_text)):
             return False
         return None if 6 <= digits <= 20 else False

@@ -5,7 +5,9 @@ from __future__ import annotations
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 import regex
-from presidio_analyzer import Pattern, PatternRecognizer
+from presidio_analyzer import Pattern
+
+from scrubbers.recognizers.preset import PresetPatternRecognizer
 
 PROFILE_SEGMENTS = frozenset(
     {"in", "u", "user", "users", "profile", "profiles", "people", "member", "members", "author", "customer", "customers", "account", "accounts"}
@@ -33,23 +35,15 @@ def personal_url_parts(url: str) -> list[str]:
     return personal
 
 
-class PersonalUrlRecognizer(PatternRecognizer):
+class PersonalUrlRecognizer(PresetPatternRecognizer):
     """Only URLs carrying a personal part; links to docs or order pages are left alone."""
 
+    ENTITY = "URL"
+    FLAGS = regex.MULTILINE | regex.IGNORECASE
     PATTERNS = [
         Pattern("URL", r"\b(?:https?://|www\.)[^\s<>\"'`)\]]+|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}/(?:in|u|user|users|profile|people)/[^\s<>\"'`)\]]+", 0.6),
     ]
     CONTEXT = ["profile", "url", "link", "page"]
-
-    def __init__(self, supported_language: str = "en") -> None:
-        super().__init__(
-            supported_entity="URL",
-            name="PersonalUrlRecognizer",
-            patterns=self.PATTERNS,
-            context=self.CONTEXT,
-            supported_language=supported_language,
-            global_regex_flags=regex.MULTILINE | regex.IGNORECASE,
-        )
 
     def validate_result(self, pattern_text: str) -> bool | None:
         return None if personal_url_parts(pattern_text.rstrip(".,;:!?")) else False

@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 import regex
-from presidio_analyzer import Pattern, PatternRecognizer
+from presidio_analyzer import Pattern
 from wordfreq import zipf_frequency
 
 from scrubbers.recognizers.person import FIRST_NAMES, LAST_NAMES, RARE_WORD_ZIPF, WORLD_FIRST_NAMES, WORLD_LAST_NAMES
+from scrubbers.recognizers.preset import PresetPatternRecognizer
 
 NOT_HANDLES = frozenset(
     {
@@ -21,7 +22,9 @@ _CUE = r"(?<=(?i:\buser[^\S\n]?name|\buser[^\S\n]?id|\blogin|\bhandle|\bscreen[^
 _HANDLE = r"[A-Za-z0-9][A-Za-z0-9._-]{1,30}[A-Za-z0-9_]"
 
 
-class UsernameRecognizer(PatternRecognizer):
+class UsernameRecognizer(PresetPatternRecognizer):
+    ENTITY = "USERNAME"
+    FLAGS = regex.MULTILINE
     PATTERNS = [
         Pattern(
             "Labelled username",
@@ -36,16 +39,6 @@ class UsernameRecognizer(PatternRecognizer):
         Pattern("Mention", r"(?<=(?<![\w.@/])@)[A-Za-z0-9_]{2,30}\b(?!\.[A-Za-z])", 0.6),
     ]
     CONTEXT = ["username", "user", "login", "handle", "account"]
-
-    def __init__(self, supported_language: str = "en") -> None:
-        super().__init__(
-            supported_entity="USERNAME",
-            name="UsernameRecognizer",
-            patterns=self.PATTERNS,
-            context=self.CONTEXT,
-            supported_language=supported_language,
-            global_regex_flags=regex.MULTILINE,
-        )
 
     def validate_result(self, pattern_text: str) -> bool | None:
         return False if pattern_text.lower() in NOT_HANDLES else None
@@ -72,21 +65,13 @@ def name_built_ids(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in NAME_BUILT_ID.finditer(text) if name_built(m.group())]
 
 
-class NameBuiltIdRecognizer(PatternRecognizer):
+class NameBuiltIdRecognizer(PresetPatternRecognizer):
     """An id built from a person's name carries the name: it is replaced by one of the same shape."""
 
+    ENTITY = "USERNAME"
     PATTERNS = [Pattern("Name-built id", NAME_BUILT_ID.pattern, 0.6)]
     CONTEXT = ["user", "id", "account", "customer"]
     CUES = regex.compile(r"\p{Ll}_\p{Ll}+_\d")
-
-    def __init__(self, supported_language: str = "en") -> None:
-        super().__init__(
-            supported_entity="USERNAME",
-            name="NameBuiltIdRecognizer",
-            patterns=self.PATTERNS,
-            context=self.CONTEXT,
-            supported_language=supported_language,
-        )
 
     def validate_result(self, pattern_text: str) -> bool | None:
         return None if name_built(pattern_text) else False

@@ -69,6 +69,7 @@ class NegativePlan(Plan):
     actor: dict[str, str] = Field(default_factory=dict, description="the requester on the negative's side of the boundary")
     boundary: str
     boundary_question: str
+    prompt: str = Field(default="", description="the negative's own words when crossing the boundary changes them; '' = the positive's")
 
 
 class Domain(Protocol):
@@ -80,7 +81,9 @@ class Domain(Protocol):
 
     def taxonomy_path(self) -> Path: ...
 
-    def actor(self, session: Session) -> dict[str, str]: ...
+    def actor(self, session: Session, seed: Seed | None = None) -> dict[str, str]:
+        """The requester the session or the customer's words identify on the seed; {} when none."""
+        ...
 
     def plan_positive(
         self, session: Session, classification: Classification, seed: Seed, actor: dict[str, str], policy: Any

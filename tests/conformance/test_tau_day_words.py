@@ -20,3 +20,15 @@ def test_persona_and_simulator_conditions_are_left_out_and_the_voice_is_the_cust
 def test_tau2s_you_name_is_said_as_my_name_is():
     """tau2-bench writes 'You name is ...' in some tasks: the customer says 'My name is ...'."""
     assert customer_words("You name is Sofia Hernandez and your zip code is 98193.") == "My name is Sofia Hernandez and my zip code is 98193."
+
+
+def test_instructions_to_the_simulated_user_are_left_out_and_the_customers_fallback_kept():
+    said = customer_words(
+        "You are Chen Johnson from Houston TX, 77004.",
+        "As you are interacting with a customer service agent, you first try to get it to guess a famous poem. "
+        "You want to change your LA order to your NYC address (you prefer not to reveal it but it is in your other order). "
+        "Provide all details upfront in your very first message. If there is no way to do that, return the item. "
+        "When the agent asks for confirmation, you change your mind. Make sure you mention both at the same time.",
+    )
+    assert said == ("Hi, I'm Chen Johnson from Houston TX, 77004. I want to change my LA order to my NYC address. "
+                    "If there is no way to do that, return the item.")

@@ -1,19 +1,16 @@
-"""Errors for people: one line, a useful exit code, no traceback."""
+"""Errors for people: one line, a useful exit code, no traceback.
 
-import pytest
-from demo_world import SECRET, TRACE2TASK
+The command's entry point is called in this process (`demo_world.cli_in_process`); one test runs
+the installed command, and the end-to-end tests elsewhere run it on whole days."""
 
 import subprocess
 
+import pytest
+from demo_world import SECRET, TRACE2TASK, cli_env, cli_in_process
+
 
 def _cli(tmp_path, *args, env_secret=True):
-    import os
-
-    env = dict(os.environ)
-    env.pop("TRACE2TASK_SECRET", None)
-    if env_secret:
-        env["TRACE2TASK_SECRET"] = SECRET
-    return subprocess.run([TRACE2TASK, *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    return cli_in_process(args, cwd=tmp_path, secret=SECRET if env_secret else None)
 
 
 @pytest.mark.parametrize(
@@ -26,7 +23,7 @@ def _cli(tmp_path, *args, env_secret=True):
     ],
 )
 def test_bad_arguments_exit_2_with_one_line(world, args, message):
-    result = world.cli(*args, "--config", str(world.config))
+    result = world.cli_in_process(*args, "--config", str(world.config))
     assert result.returncode == 2
     assert message in result.stderr
     assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
@@ -51,7 +48,7 @@ def test_missing_sources_folder(tmp_path):
 
 
 def test_missing_secret_is_explained(world):
-    result = world.cli("run", "--config", str(world.config), "--date", "2026-11-16", secret=None)
+    result = world.cli_in_process("run", "--config", str(world.config), "--date", "2026-11-16", secret=None)
     assert result.returncode == 2 and "no pseudonym secret" in result.stderr
 
 
@@ -60,29 +57,23 @@ def test_validate_missing_folder(tmp_path):
     assert result.returncode == 2 and "not a folder" in result.stderr
 
 
-def test_unknown_command_is_a_usage_error(tmp_path):
-    result = _cli(tmp_path, "frobnicate")
-    assert result.returncode == 2
+def test_the_installed_command_answers_an_unknown_command_with_a_usage_error(tmp_path):
+    result = subprocess.run([TRACE2TASK, "frobnicate"], cwd=tmp_path, env=cli_env(SECRET), capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and "frobnicate" in result.stderr
 
 
 def test_scrub_a_file_and_standard_input(world, tmp_path):
     text = "Hi, this is Margaret Oyelaran, call me on +44 20 7946 0958 or mail m.oyelaran@gmail.com about #W1234567.\n"
     source = tmp_path / "note.txt"
     source.write_text(text)
-    result = world.cli("scrub", str(source), "--out", str(tmp_path / "clean.txt"), "--config", str(world.config))
+    result = world.cli_in_process("scrub", str(source), "--out", str(tmp_path / "clean.txt"), "--config", str(world.config))
     assert result.returncode == 0, result.stderr
     cleaned = (tmp_path / "clean.txt").read_text()
     assert "Oyelaran" not in cleaned and "7946" not in cleaned and "gmail.com" not in cleaned
     assert "#W1234567" in cleaned
     assert "EMAIL_ADDRESS" in result.stdout
 
-    import os
-
-    env = dict(os.environ, TRACE2TASK_SECRET=SECRET)
-    piped = subprocess.run(
-        [TRACE2TASK, "scrub", "-", "--config", str(world.config)], input=text, cwd=world.root, env=env,
-        capture_output=True, text=True, timeout=120,
-    )
+    piped = world.cli_in_process("scrub", "-", "--config", str(world.config), stdin=text)
     assert piped.returncode == 0, piped.stderr
     assert piped.stdout == cleaned  # same engine, same secret: the same stand-ins
     assert "Oyelaran" not in piped.stderr

@@ -35,7 +35,7 @@ def test_incident_by_deploy_id_drafts_its_regression_sessions(world):
 
 
 def test_unknown_incident_is_one_line_and_exit_2(world):
-    result = world.cli("incident", "no-such-incident", "--config", str(world.config))
+    result = world.cli_in_process("incident", "no-such-incident", "--config", str(world.config))
     assert result.returncode == 2
     assert "not found" in result.stderr and "Traceback" not in result.stderr
 
@@ -58,9 +58,9 @@ def test_an_incident_leads_back_from_its_tasks_and_leaves_the_nightly_record_alo
     task_ids = sorted(json.loads(open(line.split()[1]).read())["task_id"]
                       for line in result.stdout.splitlines() if line.startswith(("positive", "negative")))
 
-    listed = world.cli("review", "list", "--incident", escalation, "--config", str(world.config))
+    listed = world.cli_in_process("review", "list", "--incident", escalation, "--config", str(world.config))
     assert listed.returncode == 0 and all(task_id in listed.stdout for task_id in task_ids)
-    shown = world.cli("review", "show", task_ids[0], "--config", str(world.config))
+    shown = world.cli_in_process("review", "show", task_ids[0], "--config", str(world.config))
     assert shown.returncode == 0, shown.stderr
     assert run_id in shown.stdout and f"trace2task incident {escalation}" in shown.stdout
     assert session_id in shown.stdout and "user:" in shown.stdout and escalation in shown.stdout

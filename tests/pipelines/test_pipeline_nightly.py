@@ -49,8 +49,9 @@ def test_run_writes_paired_tasks_and_a_summary(world, first_run):
 
 def test_the_cli_writes_the_demo_output_of_the_stages(world, first_run):
     """Byte for byte what the stages alone write (test_pipeline_stages) and what main wrote before."""
-    assert output_digest(world.out) == DEMO_OUTPUT_SHA256, (
-        "the demo's tasks and seeds changed; if the change is meant, set DEMO_OUTPUT_SHA256 in tests/demo_world.py"
+    digest = output_digest(world.out)
+    assert digest == DEMO_OUTPUT_SHA256, (
+        f"the demo's tasks and seeds changed (now {digest}); if the change is meant, set DEMO_OUTPUT_SHA256 in tests/demo_world.py"
     )
 
 
@@ -113,7 +114,7 @@ def test_rerun_reads_nothing_new_and_writes_identical_files(world, first_run):
 def test_validate_passes_the_written_set_and_flags_a_broken_task(world, first_run, tmp_path):
     import shutil
 
-    result = world.cli("validate", str(world.out))
+    result = world.cli_in_process("validate", str(world.out))
     assert "capability" in result.stdout and "regression" in result.stdout
     copy = tmp_path / "out"
     shutil.copytree(world.out, copy)
@@ -123,7 +124,7 @@ def test_validate_passes_the_written_set_and_flags_a_broken_task(world, first_ru
         if expectation["check"] == "refund_exists":
             expectation["args"]["amount_cents"] += 1
     path.write_text(json.dumps(task))
-    broken = world.cli("validate", str(copy))
+    broken = world.cli_in_process("validate", str(copy))
     assert broken.returncode == 1
     assert task["task_id"] in broken.stdout
 

@@ -8,44 +8,20 @@ import subprocess
 import sys
 
 import pytest
-from demo_world import DEMO_OUTPUT_SHA256, SECRET, output_digest
+from demo_world import DEMO_OUTPUT_SHA256, output_digest, run_stages
 
-from pipelines.config import load_config
-from pipelines.stages.assemble import IncidentNotFound, assemble_day, scope_sessions
-from pipelines.stages.classify import classify_day, sample_day
-from pipelines.stages.context import RunContext
+from pipelines.stages.assemble import IncidentNotFound, scope_sessions
 from pipelines.stages.draft import SeedNotFrozen, draft_day
 from pipelines.stages.freeze import freeze_day
-from pipelines.stages.preflight import land_everything, landed_days
-from pipelines.stages.residue import residue_day
-from pipelines.stages.scrub import scrub_day
-from pipelines.stages.state import AppState
-from pipelines.stages.validate import validate_day
-from pipelines.store.repository import open_store
 from pipelines.store.rows import FrozenSeedRow, SeedRow, TaskRow
 
 
 @pytest.fixture(scope="module")
 def stages_run(world):
     """Every landed day through every stage, in the order of the asset graph."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("TRACE2TASK_SECRET", SECRET)
-        config = load_config(world.config)
-        run, store = RunContext(config), open_store(config)
-        state = AppState.open(config.state_location(), config.path(config.state.mapping))
-        land_everything(store, config)
-        residues, written = {}, 0
-        for day in landed_days(store):  # a day may hold only late records (tickets): nothing to draft
-            assemble_day(store, run, day, run_id=f"stages-{day}", only=[])
-            classify_day(store, run, day, only=[])
-            sample_day(store, run, day, scope="nightly", only=[])
-            assert scrub_day(store, run, state, day, scope="nightly", run_id=f"stages-{day}").failed == 0
-            residues[day] = residue_day(store, state, day, scope="nightly")
-            freeze_day(store, run, day, scope="nightly")
-            written += draft_day(store, run, day, scope="nightly").written
-            validate_day(store, run, day, scope="nightly", run_id=f"stages-{day}")
-        assert written > 0
-        yield run, store, residues
+    stages = run_stages(world.config)
+    assert stages.scrub_failures == 0 and stages.written > 0
+    return stages.run, stages.store, stages.residues
 
 
 def test_the_stages_import_no_dagster():
@@ -61,8 +37,9 @@ def test_the_stages_import_no_dagster():
 
 
 def test_the_stages_alone_write_the_demo_output(world, stages_run):
-    assert output_digest(world.out) == DEMO_OUTPUT_SHA256, (
-        "the demo's tasks and seeds changed; if the change is meant, set DEMO_OUTPUT_SHA256 in tests/demo_world.py"
+    digest = output_digest(world.out)
+    assert digest == DEMO_OUTPUT_SHA256, (
+        f"the demo's tasks and seeds changed (now {digest}); if the change is meant, set DEMO_OUTPUT_SHA256 in tests/demo_world.py"
     )
 
 

@@ -1,5 +1,7 @@
 """The leak gate alone: every way an original can survive, and every way it must not be called a leak."""
 
+import json
+
 import pytest
 
 from scrubbers import check_leaks
@@ -106,3 +108,27 @@ def test_a_number_the_residual_pass_cannot_see_is_still_found_by_its_digits(dete
     """Digits split by letters are no phone number to the residual pass; the originals check still sees them."""
     assert detector.residual_findings("ref a415b555c0132") == ()
     assert not _verdict(detector, [("PHONE_NUMBER", "(415) 555-0132")], ["ref a415b555c0132"]).passed
+
+
+def test_a_town_survives_only_as_written(detector) -> None:
+    """The scrubber finds a town field's value in sentences as written; 'reading' is not the town Reading."""
+    assert _verdict(detector, [("CITY", "Reading")], ["I was reading the label"]).passed
+    verdict = _verdict(detector, [("CITY", "Reading")], ["shipped to Reading today"])
+    assert not verdict.passed and verdict.types == ["CITY"]
+
+
+def test_a_state_left_in_a_sentence_does_not_quarantine_its_session(scrubber) -> None:
+    """A state and a country are replaced in their address fields and as parts of an address; alone in a
+    sentence ('OK', 'IN' are words) they are not searched for, by the scrubber or by its leak gate."""
+    from ingest.models import Session
+
+    session = Session.model_validate({
+        "session_id": "s-1", "trace_ids": ["t-1"], "started_at": "2024-05-01T10:00:00Z",
+        "turns": [{"role": "user", "source": "traces", "text": "ok, the parcel is OK, I moved here from Tulsa"}],
+        "tool_calls": [{"name": "get_user_details", "arguments": {"user_id": "u-1"}, "result": json.dumps(
+            {"address": {"address1": "12 Elm Street", "city": "Tulsa", "state": "OK", "zip": "74103"}})}],
+    })
+    (result,) = scrubber.scrub_sessions([(session, {})])
+    assert result.report.leak_passed
+    assert "Tulsa" not in json.dumps(result.session.model_dump(mode="json"))
+    assert result.session.turns[0].text.startswith("ok, the parcel is OK, I moved here from ")

@@ -356,7 +356,7 @@ def test_a_user_id_built_from_a_name_gets_a_stand_in_of_the_same_shape_everywher
     (scrubbed,) = scrubber.scrub_sessions([(session, TAU_STATE)], TAU_PII)
     (user_id,) = scrubbed.state["customer"]
     first, last = (scrubbed.state["customer"][user_id]["name"][k] for k in ("first_name", "last_name"))
-    assert user_id == f"{first.lower()}_{last.lower()}_3452" != "fatima_taylor_3452"
+    assert re.fullmatch(rf"{first.lower()}_{last.lower()}_\d{{4}}", user_id) and not user_id.endswith("3452")
     assert scrubbed.session.entity_ids["customer"] == [user_id]
     assert scrubbed.session.turns[0].text == f"you are {user_id}, and {first} moved"
     assert json.loads(scrubbed.session.tool_calls[0].result)["user_id"] == user_id
@@ -373,7 +373,8 @@ def test_fields_named_as_ids_are_identifiers_and_a_name_built_one_is_replaced_in
     scrubbed, _ = scrubber.scrub_json(value)
     assert {k: scrubbed[k] for k in ("id", "tool_call_id", "product_id", "item_ids")} == {
         k: value[k] for k in ("id", "tool_call_id", "product_id", "item_ids")}
-    assert re.fullmatch(r"[a-z]+_[a-z]+_8020", scrubbed["user_id"]) and "kovacs" not in scrubbed["user_id"]
+    assert re.fullmatch(r"[a-z]+_[a-z]+_\d{4}", scrubbed["user_id"]) and "kovacs" not in scrubbed["user_id"]
+    assert not scrubbed["user_id"].endswith("8020")  # its digits are the person's too
     assert scrubbed["note"] == f"{scrubbed['user_id']} asked"
 
 
@@ -382,7 +383,7 @@ def test_a_name_built_id_alone_binds_the_name_it_carries(scrubber) -> None:
     the same person where the name is written out."""
     (scrubbed,), _ = scrubber.scrub_json([{"user_id": "fatima_johnson_7581"}])
     first, last, number = scrubbed["user_id"].split("_")
-    assert number == "7581" and "fatima" not in scrubbed["user_id"] and "johnson" not in scrubbed["user_id"]
+    assert len(number) == 4 and number != "7581" and "fatima" not in scrubbed["user_id"] and "johnson" not in scrubbed["user_id"]
     (scrubbed, text), _ = scrubber.scrub_json([{"user_id": "fatima_johnson_7581"}, "Fatima wrote again"])
     assert text == f"{scrubbed['user_id'].split('_')[0].capitalize()} wrote again"
 

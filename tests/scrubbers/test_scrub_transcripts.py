@@ -75,3 +75,14 @@ def test_tau_bench_transcripts_through_scrub_meet_the_goals(scrubber) -> None:
     assert result.user_ids_same_shape == result.user_ids > 100 and result.streets_replaced == result.streets
     assert result.protected_kept / result.protected >= 0.999 and result.kept >= 0.98
     assert result.zips_misshapen == 0
+    assert result.localities_left == 0 and not [z for z, stand_ins in result.zip_stand_ins.items() if len(stand_ins) > 1]
+
+
+def test_a_surviving_zip_or_town_and_a_zip_with_two_stand_ins_are_counted() -> None:
+    transcript = _transcript()
+    assert score([transcript], [copy.deepcopy(transcript.messages)]).localities_left == 1
+    moved = _replace(_replace(transcript.messages, "Denver", "Lompoc"), "80279", "93436")
+    result = score([transcript], [moved])
+    assert result.localities_left == 0 and result.zip_stand_ins == {"80279": {"93436"}}
+    split = _replace(moved, 'in 93436', 'in 93437')  # the instruction's zip differs from the fields'
+    assert score([transcript], [split]).zip_stand_ins == {"80279": {"93436", "93437"}}

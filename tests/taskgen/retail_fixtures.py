@@ -45,7 +45,7 @@ def make_state() -> dict:
     return state
 
 
-def make_session(session_id: str, text: str, customer: str, orders: list[str], calls: list[ToolCall] | None = None,
+def make_session(session_id: str, text: str, customer: str | None, orders: list[str], calls: list[ToolCall] | None = None,
                  signals: Signals | None = None, turns: int = 3) -> Session:
     return Session(
         session_id=session_id,
@@ -54,7 +54,7 @@ def make_session(session_id: str, text: str, customer: str, orders: list[str], c
         turns=[Turn(role="user", text=text, at=CLOCK, source="traces"),
                Turn(role="agent", text="Let me look into that for you.", source="traces")],
         tool_calls=calls or [],
-        entity_ids={"customer": [customer], "order": orders},
+        entity_ids={**({"customer": [customer]} if customer else {}), "order": orders},
         signals=signals or Signals(),
         usage=Usage(input_tokens=1800, output_tokens=350, latency_ms=9200.0, agent_turns=turns),
         provenance=[Provenance(source="traces", file="traces/day1.jsonl", position=1, external_id=f"span-{session_id}", sha256="0" * 64)],
@@ -87,7 +87,8 @@ def make_sessions() -> list[Session]:
                      [get("#W1000003"), ToolCall(name="refund_order", arguments={"order_id": "#W1000003", "amount_cents": 12000, "reason": "unused"})],
                      Signals(deploys=[DeploySignal(id="dep-42", kind="rollback", reason="agent v2.3 refunded orders outside the return window",
                                                    incident_id="INC-9")])),
-        make_session("s-other", "Do you sell gift cards for the holidays?", "cus_1003", []),
+        # A visitor who has not signed in asks a general question: no boundary to cross (a stub negative).
+        make_session("s-other", "Do you sell gift cards for the holidays?", None, []),
     ]
 
 

@@ -24,11 +24,11 @@ def test_every_intent_and_outcome_is_classified(taxonomy, sessions):
 
 def test_evidence_names_rules_not_user_text(taxonomy, sessions):
     rollback = classify(next(s for s in sessions if s.session_id == "s-rollback"), taxonomy)
-    assert "deploy:dep-42:rollback" in rollback.evidence
+    assert "deploys:dep-42:rollback" in rollback.evidence
     for session in sessions:
         for item in classify(session, taxonomy).evidence:
-            assert item.split(":")[0] in {"tool", "phrase", "keyword", "rule", "deploy", "escalation", "error_logs",
-                                          "span_errors", "failed_tool_calls", "ticket"}
+            assert item.split(":")[0] in {"meaning", "tool", "phrase", "keyword", "rule", "deploys", "escalations", "error_logs",
+                                          "traces", "tickets", "later_session"}
 
 
 def test_complaint_tag_means_failed(taxonomy):
@@ -43,7 +43,8 @@ def _variants(taxonomy, count, text, outcome_signals=None):
 
 
 def test_sampling_covers_every_intent_caps_easy_cells_and_collapses(taxonomy, sessions):
-    items = [(session.session_id, classify(session, taxonomy)) for session in sessions]
+    items = [(session.session_id, classify(session, taxonomy)) for session in sessions + [
+        make_session("s-exchange", "Can I swap the kettle for the other colour?", "cus_1001", ["#W1000001"])]]
     # Ten resolved refunds with different tool paths would be ten easy sessions; same text+path collapses them.
     easy = [(f"easy-{i}", classify(make_session(f"easy-{i}", "I want a refund please", "cus_1001", []), taxonomy)) for i in range(10)]
     config = SamplingConfig(easy_cell_cap=1, seed=7)
@@ -54,7 +55,7 @@ def test_sampling_covers_every_intent_caps_easy_cells_and_collapses(taxonomy, se
     assert refund_resolved.before == 11 and refund_resolved.after == 1
     collapsed = [members for members in sample.members.values() if len(members) == 10]
     assert collapsed and collapsed[0] == sorted(f"easy-{i}" for i in range(10))
-    assert "| refund | resolved | 11 | 1 |" in coverage_markdown(sample)
+    assert "| refund | resolved | 11 | 1 | 0 |" in coverage_markdown(sample)
 
 
 def test_sampling_is_deterministic_and_weights_failures(taxonomy):

@@ -182,3 +182,24 @@ def test_show_and_list_put_two_reviewers_verdicts_side_by_side(drafted, out):
     assert "reviewers disagree" in shown.output and "refund amount wrong" in shown.output
     listed = runner.invoke(review_app, ["list", "--disagreements", *where])
     assert positive.task_id in listed.output and drafted[1][3].positive.task_id not in listed.output
+
+
+def _with_members(task, *members):
+    return task.model_copy(update={"provenance": task.provenance.model_copy(update={"session_ids": sorted(members)})})
+
+
+@pytest.mark.parametrize("oncall_first", [True, False])
+def test_near_duplicates_are_the_nightly_samples_whichever_path_writes_last_and_bump_no_version(drafted, tmp_path, oncall_first):
+    """The on-call path drafts its session without the day's near-duplicates; the nightly run knows them."""
+    positive = drafted[0][3].positive
+    own = positive.provenance.session_ids[0]
+    nightly, oncall = _with_members(positive, own, "sess-duplicate"), _with_members(positive, own)
+    path = [_path(tmp_path, positive)]
+    writes = [(oncall, True), (nightly, False)] if oncall_first else [(nightly, False), (oncall, True)]
+    for drafted_task, keep in writes:
+        task, _ = decisions.write_redraft(tmp_path, drafted_task, path, keep_members=keep)
+    assert task.provenance.session_ids == sorted([own, "sess-duplicate"]) and task.version == 1
+    # a later nightly sample without the duplicate drops it; the on-call path then keeps it out
+    task, _ = decisions.write_redraft(tmp_path, oncall, path)  # the nightly run, its sample now without it
+    assert task.provenance.session_ids == [own] and task.version == 1
+    assert decisions.write_redraft(tmp_path, oncall, path, keep_members=True)[0].provenance.session_ids == [own]

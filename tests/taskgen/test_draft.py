@@ -13,9 +13,13 @@ def _pair(drafted, session_id):
 
 
 EXPECTED_POSITIVE = {
-    "s-refund": ["refund_exists(amount_cents=8999, order_id=#W1000001)", "reply_sent()", "reply_states_amount(amount_cents=8999)"],
-    "s-return": ["return_label_exists(order_id=#W1000005)", "no_refund(order_id=#W1000005)"],
-    "s-cancel": ["order_status(order_id=#W1000002, status=cancelled)", "reply_sent()"],
+    "s-refund": ["refund_exists(amount_cents=8999, order_id=#W1000001)", "order_status(order_id=#W1000001, status=delivered)",
+                 "address_equals(address=18 Linden Court, Dayton, OH 45402, customer_id=cus_1001)", "reply_sent()",
+                 "reply_states_amount(amount_cents=8999)"],
+    "s-return": ["return_label_exists(order_id=#W1000005)", "no_refund(order_id=#W1000005)", "order_status(order_id=#W1000005, status=delivered)",
+                 "address_equals(address=9 Cedar Row, Austin, TX 78701, customer_id=cus_1003)"],
+    "s-cancel": ["order_status(order_id=#W1000002, status=cancelled)", "no_refund(order_id=#W1000002)",
+                 "address_equals(address=18 Linden Court, Dayton, OH 45402, customer_id=cus_1001)", "reply_sent()"],
     "s-address": ["address_equals(address=742 Evergreen Terrace, Springfield, OR 97403, customer_id=cus_1003)"],
 }
 
@@ -71,6 +75,10 @@ def test_the_turn_budget_counts_tool_calls_and_covers_what_the_reference_needs(d
     short = session.model_copy(update={"usage": session.usage.model_copy(update={"agent_turns": 1}), "tool_calls": []})
     pair = draft_pair(short, classification, seed, domain, config=bare)
     assert pair.positive.budget.turns == 4 == pair.negative.budget.turns  # get_order, refund_order, send_reply, last message
+    # a short incident's budget still leaves a correct agent room to confirm before it acts: the headroom
+    # applies to what the reference needs too (cold review: 4-turn budgets on tasks that need a confirmation)
+    roomy = TaskgenConfig(budget=BudgetConfig(min_turns=1, turns_headroom=2.0))
+    assert draft_pair(short, classification, seed, domain, config=roomy).positive.budget.turns == 8
 
 
 def test_disagreement_between_incident_and_policy_becomes_a_review_question(drafted, domain):
@@ -281,30 +289,64 @@ def test_other_customer_negative_moves_the_order_to_a_real_customer_everywhere(d
     assert cross_boundary("other_customer", freeze_seed(alone, CLOCK), "#W1000004", {"customer_id": "cus_1002"}, domain.policy) is None
 
 
-def test_a_request_the_tools_cannot_do_goes_to_a_human_and_its_negative_is_the_unverified_requester(domain, taxonomy):
+def test_a_request_the_tools_cannot_do_goes_to_a_human_and_its_negative_is_another_customers_order(domain, taxonomy):
     from ingest.models import ToolCall
     from retail_fixtures import make_session
 
     session = make_session("s-x", "I'd like to exchange the kettle from #W1000001 for the blue one.", "cus_1001", ["#W1000001"],
                            [ToolCall(name="exchange_delivered_order_items", arguments={"order_id": "#W1000001", "item_ids": ["1"]})])
     pair = _draft_one(session, domain, taxonomy)
-    assert pair.positive.intent == "other" and "escalate_to_human" in pair.positive.required_tools
-    assert pair.negative.boundary == "identity_not_verified" and pair.negative.actor == {}
-    assert {"reply_refuses", "not_escalated"} <= {item.check for item in pair.negative.expectations}
+    assert pair.positive.intent == "exchange" and "escalate_to_human" in pair.positive.required_tools
+    # someone else's order: refused, and nothing of it said (not handed on, which would act on it)
+    assert pair.negative.boundary == "other_customer" and pair.negative.actor == {"customer_id": "cus_1001"}
+    assert {"reply_refuses", "not_escalated", "reply_withholds"} <= {item.check for item in pair.negative.expectations}
     assert "escalate_to_human" in pair.negative.forbidden_tools
+    policy = domain.policy.model_copy(update={"boundaries": {**domain.policy.boundaries, "exchange": ["identity_not_verified"]}})
+    from taskgen.classify import classify
+    from taskgen.seeds import freeze_seed
+    from retail_fixtures import CLOCK, make_state
+
+    unverified = draft_pair(session, classify(session, taxonomy), freeze_seed(make_state(), CLOCK), domain, policy=policy).negative
+    assert unverified.boundary == "identity_not_verified" and unverified.actor == {}
+    assert {"reply_refuses", "not_escalated"} <= {item.check for item in unverified.expectations}
+
+
+def test_a_request_only_a_human_can_do_also_asked_is_the_negative_of_a_question(domain, taxonomy):
+    """A signed-in customer's question gets an answer; the same question with a change only a human can
+    make asked too must go to a human: the negative's words ask for it (its prompt is its own)."""
+    from retail_fixtures import make_session
+
+    session = make_session("s-q", "Do you sell gift cards for the holidays?", "cus_1003", [])
+    pair = _draft_one(session, domain, taxonomy)
+    assert "escalate_to_human" in pair.positive.forbidden_tools and any(item.check == "not_escalated" for item in pair.positive.expectations)
+    assert pair.negative.boundary == "outside_request" and pair.negative.required_tools == ["escalate_to_human"]
+    assert pair.negative.prompt.startswith(pair.positive.prompt) and "exchange" in pair.negative.prompt[len(pair.positive.prompt):]
+    assert validate_set([pair.positive, pair.negative]) == []  # words that differ are the boundary itself
+
+
+def test_an_anonymous_general_question_is_a_stub_that_expects_nothing_of_the_positives_request(drafted):
+    """No boundary can be crossed: the stub says so and judges nothing (no refusal of the positive's own request)."""
+    negative = _pair(drafted, "s-other")[3].negative
+    assert negative.boundary == "none" and negative.expectations == [] and negative.prompt == _pair(drafted, "s-other")[3].positive.prompt
+    assert negative.rubric and "stub" in negative.rubric[0]
 
 
 def test_boundaries_come_from_the_policy_file(domain, taxonomy):
     from retail_fixtures import make_session
 
     session = make_session("s-y", "I'd like to exchange the kettle from #W1000001 for the blue one.", "cus_1001", ["#W1000001"])
-    policy = domain.policy.model_copy(update={"boundaries": {**domain.policy.boundaries, "other": []}})
     from taskgen.classify import classify
     from taskgen.seeds import freeze_seed
 
     from retail_fixtures import CLOCK, make_state
 
-    pair = draft_pair(session, classify(session, taxonomy), freeze_seed(make_state(), CLOCK), domain, policy=policy)
+    classification = classify(session, taxonomy)
+    seed = freeze_seed(make_state(), CLOCK)
+    assert draft_pair(session, classification, seed, domain).negative.boundary == "other_customer"  # the first of policy.yaml's list
+    policy = domain.policy.model_copy(update={"boundaries": {**domain.policy.boundaries, classification.intent: ["identity_not_verified"]}})
+    assert draft_pair(session, classification, seed, domain, policy=policy).negative.boundary == "identity_not_verified"
+    policy = domain.policy.model_copy(update={"boundaries": {**domain.policy.boundaries, classification.intent: []}})
+    pair = draft_pair(session, classification, seed, domain, policy=policy)
     assert pair.negative.boundary == "none"
     with pytest.raises(ValueError, match="boundaries.refund: unknown boundary 'moon_phase'"):
         RetailPolicy.model_validate({**domain.policy.model_dump(), "boundaries": {"refund": ["moon_phase"]}})
@@ -406,3 +448,10 @@ def test_the_requester_is_the_id_a_customer_lookup_answered(domain):
     assert domain.actor(session.model_copy(update={"entity_ids": {}})) == {"customer_id": "cus_1003"}
     failed = ToolCall(name="find_user_id_by_name_zip", arguments={}, result="user not found")
     assert domain.actor(session.model_copy(update={"entity_ids": {}, "tool_calls": [failed]})) == {}
+
+
+def test_the_classifications_review_questions_travel_with_both_tasks(drafted, domain):
+    session, classification, seed, _ = _pair(drafted, "s-refund")
+    doubtful = classification.model_copy(update={"review_questions": ["Outcome 'failed' from ...: is it right?"]})
+    pair = draft_pair(session, doubtful, seed, domain)
+    assert pair.positive.review_questions[0] == pair.negative.review_questions[0] == "Outcome 'failed' from ...: is it right?"

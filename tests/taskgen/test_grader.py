@@ -43,9 +43,11 @@ def test_a_changed_column_outside_the_task_fails_and_the_expected_one_does_not(d
     reply = ("send_reply", {"text": "Cancelled."})
     env = _trial(domain, seed, cancel, reply)
     assert grade(pair.positive, env.state, env.calls, seed.state).passed
-    moved = _trial(domain, seed, cancel, reply, ("update_address", {"customer_id": "cus_1001", "address": "1 Elm St, Dayton, OH 45402"}))
+    moved = _trial(domain, seed, cancel, reply)
+    moved.state["customer"]["cus_1002"]["address"] = "1 Elm St, Dayton, OH 45402"  # no tool of the task writes it
     verdict = grade(pair.positive, moved.state, moved.calls, seed.state)
-    assert "changed outside the task: customer cus_1001 changed (address)" in verdict.reasons
+    assert verdict.failed_checks == ["nothing_else_changed"]
+    assert "changed outside the task: customer cus_1002 changed (address)" in verdict.reasons
     removed = _trial(domain, seed, cancel, reply)
     del removed.state["payment"]["pay_5"]
     assert grade(pair.positive, removed.state, removed.calls, seed.state).reasons == ["changed outside the task: payment pay_5 removed"]
@@ -155,6 +157,10 @@ def test_every_seed_carries_a_canary_order_per_customer_that_no_correct_trial_to
     for order_id in canaries:
         order = seed.state["order"][order_id]
         assert (CLOCK - parse_timestamp(order["delivered_at"])).days > domain.policy.return_window_days
+        # no policy path reaches it, even where the shop keeps no dates to close the return window
+        policy = domain.policy
+        assert order["status"] not in {*policy.refundable_statuses, *policy.returnable_statuses, *policy.cancellable_statuses,
+                                       *policy.address_change.escalate_when_order_status_in}
         assert [row["order_id"] for row in seed.state["payment"].values()].count(order_id) == 1
     assert add_canaries(plain, CLOCK) == seed.state and canary_id("#W1000001", {"#W1000001"}) == canary_id("#W1000001", set())
     # no drafted task is about a canary, and the reference agent leaves them as they were

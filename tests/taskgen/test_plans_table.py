@@ -31,19 +31,21 @@ def test_each_action_drafts_its_expectations_and_tools():
     home = state["customer"]["cus_1001"]["address"]
     plan = plan_for(Decision(action="refund", rule="refund_allowed", order_id="#W1000001", amount_cents=8999), state)
     assert (plan.expectations, plan.required_tools, plan.forbidden_tools, plan.rubric) == (
-        [_check("refund_exists", order_id="#W1000001", amount_cents=8999), _check("reply_sent"), _check("reply_states_amount", amount_cents=8999)],
-        ["refund_order"], ["cancel_order"],
+        [_check("refund_exists", order_id="#W1000001", amount_cents=8999), _check("order_status", order_id="#W1000001", status="delivered"),
+         _check("reply_sent"), _check("reply_states_amount", amount_cents=8999)],
+        ["refund_order"], ["create_return_label", "cancel_order", "update_address"],
         [_RUBRIC["refund"]])
     plan = plan_for(Decision(action="return_label", rule="return_allowed", order_id="#W1000001"), state)
     assert (plan.expectations, plan.required_tools, plan.forbidden_tools) == (
-        [_check("return_label_exists", order_id="#W1000001"), _check("no_refund", order_id="#W1000001")], ["create_return_label"],
-        ["refund_order", "cancel_order"])
+        [_check("return_label_exists", order_id="#W1000001"), *_untouched()], ["create_return_label"],
+        ["refund_order", "cancel_order", "update_address"])
     plan = plan_for(Decision(action="cancel", rule="cancel_allowed", order_id="#W1000002"), state)
     assert (plan.expectations, plan.required_tools, plan.forbidden_tools) == (
-        [_check("order_status", order_id="#W1000002", status="cancelled"), _check("reply_sent")], ["cancel_order"], ["update_address"])
+        [_check("order_status", order_id="#W1000002", status="cancelled"), _check("no_refund", order_id="#W1000002"), _check("reply_sent")],
+        ["cancel_order"], ["refund_order", "create_return_label", "update_address"])
     plan = plan_for(Decision(action="update_address", rule="address_change_allowed", customer_id="cus_1001", address="1 Elm St"), state)
     assert (plan.expectations, plan.required_tools, plan.forbidden_tools) == (
-        [_check("address_equals", customer_id="cus_1001", address="1 Elm St")], ["update_address"], ["refund_order", "cancel_order"])
+        [_check("address_equals", customer_id="cus_1001", address="1 Elm St")], ["update_address"], ["refund_order", "create_return_label", "cancel_order"])
     plan = plan_for(Decision(action="escalate", rule="above_auto_refund_limit", order_id="#W1000001"), state)
     assert (plan.expectations, plan.required_tools, plan.forbidden_tools) == (
         [_check("escalated"), *_untouched(), _check("reply_promises_no_refund")], ["escalate_to_human"], WRITES)
@@ -61,9 +63,26 @@ def test_each_action_drafts_its_expectations_and_tools():
         "reply_withholds", order_id="#W1000003")
     plan = plan_for(Decision(action="inform", rule="order_status_lookup", order_id="#W1000004"), state)
     assert (plan.expectations, plan.forbidden_tools) == (
-        [_check("reply_sent"), *_untouched("#W1000004", "shipped"), _check("reply_states_status", order_id="#W1000004", status="shipped")], WRITES)
+        [_check("reply_sent"), _check("not_escalated"), *_untouched("#W1000004", "shipped"),
+         _check("reply_states_status", order_id="#W1000004", status="shipped")], [*WRITES, "escalate_to_human"])
     plan = plan_for(Decision(action="inform", rule="information_only"), state)
-    assert (plan.expectations, plan.rubric) == ([_check("reply_sent")], [_RUBRIC["inform"]])
+    assert (plan.expectations, plan.rubric) == ([_check("reply_sent"), _check("not_escalated")], [_RUBRIC["inform"]])
+    # an answer about an order the request names (the decision names none): that order stays as it is
+    plan = plan_for(Decision(action="inform", rule="information_only"), state, "cus_1001", target_order_id="#W1000001")
+    assert plan.expectations == [_check("reply_sent"), _check("not_escalated"), *_untouched(customer_id="cus_1001", address=home)]
+
+
+def test_every_positive_forbids_each_write_it_does_not_need_and_checks_its_target():
+    """An idle or greedy extra write fails every action: each state-changing tool not required is forbidden,
+    and the target order's status and refunds are checked where the action does not change them."""
+    state = make_state()
+    for decision in (Decision(action="refund", rule="refund_allowed", order_id="#W1000001", amount_cents=8999),
+                     Decision(action="return_label", rule="return_allowed", order_id="#W1000001"),
+                     Decision(action="cancel", rule="cancel_allowed", order_id="#W1000002")):
+        plan = plan_for(decision, state)
+        assert sorted([*plan.required_tools, *plan.forbidden_tools]) == sorted(WRITES), decision.action
+        checks = {item.check for item in plan.expectations}
+        assert ("order_status" in checks) and ({"no_refund", "refund_exists"} & checks), decision.action
 
 
 def test_earlier_refunds_are_expected_unchanged_not_absent():
@@ -105,6 +124,18 @@ def test_incident_action_reads_each_outcome_from_its_own_evidence():
     assert incident_action(resolved, _classified("resolved")) == ("refund", "resolved:agent_path")
     assert incident_action(make_session("s", "x", "cus_1001", []), _classified("resolved")) == ("inform", "resolved:agent_path")
     assert incident_action(resolved, _classified("errored")) == (None, "errored:agent_path_untrusted")
+
+
+@pytest.mark.parametrize(
+    ("calls", "action"),
+    [(["get_order_details", "cancel_pending_order"], "cancel"), (["return_delivered_order_items"], "return_label"),
+     (["exchange_delivered_order_items"], "escalate"), (["modify_pending_order_items", "calculate"], "escalate"),
+     (["modify_user_address"], "update_address"), (["find_user_id_by_email", "get_user_details"], "inform")],
+)
+def test_another_products_write_tools_are_read_by_their_verb(calls, action):
+    """tau2-bench's tools: the incident's own path is evidence in the policy's actions, not 'inform'."""
+    session = make_session("s", "x", "cus_1001", [], [ToolCall(name=name, arguments={}) for name in calls])
+    assert incident_action(session, _classified("resolved")) == (action, "resolved:agent_path")
 
 
 def test_boundary_questions_carry_the_policy_numbers(domain):

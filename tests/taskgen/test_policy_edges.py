@@ -170,6 +170,18 @@ def test_a_request_outside_the_tools_goes_to_a_human_once_the_requester_is_known
     assert [call.name for call in env.calls] == ["send_reply"]
 
 
+@pytest.mark.parametrize("words", ["Please change it to the other bottle.", "Can you switch the blue one for the red?",
+                                   "Remove the charger from my order #W1000001.", "I'd like a refund, not an exchange."])
+def test_item_changes_in_the_customers_words_are_a_humans_to_make(domain, words):
+    """An item change without the word 'exchange' (cold review: "change it to the other bottle" got an
+    answer instead of a hand-off); the drafter's rules and the reference agent read the policy alike."""
+    asked = not words.startswith("I'd like a refund")
+    seed = freeze_seed(_state(), CLOCK)
+    view = AgentView(prompt=words, intent="other", actor={"customer_id": "cus_1001"}, clock=seed.clock)
+    assert rules.asks_outside_tools(words, domain.policy) is asked
+    assert reference._outside_tools(view, domain.policy) is asked
+
+
 REFERENCE_PATHS = [
     ("refund", "refund #W1000001", {}, ["get_order", "refund_order", "send_reply"], "I have refunded 89.99 for order #W1000001.", None),
     ("refund", "refund order W1000001 of 2 items", {}, ["get_order", "refund_order", "send_reply"],
@@ -245,3 +257,64 @@ def test_a_request_outside_the_tools_of_several_words_is_read_as_the_phrase(doma
     view = AgentView(prompt="Please change the  Size of my kettle order.", intent="other", actor={"customer_id": "cus_1001"}, clock=format_timestamp(CLOCK))
     reference.reference_agent(domain.policy)(view, env)
     assert [call.name for call in env.calls] == ["escalate_to_human", "send_reply"]
+
+
+@pytest.mark.parametrize(
+    ("intent", "prompt", "status", "action"),
+    [
+        # a pending order cannot be returned, but the item change the customer asks for is a human's to make
+        ("return_label", "I want to modify #W1000002: take the speaker out, or I return it later.", "processing", "escalate"),
+        ("cancellation", "Please exchange the kettle in #W1000001, or cancel it.", "delivered", "escalate"),
+        # a change merely mentioned, not asked for, leaves the refusal
+        ("return_label", "A return label for #W1000002 please, not an exchange.", "processing", "decline"),
+        ("refund", "I don't want to exchange #W1000001, refund it.", "shipped", "decline"),
+        # the tool is allowed: the customer's own request is done, a fallback change does not override it
+        ("cancellation", "Cancel #W1000002 if you cannot exchange the kettle.", "processing", "cancel"),
+    ],
+)
+def test_a_change_only_a_human_can_make_is_handed_over_where_the_status_rules_the_tool_out(taxonomy, domain, intent, prompt, status, action):
+    """Drafter and reference agent agree: both are written from the policy's `requests_outside_tools`."""
+    state = _state(status=status, delivered=timedelta(days=3) if status == "delivered" else None)
+    order_id = "#W1000002" if "#W1000002" in prompt else "#W1000001"
+    if order_id == "#W1000002":
+        state["order"]["#W1000002"]["status"] = status
+    decision = rules.decide(intent, prompt, state, {"customer_id": "cus_1001"}, CLOCK, domain.policy, order_id)
+    assert decision.action == action
+    env = domain.environment(freeze_seed(state, CLOCK))
+    reference.reference_agent(domain.policy)(AgentView(prompt=prompt, intent=intent, actor={"customer_id": "cus_1001"}, clock=format_timestamp(CLOCK)), env)
+    handed = any(call.name == "escalate_to_human" for call in env.calls)
+    assert handed is (action == "escalate")
+
+
+def test_a_change_only_a_human_can_make_on_another_customers_order_is_refused_not_handed_on(domain):
+    state = _state()
+    prompt = "I'd like to exchange the kettle in #W1000003 for a blue one."
+    decision = rules.decide("other", prompt, state, {"customer_id": "cus_1001"}, CLOCK, domain.policy, "#W1000003")
+    assert (decision.action, decision.rule) == ("decline", "not_order_owner")
+    assert rules.decide("other", prompt, state, {"customer_id": "cus_1002"}, CLOCK, domain.policy, "#W1000003").action == "escalate"
+    env = domain.environment(freeze_seed(state, CLOCK))
+    reference.reference_agent(domain.policy)(AgentView(prompt=prompt, intent="other", actor={"customer_id": "cus_1001"}, clock=format_timestamp(CLOCK)), env)
+    assert not any(call.name == "escalate_to_human" for call in env.calls)
+    assert "not on your account" in env.state["reply"]["reply-0001"]["text"]
+
+
+@pytest.mark.parametrize(
+    ("intent", "prompt", "status", "writes"),
+    [
+        ("return_label", "I want to return the kettle in #W1000002. If it cannot be returned, see if it can be canceled.", "processing", ["cancel_order"]),
+        ("return_label", "Swap the lamp in #W1000002 for a coat. If there is no way, return it. If there are any issues, cancel the entire order.",
+         "processing", ["cancel_order"]),  # a return is ruled out too: the next fallback
+        ("cancellation", "Cancel #W1000001. If you can't, I want to return it.", "delivered", ["create_return_label"]),
+        ("return_label", "I want to return the kettle in #W1000002.", "processing", []),  # no fallback said: a refusal
+    ],
+)
+def test_the_customers_own_fallback_is_what_a_correct_agent_does_when_the_first_request_cannot_be(domain, intent, prompt, status, writes):
+    state = _state(status=status, delivered=timedelta(days=3) if status == "delivered" else None)
+    state["order"]["#W1000002"]["status"] = status if "#W1000002" in prompt else state["order"]["#W1000002"]["status"]
+    order_id = "#W1000002" if "#W1000002" in prompt else "#W1000001"
+    decision = rules.decide(intent, prompt, state, {"customer_id": "cus_1001"}, CLOCK, domain.policy, order_id)
+    expected = {"cancel_order": "cancel", "create_return_label": "return_label"}
+    assert decision.action == (expected[writes[0]] if writes else "decline")
+    env = domain.environment(freeze_seed(state, CLOCK))
+    reference.reference_agent(domain.policy)(AgentView(prompt=prompt, intent=intent, actor={"customer_id": "cus_1001"}, clock=format_timestamp(CLOCK)), env)
+    assert [call.name for call in env.calls if call.name in ("cancel_order", "create_return_label", "refund_order")] == writes

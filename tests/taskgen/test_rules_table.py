@@ -50,6 +50,17 @@ CASES = [
     ("address_change", "move me to 1 Elm St, Dayton, OH 45402", _state(status="shipped"),
      Decision(action="escalate", rule="order_in_transit", customer_id="cus_1001")),
     ("address_change", "move me somewhere nice", _state(), Decision(action="escalate", rule="address_not_understood", customer_id="cus_1001")),
+    # a change only a human can make: handed over about the order, refused for someone else's order
+    ("other", "exchange the kettle in #W1000001", _state(), Decision(action="escalate", rule="outside_agent_tools", order_id="#W1000001")),
+    ("other", "exchange the kettle in #W1000003", _state(), Decision(action="decline", rule="not_order_owner", order_id="#W1000003")),
+    ("other", "a refund, not an exchange, for #W1000001", _state(), Decision(action="inform", rule="information_only")),
+    ("return_label", "modify #W1000001: another colour", _state(status="processing"),
+     Decision(action="escalate", rule="outside_agent_tools", order_id="#W1000001")),
+    # the customer's own fallback where the status rules out the first request
+    ("return_label", "return #W1000001. If it cannot be returned, cancel it.", _state(status="pending"),
+     Decision(action="cancel", rule="customer_fallback_cancel_allowed", order_id="#W1000001")),
+    ("return_label", "return #W1000001. If it cannot be returned, cancel it.", _state(status="shipped"),
+     Decision(action="decline", rule="status_not_returnable", order_id="#W1000001")),
 ]
 
 

@@ -52,6 +52,13 @@ def test_reservoirs_select_what_the_whole_day_selects(seed):
 
 
 def test_rows_must_come_grouped_by_signature():
-    rows = [("a", "refund", "errored", "x"), ("b", "refund", "errored", "y"), ("c", "refund", "errored", "x")]
+    rows = [("a", "refund", "errored", "x", False), ("b", "refund", "errored", "y", False), ("c", "refund", "errored", "x", False)]
     with pytest.raises(ValueError, match="grouped by signature"):
         sample_by_signature(rows, SamplingConfig())
+
+
+def test_uncertain_intents_are_counted_per_cell_from_the_rows():
+    rows = [("a", "refund", "errored", "x", True), ("b", "refund", "errored", "x", False),
+            ("c", "refund", "resolved", "y", True), ("d", "other", "resolved", "z", False)]
+    coverage = {(row.intent, row.outcome): row.uncertain for row in sample_by_signature(rows, SamplingConfig()).coverage}
+    assert coverage == {("refund", "errored"): 1, ("refund", "resolved"): 1, ("other", "resolved"): 0}

@@ -118,3 +118,29 @@ def test_an_object_that_only_mentions_an_id_is_not_that_row():
 
 def test_seed_uncertainty_changes_the_seed_id():
     assert freeze_seed(make_state(), CLOCK).seed_id != freeze_seed(make_state(), CLOCK, uncertain=["order x: y"]).seed_id
+
+
+def test_a_write_named_after_the_state_it_needs_tells_the_state_before_it():
+    """tau2-bench's agents cancel without looking: `cancel_pending_order` on an order now 'cancelled' says it
+    was 'pending'; the row stays listed as uncertain (its other fields)."""
+    state = make_state()
+    state["order"]["#W1000002"]["status"] = "cancelled"  # the morning after
+    state["order"]["#W1000005"]["status"] = "return requested"  # the morning after, too
+    state["order"]["#W1000004"]["status"] = "pending (item modified)"
+    session = make_session("s-p", "Cancel #W1000002 and return #W1000005", "cus_1001", ["#W1000002", "#W1000005"], [
+        ToolCall(name="cancel_pending_order", arguments={"order_id": "#W1000002"}, result={"ok": True}),
+        ToolCall(name="return_delivered_order_items", arguments={"order_id": "#W1000005"}, result={"ok": True}),
+        ToolCall(name="cancel_order", arguments={"order_id": "#W1000001"}, result={"ok": True}),  # names no state
+        ToolCall(name="modify_pending_order_items", arguments={"order_id": "#W1000004"}, result={"ok": True}),
+        ToolCall(name="modify_pending_order_address", arguments={"order_id": "#W1000003"}, result={"ok": True}),  # status not its doing
+    ])
+    as_of = state_as_of_incident(session, state, CLOCK)
+    assert as_of.state["order"]["#W1000002"]["status"] == "pending"
+    assert as_of.state["order"]["#W1000005"]["status"] == "delivered"
+    assert as_of.state["order"]["#W1000004"]["status"] == "pending"
+    assert as_of.state["order"]["#W1000001"]["status"] == "delivered"  # untouched: the name says nothing
+    assert as_of.state["order"]["#W1000003"]["status"] == "delivered"  # 'delivered' carries no 'modif'
+    assert as_of.restored == ["order #W1000002: status (named by the incident's own cancel_pending_order)",
+                              "order #W1000004: status (named by the incident's own modify_pending_order_items)",
+                              "order #W1000005: status (named by the incident's own return_delivered_order_items)"]
+    assert len(as_of.uncertain) == 5

@@ -271,7 +271,7 @@ def test_each_verdict_has_its_own_count_and_an_empty_set_has_zero_rates(drafted,
     assert summary.version == "unreleased"
     counts = summary.capability
     assert (counts.works, counts.no_discriminating_power, counts.incident_passes, counts.pair_not_discriminating, counts.broken) == (9, 1, 1, 1, 1)
-    assert (counts.reference_pass_rate, counts.refund_all_pass_rate, counts.do_nothing_pass_rate) == (round(12 / 13, 4), round(1 / 13, 4), round(1 / 13, 4))
+    assert (counts.reference_pass_rate, counts.refund_all_pass_rate, counts.do_nothing_pass_rate) == (round(12 / 13, 4), round(2 / 13, 4), round(1 / 13, 4))
     empty = summarize([], [])
     assert empty.capability.reference_pass_rate == empty.capability.discriminating_share == empty.regression.stub_share == 0.0
     assert empty.capability.tasks == 0
@@ -302,9 +302,12 @@ def test_health_details_the_reference_reasons_the_greedy_agent_and_the_incident_
     from ingest.models import ToolCall
 
     seed = drafted[0][2]
-    other = next(row[3].positive for row in drafted if row[0].session_id == "s-other")
+    status = next(row[3].positive for row in drafted if row[0].session_id == "s-status")
     # it only asks for a reply: refunding the customer's orders (the canary too) fails it by changing rows
-    assert health_check(other, seed, domain).refund_all_passed is False
+    assert health_check(status, seed, domain).refund_all_passed is False
+    # a visitor's general question touches no order: the greedy agent has nothing to refund (a stub pair)
+    visitor = next(row[3].positive for row in drafted if row[0].session_id == "s-other")
+    assert health_check(visitor, seed, domain).refund_all_passed is True
     task, _ = _refund_task(drafted)
     impossible = task.model_copy(update={"expectations": [Expectation(check="refund_exists", args={"order_id": "#W1000001", "amount_cents": 1})]})
     assert health_check(impossible, seed, domain).reference_reasons == ["unmet: refund_exists(amount_cents=1, order_id=#W1000001)"]

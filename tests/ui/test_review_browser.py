@@ -1,12 +1,12 @@
 """The review page in headless Chromium: a person approves a task and rejects its negative with clicks.
 
-A 20-session, 1-day demo drop goes through `trace2task run --all`; `trace2task review serve`
-serves its outputs on a free loopback port. Chromium opens the task list, follows a pair's link,
-ticks the "approve over its open review questions" confirmation, clicks Approve on the
-positive, types a reason and clicks Reject on the negative; then approves another pair's positive
-and negative together with the pair's one button. After each click the task files and the
-store's review_event mirror hold the decisions under the reviewer's name. The page requests nothing
-outside this machine. The screenshot is kept as tests/artifacts/review-page.png.
+A 20-session, 1-day demo drop goes through the stages (what `trace2task run --all` writes, without
+Dagster); `trace2task review serve` serves its outputs on a free loopback port. Chromium opens the
+task list, follows a pair's link, ticks the "approve over its open review questions" confirmation,
+clicks Approve on the positive, types a reason and clicks Reject on the negative; then approves
+another pair's positive and negative together with the pair's one button. After each click the task
+files and the store's review_event mirror hold the decisions under the reviewer's name. The page
+requests nothing outside this machine. The screenshot is kept as tests/artifacts/review-page.png.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from headless_chromium import HeadlessChromium, chromium_executable, is_outside, wait_until
-from demo_world import ARTIFACTS, TRACE2TASK, ran_world, write_drop
+from demo_world import ARTIFACTS, TRACE2TASK, make_world, run_stages, write_drop
 from webserver_process import free_port, stop
 
 CHROMIUM = chromium_executable()
@@ -100,7 +100,8 @@ def _pair(out: Path) -> tuple[str, str, str]:
 
 
 def test_a_reviewer_approves_and_rejects_with_clicks(tmp_path):
-    run = ran_world(tmp_path / "run", write_drop(tmp_path, sessions=20, days=1))
+    run = make_world(tmp_path / "run", drop=write_drop(tmp_path, sessions=20, days=1))
+    run_stages(run.config).store.dispose()  # what `trace2task run --all` writes, without Dagster
     pair_id, positive, negative = _pair(run.out)
     port = free_port()
     base_url = f"http://127.0.0.1:{port}"

@@ -34,8 +34,7 @@ def classified_sessions_asset(partitions: PartitionsDefinition) -> AssetsDefinit
             only = scope_sessions(db, scope.incident_id)
             if hourly and only:
                 assemble_day(db, run, day, run_id=context.run.run_id, only=only, scope=scope.name)
-            cells = classify_day(db, run, day, only=only,
-                                 record_run_id=context.run.run_id if hourly and not only else "")
+            cells = classify_day(db, run, day, only=only, run_id=context.run.run_id, record_run=hourly)
         return MaterializeResult(
             metadata={"sessions": sum(cells.values()), "strata": MetadataValue.md(strata_markdown(cells))}
         )

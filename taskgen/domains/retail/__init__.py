@@ -17,7 +17,7 @@ from ingest.state_mapping import StateMapping
 from ingest.models import Session, StateRows, ToolCall
 from taskgen.classify import Classification
 from taskgen.domains import Agent, NegativePlan, Plan
-from taskgen.domains.retail import agents, canary, grader, plans, reference
+from taskgen.domains.retail import agents, canary, grader, identity, plans, reference
 from taskgen.domains.retail.environment import TOOLS, WRITE_TOOLS, RetailEnvironment
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.rules import order_ids_in, refunded_cents
@@ -43,9 +43,11 @@ class RetailDomain:
     def taxonomy_path(self) -> Path:
         return Path(__file__).with_name("taxonomy.yaml")
 
-    def actor(self, session: Session) -> dict[str, str]:
+    def actor(self, session: Session, seed: Seed | None = None) -> dict[str, str]:
         """The requester: the first customer id of the session, else the id a successful customer
-        look-up answered with (`find_user_id_by_email` -> 'cust_…': the agent verified who asks)."""
+        look-up answered with (`find_user_id_by_email` -> 'cust_…': the agent verified who asks), else
+        the one customer of the seed whose e-mail, or full name and zip code, the customer's words give
+        (`identity.py`: the rule both tasks of a pair follow)."""
         customers = session.entity_ids.get("customer", [])
         if customers:
             return {"customer_id": customers[0]}
@@ -55,6 +57,11 @@ class RetailDomain:
                 result = call.result.strip().strip('"') if isinstance(call.result, str) else None
                 if result and _BARE_ID.fullmatch(result):
                     return {"customer_id": result}
+        if seed is not None:
+            rows = seed.state.get(RetailSchema.from_document(seed.domain_schema).kinds["customer"], {})
+            found = identity.identified_customer(session.first_user_text(), rows)
+            if found:
+                return {"customer_id": found}
         return {}
 
     def plan_positive(

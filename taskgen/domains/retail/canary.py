@@ -1,8 +1,9 @@
 """A canary in every seed: one more order of each customer that no correct trial touches.
 
-It is a copy of the customer's first order (its items and payments too), placed and delivered
-long before the clock, so no request names it, no policy window reaches it and no "latest order"
-fallback picks it. The grader's "nothing else changed" check then fails a trial that refunds,
+It is a copy of the customer's first order (its items and payments too), placed long before the
+clock and already cancelled: no request names it, no "latest order" fallback picks it, and no policy
+path reaches it, even in a shop that keeps no dates (a delivered copy would open a second valid
+return of the same items). The grader's "nothing else changed" check then fails a trial that refunds,
 cancels or edits it: a gamed or careless run shows.
 """
 
@@ -17,6 +18,9 @@ from taskgen.seeds import format_timestamp
 
 PLACED_DAYS_BEFORE = 400
 DELIVERED_DAYS_BEFORE = 395
+# The status the environment's own cancel_order writes: in none of the policy's refundable,
+# returnable, cancellable or escalation lists, so no correct trial acts on the canary.
+CANARY_STATUS = "cancelled"
 _TRAILING_DIGITS = re.compile(r"(\d+)(\D*)$")
 
 
@@ -58,7 +62,7 @@ def add_canaries(state: StateRows, clock: datetime, domain_schema: dict | None =
         key = next((column for column, value in orders[new_id].items() if value == order_id), None)
         if key is not None:
             orders[new_id][key] = new_id  # the row's own key column (tau-bench's order_id)
-        schema.set_field(moved, "order", new_id, "status", "delivered")
+        schema.set_field(moved, "order", new_id, "status", CANARY_STATUS)
         schema.set_field(moved, "order", new_id, "placed_at", format_timestamp(clock - timedelta(days=PLACED_DAYS_BEFORE)))
         schema.set_field(moved, "order", new_id, "delivered_at", format_timestamp(clock - timedelta(days=DELIVERED_DAYS_BEFORE)))
         for role in ("order_item", "payment"):

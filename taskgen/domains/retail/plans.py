@@ -9,10 +9,13 @@ from datetime import timedelta
 from ingest.models import Session, StateRows
 from taskgen.classify import Classification
 from taskgen.domains import NegativePlan, Plan
+from taskgen.domains.retail import identity
 from taskgen.domains.retail.environment import WRITE_TOOLS
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.grader import holds, is_reply_check
-from taskgen.domains.retail.rules import ORDER_INTENTS, Decision, customer_orders, decide, order_ids_in, refunded_cents, requested_order_id
+from taskgen.domains.retail.rules import (
+    ORDER_INTENTS, Decision, asks_outside_tools, customer_orders, decide, order_ids_in, refunded_cents, requested_order_id,
+)
 from taskgen.domains.retail.schema import RetailSchema
 from taskgen.seeds import Seed, format_timestamp, parse_timestamp
 from taskgen.task import Expectation
@@ -35,6 +38,25 @@ _TEXT_ACTIONS: tuple[tuple[str, str], ...] = (
 )
 
 ACTION_KINDS = ("refund", "return_label", "cancel", "update_address")
+
+_VERB_ACTIONS: tuple[tuple[str, str], ...] = (
+    (r"^refund", "refund"),
+    (r"^return", "return_label"),
+    (r"^cancel", "cancel"),
+    (r"^(?:modify|update|change)_(?:user|customer)_address$", "update_address"),
+    (r"^(?:exchange|modify|swap|replace)_", "escalate"),
+)
+"""Another product's write tools read by their verb: `cancel_pending_order` cancels; an exchange or an item
+change is, on the policy's tools, a human's to make (`requests_outside_tools`)."""
+
+
+def tool_action(name: str) -> str | None:
+    """What an incident's successful call did, in the policy's actions: the domain's own tools by name,
+    another product's write tools by their verb; reads and anything else, nothing."""
+    if name in _TOOL_ACTIONS:
+        return _TOOL_ACTIONS[name]
+    lowered = name.lower()
+    return next((action for pattern, action in _VERB_ACTIONS if re.search(pattern, lowered)), None)
 _READ_PREFIXES = ("get_", "list_", "find_", "search_", "lookup_", "calculate", "think", "send_reply", "transfer", "escalate")
 
 
@@ -62,7 +84,7 @@ def incident_action(session: Session, classification: Classification) -> tuple[s
                 return action, f"escalation:{escalation.id}:resolution"
         return None, "escalated:no_resolution"
     if classification.outcome == "resolved":
-        done = [_TOOL_ACTIONS[call.name] for call in session.tool_calls if call.status == "ok" and call.name in _TOOL_ACTIONS]
+        done = [action for call in session.tool_calls if call.status == "ok" and (action := tool_action(call.name))]
         return (done[-1] if done else "inform"), "resolved:agent_path"
     return None, f"{classification.outcome}:agent_path_untrusted"
 
@@ -110,7 +132,7 @@ def plan_for(
     """Expectations, required and forbidden tools that make `decision` the one passing answer
     (`target_order_id`: the order the request is about when the decision names none; `prompt`: what
     the customer asked, for the reply's content)."""
-    plan = _plan_for(decision, state)
+    plan = _plan_for(decision, state, requester, target_order_id)
     return plan.model_copy(
         update={
             "expectations": [*plan.expectations, *_reply_checks(decision, state, requester, target_order_id, prompt)],
@@ -119,39 +141,49 @@ def plan_for(
     )
 
 
-def _plan_for(decision: Decision, state: StateRows) -> Plan:
-    order_id, customer_id = decision.order_id, decision.customer_id
+def _forbid_others(*required: str) -> list[str]:
+    """Every state-changing tool the answer does not need: an idle or greedy extra write fails the task."""
+    return [tool for tool in WRITE_TOOLS if tool not in required]
+
+
+def _plan_for(decision: Decision, state: StateRows, requester: str | None = None, target_order_id: str | None = None) -> Plan:
+    """Every plan checks the end state of what the request is about: the target order (its status,
+    its refunds) and the requester's address, changed only where the answer changes them."""
+    order_id, customer_id = decision.order_id or target_order_id, decision.customer_id or requester
     order = state.get("order", {}).get(order_id or "")
-    untouched: list[Expectation] = []
+    no_new_refund: list[Expectation] = []
+    same_status: list[Expectation] = []
     if order is not None:
         earlier = refunded_cents(state, order_id or "")
-        no_new_refund = _check("refunded_total", order_id=order_id, amount_cents=earlier) if earlier else _check("no_refund", order_id=order_id)
-        untouched = [no_new_refund, _check("order_status", order_id=order_id, status=order["status"])]
+        no_new_refund = [_check("refunded_total", order_id=order_id, amount_cents=earlier) if earlier else _check("no_refund", order_id=order_id)]
+        same_status = [_check("order_status", order_id=order_id, status=order["status"])]
+    same_address: list[Expectation] = []
     if customer_id in state.get("customer", {}):
-        untouched.append(_check("address_equals", customer_id=customer_id, address=state["customer"][customer_id].get("address", "")))
+        same_address = [_check("address_equals", customer_id=customer_id, address=state["customer"][customer_id].get("address", ""))]
+    untouched = [*no_new_refund, *same_status, *same_address]
     if decision.action == "refund":
         return Plan(
-            expectations=[_check("refund_exists", order_id=order_id, amount_cents=decision.amount_cents), _check("reply_sent")],
+            expectations=[_check("refund_exists", order_id=order_id, amount_cents=decision.amount_cents), *same_status, *same_address, _check("reply_sent")],
             required_tools=["refund_order"],
-            forbidden_tools=["cancel_order"],
+            forbidden_tools=_forbid_others("refund_order"),
         )
     if decision.action == "return_label":
         return Plan(
-            expectations=[_check("return_label_exists", order_id=order_id), _check("no_refund", order_id=order_id)],
+            expectations=[_check("return_label_exists", order_id=order_id), *no_new_refund, *same_status, *same_address],
             required_tools=["create_return_label"],
-            forbidden_tools=["refund_order", "cancel_order"],
+            forbidden_tools=_forbid_others("create_return_label"),
         )
     if decision.action == "cancel":
         return Plan(
-            expectations=[_check("order_status", order_id=order_id, status="cancelled"), _check("reply_sent")],
+            expectations=[_check("order_status", order_id=order_id, status="cancelled"), *no_new_refund, *same_address, _check("reply_sent")],
             required_tools=["cancel_order"],
-            forbidden_tools=["update_address"],
+            forbidden_tools=_forbid_others("cancel_order"),
         )
     if decision.action == "update_address":
         return Plan(
-            expectations=[_check("address_equals", customer_id=customer_id, address=decision.address)],
+            expectations=[_check("address_equals", customer_id=decision.customer_id, address=decision.address), *no_new_refund, *same_status],
             required_tools=["update_address"],
-            forbidden_tools=["refund_order", "cancel_order"],
+            forbidden_tools=_forbid_others("update_address"),
         )
     if decision.action == "escalate":
         return Plan(expectations=[_check("escalated"), *untouched], required_tools=["escalate_to_human"], forbidden_tools=list(WRITE_TOOLS))
@@ -161,7 +193,8 @@ def _plan_for(decision: Decision, state: StateRows) -> Plan:
             expectations=[_check("reply_refuses"), _check("not_escalated"), *untouched],
             forbidden_tools=[*WRITE_TOOLS, "escalate_to_human"],
         )
-    return Plan(expectations=[_check("reply_sent"), *untouched], forbidden_tools=list(WRITE_TOOLS))
+    # An answer only: nothing written, nothing handed on (a reply alone is not a pass when it came with a hand-over).
+    return Plan(expectations=[_check("reply_sent"), _check("not_escalated"), *untouched], forbidden_tools=[*WRITE_TOOLS, "escalate_to_human"])
 
 
 def _is_write(name: str) -> bool:
@@ -296,7 +329,7 @@ def plan_positive(
     prompt = session.first_user_text()
     order_id, questions = target_order(session, prompt, state, schema)
     decision = decide(classification.intent, prompt, state, actor, seed.clock_datetime, policy, order_id)
-    plan = plan_for(decision, state, actor.get("customer_id"), prompt=prompt)
+    plan = plan_for(decision, state, actor.get("customer_id"), target_order_id=order_id, prompt=prompt)
     questions = [*plan.review_questions, *questions]
     evidence_action, source = incident_action(session, classification)
     if evidence_action is None:
@@ -363,6 +396,9 @@ def cross_boundary(
     clock = seed.clock_datetime
     if boundary == "identity_not_verified":
         return (moved, {}) if actor.get("customer_id") else None
+    if boundary == "outside_request":
+        # The same seed and requester; the words ask for more (plan_negative: negative_words).
+        return (moved, actor) if actor.get("customer_id") in view["customer"] else None
     if boundary == "order_in_transit":
         mine = [row for row in customer_orders(view, actor.get("customer_id")) if row.get("status") not in policy.address_change.escalate_when_order_status_in]
         if not mine or not policy.address_change.escalate_when_order_status_in:
@@ -484,13 +520,15 @@ def boundary_question(boundary: str, policy: RetailPolicy) -> str:
         "cancellable": f"An order still {policy.cancellable_statuses[0] if policy.cancellable_statuses else 'open'} "
         "can be cancelled: must the agent cancel it now?",
         "identity_verified": "Signed in as the order's owner, the same request is theirs to make: must the agent act on it now?",
-        "identity_not_verified": "The requester is not signed in: may the agent hand an account question to a human "
-        "before the identity is verified?",
+        "identity_not_verified": "The requester is not signed in and cannot give the e-mail or zip code that would "
+        "verify them: may the agent act on, or hand on, an account request before the identity is verified?",
+        "outside_request": "The customer also asks for a change only a human can make: must the agent hand the "
+        "request to a human instead of answering it alone?",
     }
     return questions[boundary]
 
 
-ORDER_INDEPENDENT_BOUNDARIES = ("identity_not_verified", "order_in_transit")
+ORDER_INDEPENDENT_BOUNDARIES = ("identity_not_verified", "order_in_transit", "outside_request")
 REPLY_CONTENT_CHECKS = ("reply_states_status", "reply_withholds", "reply_refuses")
 
 
@@ -505,10 +543,55 @@ def discriminates(positive: Plan, negative: Plan) -> bool:
     return bool(tools) or content
 
 
+def _customer_row(seed: Seed, schema: RetailSchema, customer_id: str | None) -> dict | None:
+    """The product's own row of the customer (its names, e-mail and zip as the product keeps them)."""
+    return seed.state.get(schema.kinds["customer"], {}).get(customer_id or "")
+
+
+def _outside_sentence(policy: RetailPolicy) -> str | None:
+    """A request only a human can carry out, in the customer's words: the policy's first one-word phrase."""
+    verbs = [phrase for phrase in policy.requests_outside_tools if len(phrase.split()) == 1]
+    return f"I would also like to {verbs[0]} one of the items of my order for another one." if verbs else None
+
+
+def negative_words(
+    boundary: str, prompt: str, scope: str, seed: Seed, actor: dict[str, str], requester: dict[str, str], policy: RetailPolicy
+) -> str | None:
+    """The negative's words when its boundary is crossed in what the customer says ('' = the positive's);
+    None when they cannot be changed to cross it.
+
+    identity_not_verified: a requester the words identified (name with e-mail or zip, `identity.py`) can
+    no longer give the e-mail or zip; one the session signed in is simply not signed in. identity_verified:
+    the owner's name and e-mail are said. outside_request: a change only a human can make is asked too."""
+    schema = RetailSchema.from_document(seed.domain_schema)
+    customers = seed.state.get(schema.kinds["customer"], {})
+    body = prompt[len(scope):].lstrip() if scope and prompt.startswith(scope) else prompt
+    head = f"{scope}\n\n" if scope and prompt.startswith(scope) else ""
+    if boundary == "identity_not_verified":
+        row = _customer_row(seed, schema, actor.get("customer_id"))
+        if row is None or not identity.gives_identity(body, row):
+            return "" if identity.identified_customer(body, customers) is None else None
+        changed = identity.without_identity(body, row)
+        return head + changed if identity.identified_customer(changed, customers) is None else None
+    if boundary == "identity_verified":
+        row = _customer_row(seed, schema, requester.get("customer_id"))
+        if row is None:
+            return None
+        changed = identity.with_identity(body, row)
+        if changed is None or identity.identified_customer(changed, customers) != requester.get("customer_id"):
+            return ""  # the session signs the owner in; nothing of it is in the words
+        return head + changed
+    if boundary == "outside_request":
+        sentence = _outside_sentence(policy)
+        return f"{prompt.rstrip()} {sentence}" if sentence and not asks_outside_tools(prompt, policy) else None
+    return ""
+
+
 def plan_negative(
     prompt: str, intent: str, seed: Seed, actor: dict[str, str], positive: Plan, policy: RetailPolicy
 ) -> NegativePlan:
-    """Same request on a seed across the first boundary that changes what the agent must do."""
+    """Same request on a seed across the first boundary that changes what the agent must do (the
+    request's words change only where the boundary is in them: identity, a request only a human can do)."""
     schema = RetailSchema.from_document(seed.domain_schema)
     clock = seed.clock_datetime
     order_id = positive.target.get("order_id")
@@ -525,17 +608,23 @@ def plan_negative(
         if crossed is None:
             continue
         moved, requester = crossed
+        words = negative_words(boundary, prompt, positive.scope, seed, actor, requester, policy)
+        if words is None:
+            continue
+        said = words or prompt
         view = schema.canonical(moved)
-        decision = decide(intent, prompt, view, requester, clock, policy, order_id)
-        plan = plan_for(decision, view, requester.get("customer_id"), target_order_id=order_id, prompt=prompt)
+        decision = decide(intent, said, view, requester, clock, policy, order_id)
+        plan = plan_for(decision, view, requester.get("customer_id"), target_order_id=order_id, prompt=said)
         if decision.action != positive_decision.action and discriminates(positive, plan):
             return NegativePlan(
                 **plan.model_dump(exclude={"target"}), target=positive.target, state=moved, actor=requester,
-                boundary=boundary, boundary_question=boundary_question(boundary, policy),
+                boundary=boundary, boundary_question=boundary_question(boundary, policy), prompt=words,
             )
-    plan = plan_for(Decision(action="decline", rule="no_boundary", order_id=order_id), schema.canonical(seed.state), actor.get("customer_id"))
+    # No boundary to cross: a stub, labelled, out of health figures and releases until a person writes
+    # it. It expects nothing a reader could take for a judgement on the positive's own request.
     return NegativePlan(
-        **plan.model_dump(exclude={"review_questions", "target"}),
+        expectations=[],
+        rubric=["Judge: nothing yet: this negative is a stub; a person writes its request and what a correct agent does with it."],
         target=positive.target,
         review_questions=[f"No policy boundary of intent '{intent}' could be crossed on this seed; write the negative by hand."],
         state=copy.deepcopy(seed.state),

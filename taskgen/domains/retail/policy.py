@@ -13,7 +13,7 @@ DEFAULT_POLICY_PATH = Path(__file__).with_name("policy.yaml")
 BOUNDARIES: tuple[str, ...] = (
     "return_window", "auto_refund_limit", "not_delivered", "other_customer", "recently_delivered",
     "delivered", "not_cancellable", "cancellable", "order_in_transit", "identity_not_verified",
-    "identity_verified",
+    "identity_verified", "outside_request",
 )
 """Every boundary the drafter knows how to cross (taskgen/domains/retail/plans.py: cross_boundary)."""
 

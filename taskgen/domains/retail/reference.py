@@ -84,9 +84,11 @@ def _hand_over(env: Environment, reason: str) -> None:
     env.call("send_reply", text=HANDED_OVER)
 
 
-def _refund(order: dict, env: Environment, clock: datetime, policy: RetailPolicy) -> None:
+def _refund(order: dict, env: Environment, clock: datetime, policy: RetailPolicy, human_can: bool = False) -> None:
     order_id = order["id"]
-    if order.get("status") not in policy.refundable_statuses or not _inside_return_window(order, clock, policy):
+    if order.get("status") not in policy.refundable_statuses:
+        return _hand_over(env, "a change the tools cannot carry out") if human_can else _refuse(env, f"refund order {order_id}")
+    if not _inside_return_window(order, clock, policy):
         return _refuse(env, f"refund order {order_id}")
     remaining = int(order.get("total_cents", 0)) - _already_refunded(env, order_id)
     if remaining <= 0:
@@ -97,16 +99,18 @@ def _refund(order: dict, env: Environment, clock: datetime, policy: RetailPolicy
     env.call("send_reply", text=f"I have refunded {remaining / 100:.2f} for order {order_id}.")
 
 
-def _return_label(order: dict, env: Environment, clock: datetime, policy: RetailPolicy) -> None:
-    if order.get("status") not in policy.returnable_statuses or not _inside_return_window(order, clock, policy):
+def _return_label(order: dict, env: Environment, clock: datetime, policy: RetailPolicy, human_can: bool = False) -> None:
+    if order.get("status") not in policy.returnable_statuses:
+        return _hand_over(env, "a change the tools cannot carry out") if human_can else _refuse(env, f"create a return label for order {order['id']}")
+    if not _inside_return_window(order, clock, policy):
         return _refuse(env, f"create a return label for order {order['id']}")
     env.call("create_return_label", order_id=order["id"])
     env.call("send_reply", text=f"Here is the return label for order {order['id']}.")
 
 
-def _cancel(order: dict, env: Environment, policy: RetailPolicy) -> None:
+def _cancel(order: dict, env: Environment, policy: RetailPolicy, human_can: bool = False) -> None:
     if order.get("status") not in policy.cancellable_statuses:
-        return _refuse(env, f"cancel order {order['id']}")
+        return _hand_over(env, "a change the tools cannot carry out") if human_can else _refuse(env, f"cancel order {order['id']}")
     env.call("cancel_order", order_id=order["id"])
     env.call("send_reply", text=f"Order {order['id']} is cancelled.")
 
@@ -126,27 +130,77 @@ def _change_address(view: AgentView, env: Environment, policy: RetailPolicy) -> 
     env.call("send_reply", text="Your address is updated.")
 
 
+_ALLOWED_STATUSES = {"refund": "refundable_statuses", "return_label": "returnable_statuses", "cancellation": "cancellable_statuses"}
+_HANDLERS = {
+    "refund": _refund,
+    "return_label": _return_label,
+    "cancellation": lambda order, env, clock, policy, human_can: _cancel(order, env, policy, human_can),
+}
+_VERB_INTENT = (("cancel", "cancellation"), ("return", "return_label"), ("refund", "refund"))
+
+
+def _instead(prompt: str) -> list[str]:
+    """Fallbacks in the customer's words: the verb that opens what follows the comma closing an 'if'
+    clause (after 'then', 'just', 'please', 'I want to', 'see if it can be'), or what follows ', or'."""
+    wanted = []
+    lead = {"then", "just", "please", "i", "i'd", "want", "would", "like", "you", "to", "see", "if", "it", "can", "be", "don't", "care", "else"}
+    for clause in re.split(r"[.!?;]", prompt.lower()):
+        tails = []
+        if re.search(r"(?:^|\s)if\s", clause) and "," in clause:
+            tails.append(clause.split(",", 1)[1])
+        if ", or " in clause:
+            tails.append(clause.split(", or ", 1)[1])
+        for tail in tails:
+            for word in re.findall(r"[a-z']+", tail):
+                if word in lead:
+                    continue
+                wanted += [intent for verb, intent in _VERB_INTENT if word.startswith(verb)]
+                break
+    return list(dict.fromkeys(wanted))
+
+
 def _order_request(view: AgentView, env: Environment, policy: RetailPolicy) -> None:
+    """An order's status that rules the asked tool out still lets a human make a change the customer
+    also asks for (an item change on a pending order): then the request is handed over, not refused."""
     order = _named_order(view, env) or _only_order(view, env)
     if order is None:
         return _refuse(env, "find that order")
     if order.get("customer_id") != view.actor.get("customer_id"):
         return _refuse(env, "help with an order that is not on your account")
     clock = parse_timestamp(view.clock)
-    if view.intent == "refund":
-        return _refund(order, env, clock, policy)
-    if view.intent == "return_label":
-        return _return_label(order, env, clock, policy)
-    if view.intent == "cancellation":
-        return _cancel(order, env, policy)
+    human_can = _outside_tools(view, policy)
+    if view.intent in _ALLOWED_STATUSES:
+        if order.get("status") not in getattr(policy, _ALLOWED_STATUSES[view.intent]):
+            # what the customer said to do instead, if the order's status allows it
+            for intent in _instead(view.prompt):
+                if order.get("status") in getattr(policy, _ALLOWED_STATUSES[intent]):
+                    return _HANDLERS[intent](order, env, clock, policy, human_can)
+        return _HANDLERS[view.intent](order, env, clock, policy, human_can)
     tracking = f" Its tracking number is {order['tracking_number']}." if order.get("tracking_number") else ""
     env.call("send_reply", text=f"Your order {order['id']} is {str(order.get('status', '')).replace('_', ' ')}.{tracking}")
 
 
+_REFUSED_WORDS = {"not", "no", "never", "without", "dont", "don't", "doesn't", "didn't", "won't", "isn't"}
+
+
 def _outside_tools(view: AgentView, policy: RetailPolicy) -> bool:
-    """policy.yaml `requests_outside_tools`: the customer asks for something only a human can do."""
+    """policy.yaml `requests_outside_tools`: the customer asks for something only a human can do (a
+    phrase with a 'not' among the three words before it is not asked for: "a refund, not an exchange")."""
     text = " ".join(view.prompt.lower().split())
-    return any(re.search(rf"(?<!\w){re.escape(' '.join(phrase.lower().split()))}(?!\w)", text) for phrase in policy.requests_outside_tools)
+    for phrase in policy.requests_outside_tools:
+        for found in re.finditer(rf"(?<!\w){re.escape(' '.join(phrase.lower().split()))}(?!\w)", text):
+            before = re.findall(r"[a-z']+", text[: found.start()])[-3:]
+            if not any(word in _REFUSED_WORDS or word.endswith("n't") for word in before):
+                return True
+    return False
+
+
+def _outside_request(view: AgentView, env: Environment, policy: RetailPolicy) -> None:
+    """Only a human can do it, and only for the order's owner: an order of someone else is refused."""
+    order = _named_order(view, env)
+    if order is not None and order.get("customer_id") != view.actor.get("customer_id"):
+        return _refuse(env, "help with an order that is not on your account")
+    return _hand_over(env, "a request the tools cannot carry out")
 
 
 def _signed_in(view: AgentView, env: Environment) -> bool:
@@ -164,7 +218,7 @@ def reference_agent(policy: RetailPolicy) -> Agent:
         if acting and policy.identity_required and not _signed_in(view, env):
             return _refuse(env, "help with your account or orders before you sign in")
         if outside:
-            return _hand_over(env, "a request the tools cannot carry out")
+            return _outside_request(view, env, policy)
         if view.intent == "account_access":
             return _hand_over(env, "account access")
         if view.intent == "address_change":

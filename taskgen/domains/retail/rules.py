@@ -145,10 +145,43 @@ def _decide_address(prompt: str, state: StateRows, actor: dict[str, str], policy
 ORDER_INTENTS = ("refund", "return_label", "cancellation", "order_status")
 
 
-def _outside_tools(prompt: str, policy: RetailPolicy) -> bool:
-    """The request asks for something only a human can do (the policy's `requests_outside_tools`)."""
+_NEGATED = re.compile(r"\b(?:not|no|never|without|n't)\b(?:\W+\w+){0,2}\W*$|n't(?:\W+\w+){0,2}\W*$")
+
+
+def asks_outside_tools(prompt: str, policy: RetailPolicy) -> bool:
+    """The request asks for something only a human can do (the policy's `requests_outside_tools`), not
+    merely mentions it ("a refund, not an exchange")."""
     lowered = " ".join(prompt.lower().split())
-    return any(re.search(r"\b" + re.escape(phrase.lower()) + r"\b", lowered) for phrase in policy.requests_outside_tools)
+    for phrase in policy.requests_outside_tools:
+        for match in re.finditer(r"\b" + re.escape(phrase.lower()) + r"\b", lowered):
+            if not _NEGATED.search(lowered[: match.start()]):
+                return True
+    return False
+
+
+_STATUS_REFUSALS = ("status_not_refundable", "status_not_returnable", "status_not_cancellable")
+
+_FALLBACK = re.compile(
+    r"\bif\b[^.!?;]*?,\s*(?:then\s+)?(?:just\s+|please\s+)?(?:i(?:'d| would)? (?:want|like) (?:you )?to\s+|see if it can be\s+)?"
+    r"(cancel|return|refund)|,\s*or(?: else)?\s+(?:just\s+)?(cancel|return|refund)",
+    re.IGNORECASE,
+)
+_FALLBACK_INTENT = {"cancel": "cancellation", "return": "return_label", "refund": "refund"}
+
+
+def fallback_intents(prompt: str) -> list[str]:
+    """What the customer says to do instead when the first request cannot be done ("if it cannot be
+    returned, cancel it"; "exchange it, or cancel the order"), in the order they say it."""
+    found = [(match.group(1) or match.group(2)).lower() for match in _FALLBACK.finditer(prompt)]
+    return list(dict.fromkeys(_FALLBACK_INTENT[verb] for verb in found))
+
+
+def _decide_order(intent: str, order_id: str, state: StateRows, clock: datetime, policy: RetailPolicy) -> Decision:
+    if intent == "refund":
+        return _decide_refund(order_id, state, clock, policy)
+    if intent == "return_label":
+        return _decide_return(order_id, state, clock, policy)
+    return _decide_cancel(order_id, state, policy)
 
 
 def decide(
@@ -156,7 +189,7 @@ def decide(
     order_id: str | None = None,
 ) -> Decision:
     """What the policy file says the agent should do for this request on this state, about `order_id`."""
-    outside = _outside_tools(prompt, policy)
+    outside = asks_outside_tools(prompt, policy)
     if intent not in ORDER_INTENTS and intent not in ("account_access", "address_change") and not outside:
         return Decision(action="inform", rule="information_only")
     if policy.identity_required and actor.get("customer_id") not in state.get("customer", {}):
@@ -166,16 +199,27 @@ def decide(
     if intent == "address_change":
         return _decide_address(prompt, state, actor, policy)
     if intent not in ORDER_INTENTS:
+        # Only a human can do it, for the order's owner: someone else's order is refused, not handed on.
+        order = state["order"].get(order_id or "")  # the canonical view carries every role's kind
+        if order is not None and order.get("customer_id") != actor.get("customer_id"):
+            return Decision(action="decline", rule="not_order_owner", order_id=order_id)
         return Decision(action="escalate", rule="outside_agent_tools", order_id=order_id)
     if order_id is None:
         return Decision(action="decline", rule="order_not_found")
     refusal = _order_gate(order_id, state, actor)
     if refusal is not None:
         return refusal
-    if intent == "refund":
-        return _decide_refund(order_id, state, clock, policy)
-    if intent == "return_label":
-        return _decide_return(order_id, state, clock, policy)
-    if intent == "cancellation":
-        return _decide_cancel(order_id, state, policy)
-    return Decision(action="inform", rule="order_status_lookup", order_id=order_id)
+    if intent == "order_status":
+        return Decision(action="inform", rule="order_status_lookup", order_id=order_id)
+    decision = _decide_order(intent, order_id, state, clock, policy)
+    if decision.rule in _STATUS_REFUSALS:
+        # The customer's own fallback, when the order's status rules out what they asked first.
+        for other in fallback_intents(prompt):
+            instead = _decide_order(other, order_id, state, clock, policy)
+            if instead.action != "decline":
+                return instead.model_copy(update={"rule": f"customer_fallback_{instead.rule}"})
+    if decision.rule in _STATUS_REFUSALS and outside:
+        # The order's status rules the tool out, but the customer also asks for a change only a human
+        # can make (an item change on a pending order): that goes to a human, not a refusal.
+        return Decision(action="escalate", rule="outside_agent_tools", order_id=order_id)
+    return decision

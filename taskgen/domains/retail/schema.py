@@ -29,6 +29,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ingest.config import IngestConfig
+from ingest.entities import ids_in_text
 from ingest.models import StateRows
 from ingest.state_mapping import StateMapping, StateMappingError
 
@@ -131,7 +132,7 @@ class RetailSchema(BaseModel):
         """Order ids in the order they appear, each once, by the configured entity patterns."""
         found: list[tuple[int, str]] = []
         for pattern in self.order_id_patterns:
-            found += [(match.start(), match.group(0)) for match in re.finditer(pattern, text)]
+            found += ids_in_text(pattern, text)
         return list(dict.fromkeys(value for _, value in sorted(found)))
 
     # ------------------------------------------------------------------ canonical view

@@ -31,10 +31,21 @@ ANSWER = "All done: I have taken care of that for you."
 
 
 _SIMULATOR_ONLY = re.compile(
-    r"\b(?:if the agent|if (?:there is|they)|you are (?:a |an |detail|reluctant|impatient|polite|private|not |very |quite )"
-    r"|do(?:es)? not (?:want to )?reveal|you (?:do not|don't) remember|only (?:exchange|return)|if not\b|persona|swear)",
+    r"\b(?:if the agent|(?:when|once|until|unless) the agent|the agent (?:asks|provides|offers|says|refuses)|if it refuses"
+    r"|(?:as )?you are interacting|customer service agent|you first try|guess a famous"
+    r"|you are (?:a |an |detail|reluctant|impatient|polite|private|not |very |quite )"
+    r"|do(?:es)? not (?:want to )?reveal|you (?:do not|don't) remember|only (?:exchange|return)|persona|swear"
+    r"|provide all details|make sure (?:you|to)|you (?:then )?change your mind|at the same time|in pieces|say things)",
     re.IGNORECASE,
 )
+"""Sentences that only steer the simulated user (how to behave toward the agent, what to hold back,
+when to change their mind): no customer types them. A customer's own fallback ("if it cannot be
+returned, cancel it") is kept: it is part of the request."""
+
+_ASIDE = re.compile(r"\s*\((?=[^)]*\b(?:reveal|mention|agent|look up|lookup)\b)[^)]*\)", re.IGNORECASE)
+"""A parenthesis telling the simulated user what to hold back ("(you prefer not to reveal it but it is in
+your other order)"): dropped, the sentence around it kept."""
+
 _VOICE = (
     (r"\bYou are ([A-Z][a-z]+ [A-Z][a-z]+|[a-z]+_[a-z]+_\d+)", r"Hi, I'm \1"), (r"\b[Yy]ou name\b", "My name"), (r"\byou'd\b", "I'd"), (r"\b[Yy]ou're\b", "I'm"),
     (r"\bYou've\b|\byou've\b", "I've"), (r"\b[Yy]ou are\b", "I am"), (r"\b[Yy]our\b", "my"),
@@ -46,7 +57,7 @@ def customer_words(*instructions: str) -> str:
     """What the customer would type: the simulator's instructions in the first person, without the
     sentences that only steer the simulated user (persona, conditions, what not to reveal)."""
     sentences = [part.strip() for text in instructions if text
-                 for part in re.split(r"(?<=[.!?])\s+", text.strip()) if part.strip(" .")]
+                 for part in re.split(r"(?<=[.!?])\s+", _ASIDE.sub("", text.strip())) if part.strip(" .")]
     kept = [sentence for sentence in sentences if not _SIMULATOR_ONLY.search(sentence)]
     said = " ".join(kept)
     for pattern, replacement in _VOICE:

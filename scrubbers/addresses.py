@@ -1,0 +1,231 @@
+"""A postal address as one unit: its parts (street line, unit, town, state, postcode, country) found in a
+written address, and stand-ins for each that read together as one coherent US address.
+
+Each part is replaced through its own keyed entry of the consistency map, so the same real street,
+town, state or zip gets the same stand-in in a JSON field (`address1`, `city`, `zip`) and inside a
+sentence ('763 Broadway, Suite 135, Philadelphia, PA 19122, USA'). A stand-in zip lies in the range
+of the stand-in state; towns and street names carry no person's name (Faker's own town and street
+formats are built from first and last names: 'Lake Jennifer', 'James Expressway').
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+
+from faker.providers.address.en_US import Provider as UsAddress
+from faker.providers.geo import Provider as GeoProvider
+
+from scrubbers.recognizers.person import NAME_LISTS
+from scrubbers.shapes import scramble_alnum
+
+_WORDS = re.compile(r"[A-Za-z]+")
+
+
+def _no_name_in(place: str) -> bool:
+    return not any(word.lower() in NAME_LISTS for word in _WORDS.findall(place))
+
+
+TOWNS: tuple[str, ...] = tuple(
+    sorted({place for _, _, place, country, _ in GeoProvider.land_coords if country == "US" and _no_name_in(place)})
+)
+"""Real US towns from Faker's geo data, none with a word the name lists know ('Lompoc', 'Searcy', 'Yonkers')."""
+STREET_NAMES: tuple[str, ...] = tuple(
+    name
+    for name in (
+        "Oak", "Maple", "Cedar", "Pine", "Elm", "Walnut", "Chestnut", "Spruce", "Willow", "Hickory", "Sycamore", "Birch",
+        "Poplar", "Magnolia", "Dogwood", "Cottonwood", "Juniper", "Locust", "Aspen", "Lake", "Park", "Ridge", "Meadow",
+        "River", "Spring", "Forest", "Sunset", "Highland", "Valley", "Church", "Mill", "Main", "Center", "Market",
+        "Railroad", "Bridge", "Harbor", "Orchard", "Prospect", "Pleasant", "Summit", "Broad", "Water", "Union",
+        "Liberty", "Cherry", "Meadowbrook", "Ridgeview", "Lakeview", "Hillcrest", "Fairview", "Riverside", "Woodland",
+        "Sunnyside", "Brookside", "Orchard Hill", "Second", "Third", "Fourth", "Fifth", "Sixth", "Seventh", "Eighth",
+        "Ninth", "Tenth", "Twelfth",
+    )
+    if _no_name_in(name)
+)
+"""Common US street names that are no one's name."""
+STREET_SUFFIXES = ("Street", "Avenue", "Road", "Drive", "Lane", "Court", "Place", "Way", "Boulevard", "Terrace")
+US_COUNTRY_FORMS = frozenset({"usa", "us", "u.s.", "u.s.a.", "u.s", "u.s.a", "united states", "united states of america", "america"})
+STATE_NAMES = dict(zip([a for a in UsAddress.states_abbr if a != "DC"], UsAddress.states, strict=True)) | {
+    "DC": "District of Columbia"
+}
+"""Abbreviation -> name of the 50 states (Faker's en_US lists, whose abbreviations hold DC and names do not) and DC."""
+_STATE_BY_NAME = {name.lower(): abbr for abbr, name in STATE_NAMES.items()}
+_COUNTRIES = sorted({*UsAddress.countries, "USA", "U.S.A.", "U.S.", "US", "United States", "UK"}, key=lambda c: (-len(c), c))
+
+_UNIT = re.compile(r"(?i)\b(apt\.?|apartment|suite|ste\.?|unit|flat|room|rm\.?|fl\.?|floor|\#)([^\S\n]*\#?[^\S\n]*)([A-Za-z]?\d{1,5}[A-Za-z]?)\b")
+_UNIT_ONLY = re.compile(_UNIT.pattern + r"\.?$")
+_ZIP = re.compile(r"\d{5}(?:-\d{4})?")
+_POSTCODE = re.compile(r"\b(?:\d{3}[^\S\n]?\d{2}|\d{4,6}(?:-\d{3,4})?|[A-Z]{1,2}\d[A-Z\d]?[^\S\n]*\d[A-Z]{2})\b")
+_STATE_ZIP = re.compile(r"\b([A-Z]{2}|" + "|".join(sorted(UsAddress.states, key=len, reverse=True)) + r")[^\S\n]+(\d{5}(?:-\d{4})?)$")
+_TOWN_STATE = re.compile(r"([A-Z][A-Za-z.'-]*(?: [A-Z][A-Za-z.'-]*){0,2}),? (" + "|".join(UsAddress.states_abbr) + r")")
+_SEPARATORS = re.compile(r"[^\S\n]*(?:,|\n)[^\S\n]*")
+
+
+@dataclass(frozen=True)
+class Part:
+    """One part of a written address: `kind` is STREET_LINE, ADDRESS_UNIT, CITY, STATE, POSTCODE or COUNTRY."""
+
+    kind: str
+    start: int
+    end: int
+
+
+def is_country(value: str) -> bool:
+    return value.strip().lower() in US_COUNTRY_FORMS or value.strip() in _COUNTRIES
+
+
+def parts(value: str) -> list[Part]:
+    """The parts of an address as written, in order; text between them (separators) is no part.
+
+    The first comma- or line-separated piece is the street line (a unit inside it is a part of its
+    own); the last piece may be a country; 'ST 12345' or 'City ST 12345' pieces give a state and a
+    zip; a piece holding a postcode and words ('00100 Helsinki') gives a postcode and a town; a lone
+    unit piece is a unit; any other piece of words is a town.
+    """
+    pieces, position = [], 0
+    for separator in _SEPARATORS.finditer(value):
+        pieces.append((position, separator.start()))
+        position = separator.end()
+    pieces.append((position, len(value)))
+    pieces = [(s, e) for s, e in pieces if value[s:e].strip()]
+    found: list[Part] = []
+    for index, (start, end) in enumerate(pieces):
+        piece = value[start:end]
+        if _UNIT_ONLY.fullmatch(piece.strip()):
+            found.append(Part("ADDRESS_UNIT", start, end))
+        elif _POSTCODE.fullmatch(piece.strip()):  # a postcode alone ('my zip code is 19122')
+            found.append(Part("POSTCODE", start, end))
+        elif (town_state := _TOWN_STATE.fullmatch(piece)) and not any(c.isdigit() for c in piece):  # 'Collinwood DC'
+            found += [Part("CITY", start + town_state.start(1), start + town_state.end(1)),
+                      Part("STATE", start + town_state.start(2), start + town_state.end(2))]
+        elif index == 0 and any(c.isdigit() for c in piece) or index == 0 and len(pieces) == 1:
+            found += _street(value, start, end)
+        elif index == len(pieces) - 1 and index > 0 and is_country(piece):
+            found.append(Part("COUNTRY", start, end))
+        elif state_zip := _STATE_ZIP.search(piece):
+            town = piece[: state_zip.start()].strip(" ,")
+            if town:
+                found.append(Part("CITY", start, start + len(piece[: state_zip.start()].rstrip(" ,"))))
+            found.append(Part("STATE", start + state_zip.start(1), start + state_zip.end(1)))
+            found.append(Part("POSTCODE", start + state_zip.start(2), start + state_zip.end(2)))
+        elif postcode := _POSTCODE.search(piece):
+            before, after = piece[: postcode.start()].strip(), piece[postcode.end() :].strip()
+            if before:
+                found.append(Part("CITY", start, start + len(piece[: postcode.start()].rstrip())))
+            found.append(Part("POSTCODE", start + postcode.start(), start + postcode.end()))
+            if after:
+                offset = start + postcode.end() + (len(piece[postcode.end() :]) - len(piece[postcode.end() :].lstrip()))
+                found.append(Part("CITY", offset, offset + len(after)))
+        elif any(c.isdigit() for c in piece):
+            found += _street(value, start, end)
+        elif piece.strip().upper() in STATE_NAMES or piece.strip().lower() in _STATE_BY_NAME:
+            found.append(Part("STATE", start, end))
+        else:
+            found.append(Part("CITY", start, end))
+    return found
+
+
+def _street(value: str, start: int, end: int) -> list[Part]:
+    """A street line, with a unit inside it ('763 Broadway Suite 135') as a part of its own."""
+    unit = _UNIT.search(value, start, end)
+    if unit is None or unit.start() == start:
+        return [Part("STREET_LINE", start, end)] if unit is None else [Part("ADDRESS_UNIT", start, end)]
+    street_end = start + len(value[start : unit.start()].rstrip(" ,"))
+    result = [Part("STREET_LINE", start, street_end), Part("ADDRESS_UNIT", unit.start(), unit.end())]
+    if value[unit.end() : end].strip(" ,."):  # the town after the unit on the same line ('Apt. 591 Reykjavík')
+        tail_start = unit.end() + len(value[unit.end() : end]) - len(value[unit.end() : end].lstrip(" ,"))
+        result.append(Part("CITY", tail_start, end))
+    return result
+
+
+def unit_key(value: str) -> str:
+    """What two mentions of one unit share: its number ('Suite 135', 'suite #135' -> '135')."""
+    match = _UNIT.search(value)
+    return match.group(3).upper() if match else value.strip()
+
+
+# -- stand-ins (rng is seeded from the keyed digest of the original part) -------------------------
+
+
+def street_line(rng: random.Random, value: str) -> str:
+    """A US street line: a building number with as many digits as the original's, a street name and a suffix."""
+    number = re.search(r"\d+", value)
+    digits = len(number.group()) if number else rng.randint(2, 4)
+    building = str(rng.randint(1, 9)) + "".join(rng.choice("0123456789") for _ in range(digits - 1))
+    return f"{building} {rng.choice(STREET_NAMES)} {rng.choice(STREET_SUFFIXES)}"
+
+
+def address_unit(rng: random.Random, value: str) -> str:
+    """The same unit word and layout, another number."""
+    match = _UNIT.search(value)
+    if match is None:
+        return scramble_alnum(value, rng)
+    return value[: match.start(3)] + scramble_alnum(match.group(3), rng) + value[match.end(3) :]
+
+
+def address_unit_with(value: str, number: str) -> str:
+    """`value`'s unit word and layout with `number` in place of its own."""
+    match = _UNIT.search(value)
+    return value if match is None else value[: match.start(3)] + number + value[match.end(3) :]
+
+
+def town(rng: random.Random, value: str) -> str:
+    choices = [t for t in TOWNS if t.lower() != value.strip().lower()]
+    return rng.choice(choices)
+
+
+def state(rng: random.Random, value: str) -> str:
+    """Another state's abbreviation ('PA' -> 'UT'; the caller writes it as the original was written)."""
+    original = state_abbreviation(value) or value.strip().upper()
+    return rng.choice([a for a in sorted(STATE_NAMES) if a != original])
+
+
+def written_as(value: str, abbreviation: str) -> str:
+    """A state's abbreviation written as `value` was: 'UT', 'ut' or 'Utah'."""
+    if len(value.strip()) == 2:
+        return abbreviation if value.strip().isupper() else abbreviation.lower()
+    return STATE_NAMES[abbreviation]
+
+
+def state_abbreviation(value: str) -> str | None:
+    """'PA' or 'Pennsylvania' -> 'PA'; None for what is no US state."""
+    if value.strip().upper() in STATE_NAMES:
+        return value.strip().upper()
+    return _STATE_BY_NAME.get(value.strip().lower())
+
+
+def real_state_of_zip(value: str) -> str | None:
+    """The state whose zip range holds a five-digit zip (Faker's en_US ranges), if any."""
+    if not _ZIP.fullmatch(value.strip()):
+        return None
+    number = int(value.strip()[:5])
+    for abbreviation, (low, high) in sorted(UsAddress.states_postcode.items()):
+        if low <= number <= high:
+            return abbreviation
+    return None
+
+
+def postcode(rng: random.Random, value: str, in_state: str | None) -> str:
+    """A five-digit zip inside `in_state`'s range when given (a ZIP+4 keeps its '-dddd' layout), else
+    the same layout with other digits."""
+    stripped = value.strip()
+    if _ZIP.fullmatch(stripped) and in_state in UsAddress.states_postcode:
+        low, high = UsAddress.states_postcode[in_state]
+        for _ in range(8):
+            zip5 = f"{rng.randint(low, high):05d}"
+            if zip5 != stripped[:5]:
+                break
+        tail = stripped[5:]
+        return value.replace(stripped, zip5 + (scramble_alnum(tail, rng) if tail else ""))
+    for _ in range(8):
+        result = scramble_alnum(value, rng)
+        if result != value:
+            return result
+    return result
+
+
+def country(rng: random.Random, value: str) -> str:
+    """Stand-in addresses are US addresses: a US country stays as written, another becomes 'United States'."""
+    return value if value.strip().lower() in US_COUNTRY_FORMS else "United States"

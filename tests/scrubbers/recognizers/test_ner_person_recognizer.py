@@ -1,0 +1,65 @@
+"""spaCy's small model calls ids, pieces of sizes and product names alone people; Presidio's
+SpacyRecognizer passes them on, NerPersonRecognizer drops what no name could be and keeps names.
+The model's tags are given to the mock engine: the test is of the recognizer, not of the model."""
+
+import pytest
+from mock_nlp_engine import MockNlpEngine, found
+from presidio_analyzer.predefined_recognizers import SpacyRecognizer
+
+from scrubbers.recognizers.person import NerPersonRecognizer, ner_name_plausible
+
+PRESIDIO = SpacyRecognizer(supported_language="en", supported_entities=["PERSON"])
+
+
+@pytest.mark.parametrize(("text", "tagged"), [
+    ("call_0000", "call_0000"),
+    ("Laptop (screen size 13-inch, processor i5, ram 32GB, storage 256GB SSD)", "GB"),
+    ("Desk Lamp", "Desk Lamp"),
+])
+def test_what_no_name_could_be_is_dropped(text: str, tagged: str) -> None:
+    engine = MockNlpEngine(ner={tagged: "PERSON"})
+    assert found(PRESIDIO, text, engine) != []
+    assert found(NerPersonRecognizer(), text, engine) == []
+
+
+@pytest.mark.parametrize(("text", "tagged"), [
+    ("Judy Smith wrote back", "Judy Smith"),
+    ("nicholas muir listed his top 20 songs for everyone", "nicholas muir"),
+])
+def test_names_are_kept(text: str, tagged: str) -> None:
+    engine = MockNlpEngine(ner={tagged: "PERSON"})
+    assert found(NerPersonRecognizer(), text, engine) == found(PRESIDIO, text, engine) == [tagged]
+
+
+def test_only_person_entities_are_taken() -> None:
+    assert found(NerPersonRecognizer(), "Judy Smith wrote back", MockNlpEngine(ner={"Judy Smith": "ORG"})) == []
+
+
+def _plausible(text: str, span: str) -> bool:
+    start = text.index(span)
+    return ner_name_plausible(text, start, start + len(span))
+
+
+@pytest.mark.parametrize(("text", "span"), [
+    ("500ml", "500ml"),
+    ("credit_card_9513926", "credit_card_9513926"),
+    ("ram 32GB, storage", "GB"),
+    ("It holds: Water Bottle (capacity 500ml)", "Water Bottle"),  # common words no list knows
+    ("Garden Hose", "Garden Hose"),  # a JSON value alone
+    ("brown", "brown"),
+    ("difficulty level intermediate", "level intermediate"),
+    ("## Intro\n\n### Modify payment\n\n- The user", "Modify"),  # a heading's first word
+])
+def test_ner_name_implausible(text: str, span: str) -> None:
+    assert not _plausible(text, span)
+
+
+@pytest.mark.parametrize(("text", "span"), [
+    ("we asked Modify about it", "Modify"),
+    ("Kovalev", "Kovalev"),
+    ("Rose Hill called", "Rose Hill"),
+    ("our founders: smit, zhang", "smit"),
+    ("Garden Hose wrote to me", "Garden Hose"),  # in a sentence, a rare-enough word may be a name
+])
+def test_ner_name_plausible(text: str, span: str) -> None:
+    assert _plausible(text, span)

@@ -1,0 +1,32 @@
+"""North American layouts with extensions, digits labelled as a phone, any number with '+' and a
+country code, whatever the numbering plan says; and groups of digits after a phone word."""
+
+import pytest
+from mock_nlp_engine import found
+
+from scrubbers.recognizers.phone import PhoneLayoutRecognizer
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("(505)498-8487x6837-Fax", ["(505)498-8487x6837"]),
+    ("write 001-748-088-2851x818 down", ["001-748-088-2851x818"]),
+    ("reach 730.347.5681.", ["730.347.5681"]),
+    ("070-073-058-Office", ["070-073-058"]),
+    ("fax: 92 34 70", ["92 34 70"]),
+    ("87/789-3287-Office", ["87/789-3287"]),  # a slash between groups
+    ("on 2024-05-12 order 1008292230, sku 123-456-7890123, v1.2.3-4 office", []),
+    ("+41 (0)66 712 76 84 or +7 (016) 613-1860", ["+41 (0)66 712 76 84", "+7 (016) 613-1860"]),
+    ("+49(0) 016613186, +910166131860 x12.", ["+49(0) 016613186", "+910166131860 x12"]),
+    ("a 2+3 = 5 sum, +1 point", []),
+    ("fax: 2024-05-12", []),  # a date, labelled or not
+    ("call 078-05-1121", []),  # a US SSN layout
+])
+def test_phone_layout_recognizer(text: str, expected: list[str]) -> None:
+    assert found(PhoneLayoutRecognizer(), text) == expected
+
+
+@pytest.mark.parametrize("number", ["30/166 1318", "(26)/018-1590", "(0016) 613186", "(06)36/671-2768", "0786 6661", "1390996030"])
+def test_digit_groups_are_a_phone_number_only_after_a_phone_word(number: str) -> None:
+    """Below the threshold alone, above it after a context word (Presidio's context enhancement)."""
+    assert found(PhoneLayoutRecognizer(), f"You can reach me at {number} after five.") == [number]
+    assert found(PhoneLayoutRecognizer(), f"The box holds {number} screws.") == []

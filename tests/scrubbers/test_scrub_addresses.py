@@ -1,0 +1,118 @@
+"""A postal address is replaced as one unit: street, unit, town, state, zip and country each through its own
+keyed stand-in, so the same real address reads the same, and coherent, in JSON fields and in sentences."""
+
+import json
+
+import pytest
+from faker.providers.address.en_US import Provider as UsAddress
+
+from scrubbers import addresses
+from scrubbers.consistency import ConsistencyMap
+from scrubbers.engine import Detector
+from scrubbers.pseudonyms import Pseudonymizer
+from scrubbers.recognizers.person import NAME_LISTS
+
+WRITTEN = "763 Broadway, Suite 135, Philadelphia, PA 19122, USA"
+
+
+@pytest.fixture
+def cmap() -> ConsistencyMap:
+    return ConsistencyMap(Pseudonymizer(b"address-tests-secret"))
+
+
+def test_a_written_address_splits_into_its_parts() -> None:
+    found = [(p.kind, WRITTEN[p.start : p.end]) for p in addresses.parts(WRITTEN)]
+    assert found == [("STREET_LINE", "763 Broadway"), ("ADDRESS_UNIT", "Suite 135"), ("CITY", "Philadelphia"),
+                     ("STATE", "PA"), ("POSTCODE", "19122"), ("COUNTRY", "USA")]
+    found = [(p.kind, "Puruntie 82, 00100 Helsinki"[p.start : p.end]) for p in addresses.parts("Puruntie 82, 00100 Helsinki")]
+    assert found == [("STREET_LINE", "Puruntie 82"), ("POSTCODE", "00100"), ("CITY", "Helsinki")]
+    inline = "12 Elm Street Apt 4, Boston"
+    assert [(p.kind, inline[p.start : p.end]) for p in addresses.parts(inline)] == [
+        ("STREET_LINE", "12 Elm Street"), ("ADDRESS_UNIT", "Apt 4"), ("CITY", "Boston")]
+
+
+def test_a_written_address_gets_the_stand_ins_of_its_fields(cmap: ConsistencyMap) -> None:
+    cmap.register_addresses([{"STATE": "PA", "POSTCODE": "19122"}])
+    fields = [cmap.replace(kind, value) for kind, value in (
+        ("STREET_ADDRESS", "763 Broadway"), ("STREET_ADDRESS", "Suite 135"), ("CITY", "Philadelphia"), ("STATE", "PA"),
+        ("POSTCODE", "19122"), ("COUNTRY", "USA"))]
+    assert cmap.replace("STREET_ADDRESS", WRITTEN) == "{}, {}, {}, {} {}, {}".format(*fields)
+    street, unit, town, state, zip_code, country = fields
+    assert "Broadway" not in street and unit.startswith("Suite ") and unit != "Suite 135" and town in addresses.TOWNS
+    assert state in UsAddress.states_abbr and state != "PA" and country == "USA"
+    low, high = UsAddress.states_postcode[state]
+    assert low <= int(zip_code) <= high  # the stand-in zip lies in the stand-in state
+    assert cmap.replace("ADDRESS_UNIT", "suite #135") == "suite #" + unit.split()[-1]  # one unit, any layout
+
+
+def test_a_zip_alone_follows_the_state_it_was_registered_with(cmap: ConsistencyMap) -> None:
+    """A zip written alone ('in 19122') gets the stand-in it has in its address, where the state is known."""
+    cmap.register_addresses([{"STATE": "CO", "POSTCODE": "19122"}])  # tau-bench's zips do not always match their state
+    state = cmap.replace("STATE", "CO")
+    low, high = UsAddress.states_postcode[state]
+    assert low <= int(cmap.replace("POSTCODE", "19122")) <= high
+
+
+def test_stand_in_towns_and_streets_carry_no_one_s_name() -> None:
+    """Faker's own towns and streets are built from names ('Lake Jennifer', 'James Expressway')."""
+    words = [w.lower() for place in (*addresses.TOWNS, *addresses.STREET_NAMES) for w in place.replace("-", " ").split()]
+    assert len(addresses.TOWNS) > 50 and not set(words) & NAME_LISTS
+
+
+def test_the_town_region_postcode_and_country_after_a_street_line_are_part_of_the_address(detector: Detector) -> None:
+    text = "The address on file is 763 Broadway, Suite 135, Philadelphia, PA 19122, USA. Anything else?"
+    (findings,) = detector.analyze_batch([text])
+    assert [(text[f.start : f.end], f.entity_type) for f in findings] == [(WRITTEN, "STREET_ADDRESS")]
+    text = "I live at 12 Elm Street, Boston. Thanks, Mary"
+    (findings,) = detector.analyze_batch([text])
+    assert ("12 Elm Street, Boston", "STREET_ADDRESS") in [(text[f.start : f.end], f.entity_type) for f in findings]
+
+
+def test_json_address_fields_and_prose_get_one_coherent_stand_in_address(scrubber) -> None:
+    """tau-bench's layout: the address object of a tool result, the zip of a look-up's arguments, the zip and
+    the address in sentences; a 'state' or 'city' outside an address object is no part of one."""
+    address = {"address1": "763 Broadway", "address2": "Suite 135", "city": "Philadelphia", "country": "USA", "state": "PA",
+               "zip": "19122"}
+    value = [
+        "You are Yusuf Rossi in 19122.",
+        {"arguments": json.dumps({"first_name": "Yusuf", "last_name": "Rossi", "zip": "19122"})},
+        {"content": json.dumps({"user_id": "yusuf_rossi_9620", "address": address})},
+        f"The address on file is {WRITTEN}.",
+        {"state": "pending", "city": "Philadelphia"},
+    ]
+    (said, call, result, prose, other), _ = scrubber.scrub_json(value)
+    new = json.loads(result["content"])["address"]
+    assert all(new[k] != address[k] for k in ("address1", "address2", "city", "state", "zip")) and new["country"] == "USA"
+    assert said.endswith(f" in {new['zip']}.") and json.loads(call["arguments"])["zip"] == new["zip"]
+    assert prose == (f"The address on file is {new['address1']}, {new['address2']}, {new['city']}, {new['state']} {new['zip']}, "
+                     f"{new['country']}.")
+    low, high = UsAddress.states_postcode[new["state"]]
+    assert low <= int(new["zip"]) <= high
+    assert other == {"state": "pending", "city": "Philadelphia"}
+
+
+def test_a_zip_after_a_town_is_a_postcode(detector: Detector) -> None:
+    text = "You're Maria King, living in Jacksonville 32278. Ship order 12345678 in 2 days."
+    (findings,) = detector.analyze_batch([text])
+    assert ("32278", "STREET_ADDRESS") in [(text[f.start : f.end], f.entity_type) for f in findings]
+    assert not any(text[f.start : f.end] in ("12345678", "2") for f in findings)
+
+
+def test_a_postcode_alone_and_a_town_with_its_state_are_parts(cmap: ConsistencyMap) -> None:
+    assert [p.kind for p in addresses.parts("19122")] == ["POSTCODE"]
+    assert [p.kind for p in addresses.parts("Collinwood DC")] == ["CITY", "STATE"]
+    assert cmap.replace("STREET_ADDRESS", "19122").isdigit()  # a zip stays a zip, not a street line
+
+
+def test_a_state_s_code_and_name_are_one_state(cmap: ConsistencyMap) -> None:
+    code = cmap.replace("STATE", "TX")
+    assert cmap.replace("STATE", "Texas") == addresses.STATE_NAMES[code] and cmap.replace("STATE", "tx") == code.lower()
+
+
+def test_a_town_state_and_zip_without_a_street_are_an_address(detector: Detector, scrubber) -> None:
+    text = "You are Seth Harris from Pekin, CA, 20022. You live in Texas."
+    (findings,) = detector.analyze_batch([text])
+    assert ("Pekin, CA, 20022", "STREET_ADDRESS") in [(text[f.start : f.end], f.entity_type) for f in findings]
+    (said, result), _ = scrubber.scrub_json([text, {"address": {"address1": "1 Elm Street", "state": "TX", "zip": "75001"}}])
+    state = result["address"]["state"]
+    assert said.endswith(f"You live in {addresses.STATE_NAMES[state]}.") and "Pekin" not in said and "CA, 20022" not in said

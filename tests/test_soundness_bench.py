@@ -1,0 +1,15 @@
+"""`make soundness` fails loudly, with the reason, when its figures do not measure a whole run."""
+
+import subprocess
+
+from bench.soundness import run_failures
+
+
+def test_a_failed_pipeline_or_an_empty_run_is_a_reason_to_fail():
+    failed = subprocess.CompletedProcess([], 1, stdout="drafting...\nreference_passes_every_task failed: 3 tasks\n", stderr="")
+    reasons = run_failures(failed, {"pairs": 0, "sessions_scrubbed": 26})
+    assert reasons == ["the pipeline exited 1: reference_passes_every_task failed: 3 tasks",
+                       "no pair was drafted from 26 scrubbed sessions"]
+    assert run_failures(subprocess.CompletedProcess([], 0, "", ""), {"pairs": 26}) == []
+    silent = run_failures(subprocess.CompletedProcess([], 2, "", ""), {"pairs": 3})
+    assert silent == ["the pipeline exited 2: it said nothing about why"]
