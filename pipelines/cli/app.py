@@ -161,7 +161,7 @@ def _print_summary(summary) -> None:
 def _finish(config: AppConfig, days: list[str], outcomes, task_ids=None, incident_id: str = "") -> None:
     """Print the summary, write it (the nightly one to out/run-summary.json; an incident's to
     out/incidents/<id>.json, leaving the nightly one alone) and exit 1 on a failed run or check."""
-    from pipelines.defs.runner import write_summary
+    from pipelines.stages.plan import write_summary
 
     summary, summary_path = write_summary(config, days, outcomes, task_ids, incident_id)
     if incident_id:  # the incident's own tasks, not the day's tables
@@ -281,7 +281,8 @@ def run(
         help="in_process: a process per run; multiprocess: a process per step (default: the configuration's `executor`)")] = None,
 ) -> None:
     """The nightly refresh over the configured sources folder, for one day or a date range."""
-    from pipelines.defs.runner import plan_refresh, skipped_outcomes
+    from pipelines.defs.runner import plan_refresh
+    from pipelines.stages.plan import skipped_outcomes
 
     if all_days and (day or start or end):
         raise UserError("--all takes no --date, --from or --to")
@@ -299,7 +300,8 @@ def incident(
     config_path: ConfigOption = Path(DEFAULT_CONFIG_FILE),
 ) -> None:
     """The on-call path: one incident to a draft task and its negative stub, now."""
-    from pipelines.defs.runner import incident_tasks, plan_incident, run_partition
+    from pipelines.defs.runner import plan_incident, run_partition
+    from pipelines.stages.plan import incident_tasks
 
     config = _config(config_path)
     plan = plan_incident(config, incident_id)

@@ -1,35 +1,26 @@
 """Launch the Dagster jobs from the command line, recorded in a persistent Dagster instance.
 
-The CLI's one way in: it plans a refresh or an incident here (checks, landing, the days
-unchanged since their last run), launches the same jobs the schedule, the sensor and the UI run
-from the workspace's code location (`pipelines.defs.launch`), so every run shows in the UI's run
-list, timeline and lineage and re-executes from the UI, and reads the run summary here.
+The CLI's one way in: it plans a refresh or an incident (`pipelines.stages.plan`: checks,
+landing, the days unchanged since their last run), launches the same jobs the schedule, the sensor and the UI
+run from the workspace's code location (`pipelines.defs.launch`), so every run shows in the UI's
+run list, timeline and lineage and re-executes from the UI, and reads each run's outcome.
 """
 
 from __future__ import annotations
 
 import fcntl
-import re
 import shutil
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pipelines.config import AppConfig, ConfigError
+from pipelines.config import AppConfig
 from pipelines.defs.engines import executor_for, write_run_launcher
-from pipelines.defs.launch import launch_and_wait
-from pipelines.stages.assemble import IncidentNotFound
-from pipelines.stages.context import RunContext
-from pipelines.stages.fingerprint import unchanged_partitions
-from pipelines.stages.partition import first_day
-from pipelines.stages.preflight import check_partitions, check_reachable, check_sources, land_everything, landed_days
+from pipelines.defs.launch import code_server, launch_and_wait
+from pipelines.stages import plan
+from pipelines.stages.plan import FailedCheck, IncidentPlan, RefreshPlan, RunOutcome
 from pipelines.stages.windows import Window, hours_of
-from pipelines.stages.summary import RunSummary, last_failed_checks, record_failed_checks, summarize_days
-from pipelines.store.repository import open_store
-from pipelines.store.rows import TaskRow
 from pipelines.telemetry import TRACEPARENT_TAG, configure, stage_span, trace_carrier
 
 if TYPE_CHECKING:
@@ -38,135 +29,17 @@ if TYPE_CHECKING:
 PROJECT_DAGSTER_YAML = Path(__file__).resolve().parents[2] / "dagster.yaml"
 
 
-@dataclass
-class FailedCheck:
-    """An asset check that did not pass: which, on which asset and day, and its figures."""
-
-    check: str
-    asset: str
-    partition: str | None
-    severity: str
-    figures: dict[str, str]
-
-    @property
-    def fails_the_run(self) -> bool:
-        return self.severity == "ERROR"
-
-    def describe(self) -> str:
-        figures = ", ".join(f"{name} {value}" for name, value in sorted(self.figures.items()))
-        return f"check {self.check} failed on {self.asset} for {self.partition or 'no partition'}" + (f": {figures}" if figures else "")
-
-
-@dataclass
-class RunOutcome:
-    run_id: str
-    partition: str
-    success: bool
-    failures: list[str]
-    failed_checks: list[FailedCheck] = field(default_factory=list)
-    url: str = ""
-    """the run's page in the Dagster UI"""
-
-    @property
-    def ok(self) -> bool:
-        return self.success and not any(check.fails_the_run for check in self.failed_checks)
-
-
-@dataclass
-class RefreshPlan:
-    days: list[str]
-    """The days asked for (or every day the landed records cover)."""
-    todo: list[str]
-    """Of `days`, those whose records or settings changed since their last run."""
-
-    @property
-    def skipped(self) -> list[str]:
-        return [day for day in self.days if day not in self.todo]
-
-
 def plan_refresh(config: AppConfig, days: list[str] | None) -> RefreshPlan:
-    """Check the configuration once, land every source once (the runs' raw assets then find
-    nothing new to read) and leave out the days unchanged since their last run."""
-    check_sources(config, f"write one with `trace2task demo-data --out {config.path(config.drop)}`")
-    run = RunContext(config)
-    run.secret  # a missing secret fails here, once, not in every run
-    executor_for(config.executor)  # so does an executor whose package is missing
-    store = open_store(config)
-    land_everything(store, config)
-    if days is None:
-        days = landed_days(store)
-        if not days:
-            raise ConfigError(f"no records in {config.path(config.drop)}: nothing to run")
-    check_reachable(run)
-    check_partitions(days, first_day(config, store))
-    unchanged = unchanged_partitions(store, run, days)
-    return RefreshPlan(days=days, todo=[day for day in days if day not in unchanged])
-
-
-def skipped_outcomes(config: AppConfig, days: list[str]) -> list[RunOutcome]:
-    """The last runs of the days skipped as unchanged, with the checks they failed: a day whose
-    data fails a check keeps failing the command until its data or settings change."""
-    return [
-        RunOutcome(run_id=run_id, partition=day, success=True, failures=[],
-                   failed_checks=[FailedCheck(**check) for check in failed])
-        for day, (run_id, failed) in sorted(last_failed_checks(open_store(config), days).items())
-        if failed
-    ]
-
-
-@dataclass
-class IncidentPlan:
-    incident_id: str
-    day: str
-    sessions: list[str]
+    """`pipelines.stages.plan.plan_refresh`, the configured executor checked first: a missing
+    integration package fails here, once, not in every run."""
+    executor_for(config.executor)
+    return plan.plan_refresh(config, days)
 
 
 def plan_incident(config: AppConfig, incident_id: str) -> IncidentPlan:
-    """The incident's sessions and partition, after the same checks and landing as a refresh."""
-    check_sources(config, "the incident's records are read from it")
-    run = RunContext(config)
-    run.secret
+    """`pipelines.stages.plan.plan_incident`, the configured executor checked first."""
     executor_for(config.executor)
-    check_reachable(run)
-    store = open_store(config)
-    land_everything(store, config)
-    sessions = store.resolve_incident(incident_id)
-    if not sessions:
-        raise IncidentNotFound(
-            f"incident {incident_id!r} not found in {config.path(config.drop)}: no landed ticket, escalation, deploy, "
-            "trace or session has that id (a record that could not be read is quarantined, not landed: "
-            "see `quarantine reasons` after `trace2task run`)"
-        )
-    day = store.incident_day(sessions) or datetime.now(timezone.utc).date().isoformat()
-    check_partitions([day], first_day(config, store))
-    return IncidentPlan(incident_id=incident_id, day=day, sessions=sessions)
-
-
-def incident_tasks(config: AppConfig, plan: IncidentPlan) -> list[TaskRow]:
-    """The tasks drafted from the incident's sessions, each positive before its negative."""
-    tasks = open_store(config).rows(TaskRow, TaskRow.session_id.in_(plan.sessions))
-    return sorted(tasks, key=lambda t: (t.pair_id, t.polarity != "positive"))
-
-
-def write_summary(
-    config: AppConfig, days: list[str], outcomes: list[RunOutcome], task_ids: list[str] | None = None, incident_id: str = ""
-) -> tuple[RunSummary, Path]:
-    """The run summary of `days` (or of an incident's tasks) with the runs and the checks they
-    failed, which are also kept with each run. The nightly one is written to
-    `run-summary.json` in the output; an incident's to `incidents/<id>.json`, leaving the nightly one alone."""
-    from taskgen.output import atomic_write
-
-    store = open_store(config)
-    summary = summarize_days(store, days, config.path(config.output).resolve(), task_ids)
-    summary.failed_checks = [check.__dict__ for outcome in outcomes for check in outcome.failed_checks]
-    for outcome in outcomes:
-        record_failed_checks(store, outcome.run_id, [check.__dict__ for check in outcome.failed_checks])
-    summary.run_ids = [outcome.run_id for outcome in outcomes]
-    name = Path("run-summary.json")
-    if incident_id:  # the incident's own tasks, not the day's tables
-        summary.incident = incident_id
-        name = Path("incidents") / (re.sub(r"[^A-Za-z0-9._-]", "_", incident_id) + ".json")
-    return summary, atomic_write(config.path(config.output) / name, summary.to_json() + "\n")
+    return plan.plan_incident(config, incident_id)
 
 
 def dagster_instance(config: AppConfig) -> DagsterInstance:
@@ -253,15 +126,22 @@ def run_partition(
     executor: str = "",
     job_name: str = "",
     instance: DagsterInstance | None = None,
+    workspace: Path | None = None,
 ) -> RunOutcome:
     """One run of the nightly (or, with an incident id, the incident) job for one partition
     (`job_name` names another job, such as an hour's `sessions_by_hour`), launched from the
-    workspace's code location (`pipelines.defs.launch`) and waited for.
+    workspace's code location (`pipelines.defs.launch`) and waited for: at the command's code
+    server `workspace` points to, or at one started for this run.
 
     The steps run on the configuration's executor (`executor:` in trace2task.yaml), or on
     `executor` if given: "in_process" (one process, spaCy loaded once) or "multiprocess" (a
-    process per step); the launched code location reads it from TRACE2TASK_EXECUTOR.
+    process per step); the code location reads it from TRACE2TASK_EXECUTOR.
     """
+    if workspace is None:
+        home = Path(_dagster_home(config))
+        with code_server(home, config_path, executor=executor) as served:
+            return run_partition(config, config_path, partition, incident_id=incident_id, job_name=job_name,
+                                 instance=instance, workspace=served)
     instance = instance or dagster_instance(config)
     job = job_name or ("incident" if incident_id else "nightly_refresh")
     tags = {"dagster/partition": partition}
@@ -271,8 +151,7 @@ def run_partition(
     with stage_span("run", partition=partition, job=job) as span:
         tags.update({TRACEPARENT_TAG: carrier["traceparent"]} if (carrier := trace_carrier()).get("traceparent") else {})
         launched = launch_and_wait(
-            instance, Path(_dagster_home(config)), config_path, job, _run_config(config_path, incident_id), tags,
-            executor=executor,
+            instance, Path(_dagster_home(config)), workspace, config_path, job, _run_config(config_path, incident_id), tags,
         )
         span.set_attribute("trace2task.run_id", launched.run_id)
         span.set_attribute("trace2task.success", launched.success)
@@ -294,23 +173,27 @@ def run_partitions(
     executor: str = "",
     on_done: Callable[[RunOutcome], None] | None = None,
 ) -> list[RunOutcome]:
-    """Run the nightly job for each day, `workers` runs at a time (one process each).
+    """Run the nightly job for each day, `workers` runs at a time (one process each), all launched
+    at one code server started for the command (`pipelines.defs.launch.code_server`).
 
     With `partitions.by: hour`, each day is first its 24 hours' runs of `sessions_by_hour`
     (landing and assembly, spread over the workers like days), then the day's run of the
     nightly job from classification on; a day one of whose hours failed is not run, and its
     outcome carries the hours' failures and failed checks. `on_done` sees every run, hours too
     (`runs_per_day` says how many a day makes)."""
-    if config.partitions.by != "hour":
-        return _run_all(config, config_path, [("nightly_refresh", day) for day in partitions], workers, executor, on_done)
-    hours = _run_all(config, config_path, [(HOURLY_JOB, hour) for day in partitions for hour in hours_of(day)],
-                     workers, executor, on_done)
-    by_day: dict[str, list[RunOutcome]] = {}
-    for outcome in hours:
-        by_day.setdefault(Window.of(outcome.partition).day, []).append(outcome)
-    ready = [day for day in partitions if all(outcome.success for outcome in by_day.get(day, []))]
-    days = {outcome.partition: outcome for outcome in _run_all(
-        config, config_path, [("nightly_refresh", day) for day in ready], workers, executor, on_done)}
+    instance = dagster_instance(config)  # made (under its lock) before any launch reads it
+    with code_server(Path(_dagster_home(config)), config_path, executor=executor) as workspace:
+        def run_all(runs: list[tuple[str, str]]) -> list[RunOutcome]:
+            return _run_all(config, config_path, runs, workers, instance, workspace, on_done)
+
+        if config.partitions.by != "hour":
+            return run_all([("nightly_refresh", day) for day in partitions])
+        hours = run_all([(HOURLY_JOB, hour) for day in partitions for hour in hours_of(day)])
+        by_day: dict[str, list[RunOutcome]] = {}
+        for outcome in hours:
+            by_day.setdefault(Window.of(outcome.partition).day, []).append(outcome)
+        ready = [day for day in partitions if all(outcome.success for outcome in by_day.get(day, []))]
+        days = {outcome.partition: outcome for outcome in run_all([("nightly_refresh", day) for day in ready])}
     outcomes = []
     for day in partitions:
         ran = days.get(day) or RunOutcome(run_id=by_day[day][0].run_id, partition=day, success=False,
@@ -325,16 +208,15 @@ def run_partitions(
 
 
 def _run_all(
-    config: AppConfig, config_path: Path, runs: list[tuple[str, str]], workers: int, executor: str,
-    on_done: Callable[[RunOutcome], None] | None,
+    config: AppConfig, config_path: Path, runs: list[tuple[str, str]], workers: int, instance: DagsterInstance,
+    workspace: Path, on_done: Callable[[RunOutcome], None] | None,
 ) -> list[RunOutcome]:
     """Each (job, partition) run, `workers` at a time (each run its own process), sorted by partition."""
-    instance = dagster_instance(config)  # made (under its lock) before any launch reads it
     outcomes: list[RunOutcome] = []
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         futures = [
-            pool.submit(run_partition, config, config_path, partition, executor=executor, job_name=job_name,
-                        instance=instance)
+            pool.submit(run_partition, config, config_path, partition, job_name=job_name, instance=instance,
+                        workspace=workspace)
             for job_name, partition in runs
         ]
         for future in as_completed(futures):
