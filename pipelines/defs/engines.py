@@ -6,19 +6,16 @@ where the Dagster instance starts runs, chosen in configuration, never by editin
   `'trace2task[k8s]'`, `'trace2task[celery-k8s]'`), imported only when named. Its `config` is the
   executor's own settings as Dagster documents them.
 - `run_launcher` (whole runs): an instance setting, so it is written into the Dagster home's
-  `dagster.yaml` when a command opens the instance; it applies to runs the UI, the schedule, the
+  `dagster.yaml` when a command opens the instance (`pipelines.stages.dagster_home`); it applies to runs the UI, the schedule, the
   sensor, `dagster-daemon` and the CLI (through `pipelines.defs.launch`) start.
 """
 
 from __future__ import annotations
 
 import importlib
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-import yaml
-
-from pipelines.config import ConfigError, ExecutorConfig, RunLauncherConfig
+from pipelines.config import ConfigError, ExecutorConfig
 
 if TYPE_CHECKING:
     from dagster import ExecutorDefinition
@@ -77,16 +74,3 @@ def _check_settings(executor: ExecutorDefinition, name: str) -> None:
     except dg.DagsterInvalidConfigError as exc:
         reasons = "; ".join(error.message for error in exc.errors) or str(exc).splitlines()[0]
         raise ConfigError(f"bad setting 'executor.config' for executor {name!r}: {reasons}") from None
-
-
-def write_run_launcher(dagster_yaml: Path, launcher: RunLauncherConfig | None) -> None:
-    """Set (or, with none configured, leave alone) the `run_launcher` of the instance's dagster.yaml."""
-    if launcher is None:
-        return
-    settings = yaml.safe_load(dagster_yaml.read_text(encoding="utf-8")) if dagster_yaml.exists() else None
-    settings = settings or {}
-    wanted = {"module": launcher.module, "class": launcher.class_, "config": launcher.config}
-    if settings.get("run_launcher") == wanted:
-        return
-    settings["run_launcher"] = wanted
-    dagster_yaml.write_text(yaml.safe_dump(settings, sort_keys=False), encoding="utf-8")

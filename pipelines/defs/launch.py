@@ -10,9 +10,9 @@ workspace.yaml names the location) and launches each of its runs at that server 
 workspace file of its own (`grpc_server`), rather than `dagster job launch` loading the definitions
 again for every run: a backfill of many partitions pays for one start of the code location.
 
-The launch uses a Dagster home of its own beside the configured one (`<dagster_home>/.cli-launch`):
-the same storage, but runs start at once rather than waiting in the queue, which only
-`dagster-daemon` works. The command then waits for the run to finish and reads its events.
+The launch uses a Dagster home of its own beside the configured one
+(`pipelines.stages.dagster_home.launch_home`: the same storage, but runs start at once rather
+than waiting in the queue, which only `dagster-daemon` works). The command then waits for the run to finish and reads its events.
 """
 
 from __future__ import annotations
@@ -33,16 +33,15 @@ from typing import TYPE_CHECKING
 import yaml
 
 from pipelines.config import CONFIG_FILE_ENV, EXECUTOR_ENV, ConfigError
+from pipelines.stages.dagster_home import launch_home
 
 if TYPE_CHECKING:
     from dagster import DagsterInstance
 
 WORKSPACE_YAML = Path(__file__).resolve().parents[2] / "workspace.yaml"
-LAUNCH_HOME = ".cli-launch"
 POLL_SECONDS = 0.5
 SERVER_START_SECONDS = 300
 SERVER_STARTED = "Started Dagster code server"
-STORAGE_KEYS = {"storage", "run_storage", "event_log_storage", "schedule_storage"}
 
 
 @dataclass
@@ -52,35 +51,6 @@ class Launched:
     success: bool
     events: list
     launch_error: str = ""
-
-
-def launch_home(home: Path) -> Path:
-    """A Dagster home with `home`'s settings and storage whose runs start when submitted.
-
-    Written afresh each time from `home`'s dagster.yaml: storage it leaves to the defaults is
-    named explicitly (the defaults are relative to the home, and this one is another folder)."""
-    source = home / "dagster.yaml"
-    settings = (yaml.safe_load(source.read_text(encoding="utf-8")) if source.exists() else None) or {}
-    if not STORAGE_KEYS & settings.keys():
-        settings["storage"] = {"sqlite": {"base_dir": str(home)}}
-    settings.setdefault("local_artifact_storage", {"module": "dagster.core.storage.root", "class": "LocalArtifactStorage",
-                                                   "config": {"base_dir": str(home)}})
-    settings.setdefault("compute_logs", {"module": "dagster.core.storage.local_compute_log_manager",
-                                         "class": "LocalComputeLogManager", "config": {"base_dir": str(home / "storage")}})
-    settings.pop("run_queue", None)
-    if isinstance(settings.get("concurrency"), dict):
-        settings["concurrency"].pop("runs", None)
-    settings["run_coordinator"] = {"module": "dagster.core.run_coordinator", "class": "DefaultRunCoordinator"}
-    target = home / LAUNCH_HOME
-    target.mkdir(exist_ok=True)
-    written = target / f"dagster.yaml.{uuid.uuid4().hex}.tmp"  # replaced whole: a launch never reads half a file
-    written.write_text(
-        "# Written by trace2task from ../dagster.yaml for the runs the CLI launches: same storage, no queue.\n"
-        + yaml.safe_dump(settings, sort_keys=True),
-        encoding="utf-8",
-    )
-    os.replace(written, target / "dagster.yaml")
-    return target
 
 
 def _location() -> tuple[str, str, Path]:

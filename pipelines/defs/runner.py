@@ -9,25 +9,22 @@ run list, timeline and lineage and re-executes from the UI, and reads each run's
 from __future__ import annotations
 
 import fcntl
-import shutil
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pipelines.config import AppConfig
-from pipelines.defs.engines import executor_for, write_run_launcher
+from pipelines.defs.engines import executor_for
 from pipelines.defs.launch import code_server, launch_and_wait
 from pipelines.stages import plan
-from pipelines.stages.plan import FailedCheck, IncidentPlan, RefreshPlan, RunOutcome
+from pipelines.stages.dagster_home import dagster_home
+from pipelines.stages.plan import IncidentPlan, RefreshPlan, RunOutcome, day_outcomes, failed_checks, run_url, step_failures
 from pipelines.stages.windows import Window, hours_of
 from pipelines.telemetry import TRACEPARENT_TAG, configure, stage_span, trace_carrier
 
 if TYPE_CHECKING:
     from dagster import DagsterInstance
-
-PROJECT_DAGSTER_YAML = Path(__file__).resolve().parents[2] / "dagster.yaml"
-
 
 def plan_refresh(config: AppConfig, days: list[str] | None) -> RefreshPlan:
     """`pipelines.stages.plan.plan_refresh`, the configured executor checked first: a missing
@@ -44,17 +41,7 @@ def plan_incident(config: AppConfig, incident_id: str) -> IncidentPlan:
 
 def dagster_instance(config: AppConfig) -> DagsterInstance:
     """The persistent instance in the configured Dagster home (made with the project's dagster.yaml)."""
-    return _open_instance(_dagster_home(config))
-
-
-def _dagster_home(config: AppConfig) -> str:
-    home = config.path(config.dagster_home).resolve()
-    home.mkdir(parents=True, exist_ok=True)
-    target = home / "dagster.yaml"
-    if not target.exists() and PROJECT_DAGSTER_YAML.exists():
-        shutil.copyfile(PROJECT_DAGSTER_YAML, target)
-    write_run_launcher(target, config.run_launcher)
-    return str(home)
+    return _open_instance(dagster_home(config))
 
 
 def _open_instance(home: str) -> DagsterInstance:
@@ -78,34 +65,6 @@ def _run_config(config_path: Path, incident_id: str) -> dict:
             "scope": {"config": {"incident_id": incident_id}},
         }
     }
-
-
-def _failures(events: list) -> list[str]:
-    messages = []
-    for event in events:
-        if event.is_step_failure:
-            error = event.step_failure_data.error
-            cause = error
-            while cause is not None and cause.cause is not None:
-                cause = cause.cause
-            text = (cause or error).message.strip().splitlines()[-1] if error else "unknown error"
-            messages.append(f"{event.step_key}: {text}")
-    return messages
-
-
-def _failed_checks(events: list) -> list[FailedCheck]:
-    """Every check evaluation of the run that did not pass; its metadata holds counts and ids only."""
-    failed = []
-    for event in events:
-        if event.event_type_value != "ASSET_CHECK_EVALUATION":
-            continue
-        evaluation = event.event_specific_data
-        if evaluation.passed:
-            continue
-        figures = {name: str(getattr(value, "value", value)) for name, value in evaluation.metadata.items()}
-        failed.append(FailedCheck(check=evaluation.check_name, asset=evaluation.asset_key.to_user_string(),
-                                  partition=evaluation.partition, severity=evaluation.severity.value, figures=figures))
-    return failed
 
 
 HOURLY_JOB = "sessions_by_hour"
@@ -138,7 +97,7 @@ def run_partition(
     process per step); the code location reads it from TRACE2TASK_EXECUTOR.
     """
     if workspace is None:
-        home = Path(_dagster_home(config))
+        home = Path(dagster_home(config))
         with code_server(home, config_path, executor=executor) as served:
             return run_partition(config, config_path, partition, incident_id=incident_id, job_name=job_name,
                                  instance=instance, workspace=served)
@@ -151,17 +110,13 @@ def run_partition(
     with stage_span("run", partition=partition, job=job) as span:
         tags.update({TRACEPARENT_TAG: carrier["traceparent"]} if (carrier := trace_carrier()).get("traceparent") else {})
         launched = launch_and_wait(
-            instance, Path(_dagster_home(config)), workspace, config_path, job, _run_config(config_path, incident_id), tags,
+            instance, Path(dagster_home(config)), workspace, config_path, job, _run_config(config_path, incident_id), tags,
         )
         span.set_attribute("trace2task.run_id", launched.run_id)
         span.set_attribute("trace2task.success", launched.success)
-    failures = [f"the run did not start: {launched.launch_error}"] if launched.launch_error else _failures(launched.events)
+    failures = [f"the run did not start: {launched.launch_error}"] if launched.launch_error else step_failures(launched.events)
     return RunOutcome(run_id=launched.run_id, partition=partition, success=launched.success, failures=failures,
-                      failed_checks=_failed_checks(launched.events), url=_run_url(config, launched.run_id))
-
-
-def _run_url(config: AppConfig, run_id: str) -> str:
-    return f"{config.dagster_url.rstrip('/')}/runs/{run_id}"
+                      failed_checks=failed_checks(launched.events), url=run_url(config, launched.run_id))
 
 
 def run_partitions(
@@ -182,7 +137,7 @@ def run_partitions(
     outcome carries the hours' failures and failed checks. `on_done` sees every run, hours too
     (`runs_per_day` says how many a day makes)."""
     instance = dagster_instance(config)  # made (under its lock) before any launch reads it
-    with code_server(Path(_dagster_home(config)), config_path, executor=executor) as workspace:
+    with code_server(Path(dagster_home(config)), config_path, executor=executor) as workspace:
         def run_all(runs: list[tuple[str, str]]) -> list[RunOutcome]:
             return _run_all(config, config_path, runs, workers, instance, workspace, on_done)
 
@@ -194,17 +149,7 @@ def run_partitions(
             by_day.setdefault(Window.of(outcome.partition).day, []).append(outcome)
         ready = [day for day in partitions if all(outcome.success for outcome in by_day.get(day, []))]
         days = {outcome.partition: outcome for outcome in run_all([("nightly_refresh", day) for day in ready])}
-    outcomes = []
-    for day in partitions:
-        ran = days.get(day) or RunOutcome(run_id=by_day[day][0].run_id, partition=day, success=False,
-                                          failures=["an hour's run failed: the day's sample and tasks were not made"],
-                                          url=_run_url(config, by_day[day][0].run_id))
-        for hour in sorted(by_day.get(day, []), key=lambda o: o.partition):
-            ran.failures += [f"{hour.partition}: {failure}" for failure in hour.failures]
-            ran.failed_checks += hour.failed_checks
-            ran.success = ran.success and hour.success
-        outcomes.append(ran)
-    return outcomes
+    return day_outcomes(partitions, by_day, days)
 
 
 def _run_all(

@@ -50,7 +50,7 @@ class RunOutcome:
     failures: list[str]
     failed_checks: list[FailedCheck] = field(default_factory=list)
     url: str = ""
-    """the run's page in the Dagster UI"""
+    """the run's page in the Dagster UI (`run_url`)"""
 
     @property
     def ok(self) -> bool:
@@ -152,3 +152,54 @@ def write_summary(
     return summary, atomic_write(config.path(config.output) / name, summary.to_json() + "\n")
 
 
+
+
+def run_url(config: AppConfig, run_id: str) -> str:
+    """The run's page in the Dagster UI (`dagster_url`)."""
+    return f"{config.dagster_url.rstrip('/')}/runs/{run_id}"
+
+
+def step_failures(events: list) -> list[str]:
+    """Each failed step of a run's Dagster events, with the last line of its root cause."""
+    messages = []
+    for event in events:
+        if event.is_step_failure:
+            error = event.step_failure_data.error
+            cause = error
+            while cause is not None and cause.cause is not None:
+                cause = cause.cause
+            text = (cause or error).message.strip().splitlines()[-1] if error else "unknown error"
+            messages.append(f"{event.step_key}: {text}")
+    return messages
+
+
+def failed_checks(events: list) -> list[FailedCheck]:
+    """Every check evaluation of the run that did not pass; its metadata holds counts and ids only."""
+    failed = []
+    for event in events:
+        if event.event_type_value != "ASSET_CHECK_EVALUATION":
+            continue
+        evaluation = event.event_specific_data
+        if evaluation.passed:
+            continue
+        figures = {name: str(getattr(value, "value", value)) for name, value in evaluation.metadata.items()}
+        failed.append(FailedCheck(check=evaluation.check_name, asset=evaluation.asset_key.to_user_string(),
+                                  partition=evaluation.partition, severity=evaluation.severity.value, figures=figures))
+    return failed
+
+
+def day_outcomes(days: list[str], hours: dict[str, list[RunOutcome]], ran: dict[str, RunOutcome]) -> list[RunOutcome]:
+    """By hour, each day's outcome: its day run's (or, when an hour failed and the day was not run,
+    a failure naming the first hour's run), with its hours' failures and failed checks."""
+    outcomes = []
+    for day in days:
+        first = hours[day][0]
+        outcome = ran.get(day) or RunOutcome(run_id=first.run_id, partition=day, success=False,
+                                             failures=["an hour's run failed: the day's sample and tasks were not made"],
+                                             url=first.url)
+        for hour in sorted(hours.get(day, []), key=lambda o: o.partition):
+            outcome.failures += [f"{hour.partition}: {failure}" for failure in hour.failures]
+            outcome.failed_checks += hour.failed_checks
+            outcome.success = outcome.success and hour.success
+        outcomes.append(outcome)
+    return outcomes

@@ -3,8 +3,10 @@ the raw zone and the Dagster instance on PostgreSQL, makes the tasks the daily r
 
 The daily reference runs on SQLite, in process; the hourly run's 24 `sessions_by_hour` runs (two
 at a time) each assemble the sessions that started in their hour, then the day's run classifies,
-samples, scrubs and drafts them. Both ask for the same one day of the demo drop, then the on-call
-path for the same incident."""
+samples, scrubs and drafts them. Both ask for the same one-day demo drop, then the on-call path
+for the same incident. The drop is small (12 sessions, spread over the day's hours, with errors
+whose templates are mined over every hour's messages): the subject is the split by hour, not the
+volume, and each of the 25 runs pays for its own process."""
 
 from __future__ import annotations
 
@@ -14,10 +16,14 @@ import uuid
 import psycopg2
 import pytest
 
-from demo_world import PG_ADMIN, PROJECT_ROOT, first_escalation, make_world, output_tree
+from demo_world import PG_ADMIN, PROJECT_ROOT, first_escalation, make_world, output_tree, write_drop
 
 DAY = "2026-11-16"
 DAGSTER_POSTGRES_YAML = PROJECT_ROOT / "docs" / "dagster-postgres.yaml"
+LENIENT_QUARANTINE = "quarantine_max_share: 0.5\n"
+"""In both worlds: a 12-session day's planted garbage lines are above 5% of its records. (The
+quarantine check sees the dangling records quarantined by assembly only in the runs after it: by
+hour, the later hours fail it at 5% where the day in one run passes.)"""
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.xdist_group("hourly_postgres")]
 
@@ -47,8 +53,16 @@ def _query(url: str, sql: str) -> list[tuple]:
             return cursor.fetchall()
 
 
+@pytest.fixture
+def demo_drop(tmp_path):
+    """One day of 12 sessions."""
+    return write_drop(tmp_path / "demo", sessions=12, days=1)
+
+
 def test_an_hourly_multiprocess_run_on_postgres_makes_the_daily_runs_tasks(tmp_path, demo_drop, database):
     daily = make_world(tmp_path / "daily", drop=demo_drop)
+    with daily.config.open("a", encoding="utf-8") as fh:
+        fh.write(LENIENT_QUARANTINE)
     result = daily.cli("run", "--date", DAY, "--config", str(daily.config), "--workers", "1")
     assert result.returncode == 0, result.stderr[-3000:]
 
@@ -56,7 +70,7 @@ def test_an_hourly_multiprocess_run_on_postgres_makes_the_daily_runs_tasks(tmp_p
                         dagster_yaml=DAGSTER_POSTGRES_YAML)
     with hourly.config.open("a", encoding="utf-8") as fh:
         # forkserver with the definitions preloaded: each step's process starts without importing them again
-        fh.write("partitions: {by: hour}\nexecutor: {name: multiprocess, config: {max_concurrent: 2, start_method: "
+        fh.write(LENIENT_QUARANTINE + "partitions: {by: hour}\nexecutor: {name: multiprocess, config: {max_concurrent: 2, start_method: "
                  "{forkserver: {preload_modules: [pipelines.defs.definitions]}}}}\n")
     result = hourly.cli("run", "--date", DAY, "--config", str(hourly.config), "--workers", "2",
                         env={"DAGSTER_POSTGRES_URL": database})

@@ -7,7 +7,8 @@ import pytest
 import yaml
 from dagster import DagsterInstance, QueuedRunCoordinator
 
-from pipelines.defs.launch import WORKSPACE_YAML, launch_home
+from pipelines.defs.launch import WORKSPACE_YAML
+from pipelines.stages.dagster_home import launch_home
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -103,7 +104,7 @@ def test_a_command_starts_one_code_server_for_all_its_runs(tmp_path, monkeypatch
     monkeypatch.setattr(runner, "code_server", code_server)
     monkeypatch.setattr(runner, "launch_and_wait", launch_and_wait)
     monkeypatch.setattr(runner, "dagster_instance", lambda config: None)
-    monkeypatch.setattr(runner, "_dagster_home", lambda config: str(tmp_path))
+    monkeypatch.setattr(runner, "dagster_home", lambda config: str(tmp_path))
     config = SimpleNamespace(partitions=SimpleNamespace(by=by), telemetry=None, base_dir=tmp_path,
                              dagster_url="http://127.0.0.1:3000")
     monkeypatch.setattr(runner, "configure", lambda *args: None)

@@ -155,8 +155,9 @@ def test_the_pipelines_modules_stay_small():
              for path in (ROOT / "pipelines").rglob("*.py")}
     assert {name: n for name, n in lines.items() if n > 600} == {}
     # 1,200 until the executor, run launcher and hourly partitions came from configuration (issue 18)
-    # and the CLI launched its runs from the workspace's code location (issue 14, launch.py)
-    assert sum(n for name, n in lines.items() if name.startswith("pipelines/defs/")) <= 1430
+    # and the CLI launched its runs at a code server of the workspace's code location (issue 14,
+    # launch.py); the plain planning, summary and Dagster-home files live in pipelines/stages
+    assert sum(n for name, n in lines.items() if name.startswith("pipelines/defs/")) <= 1265
 
 
 def test_workspace_and_pyproject_name_the_definitions_module():

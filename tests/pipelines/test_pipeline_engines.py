@@ -7,7 +7,7 @@ import yaml
 
 from pipelines.config import ConfigError, load_config
 from pipelines.defs.definitions import defs
-from pipelines.defs.runner import _dagster_home
+from pipelines.stages.dagster_home import dagster_home
 
 BASE = "drop: d\nstate: {location: x, mapping: m.yaml}\n"
 
@@ -70,7 +70,7 @@ def test_an_unknown_executor_is_a_bad_setting(tmp_path):
 
 def test_the_configured_run_launcher_is_written_into_the_dagster_instance(tmp_path):
     config = load_config(_configure(tmp_path, "run_launcher: {module: dagster_k8s, class: K8sRunLauncher, config: {job_namespace: t2t}}\n"))
-    home = _dagster_home(config)
+    home = dagster_home(config)
     settings = yaml.safe_load((tmp_path / ".dagster_home" / "dagster.yaml").read_text())
     assert settings["run_launcher"] == {"module": "dagster_k8s", "class": "K8sRunLauncher", "config": {"job_namespace": "t2t"}}
     assert settings["telemetry"] == {"enabled": False}  # the project's settings are kept
@@ -78,7 +78,7 @@ def test_the_configured_run_launcher_is_written_into_the_dagster_instance(tmp_pa
 
 
 def test_without_a_run_launcher_the_instance_keeps_dagsters_default(tmp_path):
-    _dagster_home(load_config(_configure(tmp_path)))
+    dagster_home(load_config(_configure(tmp_path)))
     assert "run_launcher" not in yaml.safe_load((tmp_path / ".dagster_home" / "dagster.yaml").read_text())
 
 
