@@ -96,12 +96,11 @@ def run_partition(
     `executor` if given: "in_process" (one process, spaCy loaded once) or "multiprocess" (a
     process per step); the code location reads it from TRACE2TASK_EXECUTOR.
     """
+    instance = instance or dagster_instance(config)  # made (under its lock) before a code server opens it
     if workspace is None:
-        home = Path(dagster_home(config))
-        with code_server(home, config_path, executor=executor) as served:
+        with code_server(Path(dagster_home(config)), config_path, executor=executor) as served:
             return run_partition(config, config_path, partition, incident_id=incident_id, job_name=job_name,
                                  instance=instance, workspace=served)
-    instance = instance or dagster_instance(config)
     job = job_name or ("incident" if incident_id else "nightly_refresh")
     tags = {"dagster/partition": partition}
     if incident_id:
