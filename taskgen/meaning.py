@@ -127,6 +127,24 @@ class MeaningModel:
             found[:, n] = own.mean(axis=1)
         return found, sims.argmax(axis=1)
 
+    def rows(self, texts: Sequence[str]) -> tuple[list[list[float]], list[str]]:
+        """Per text, its similarity to each intent (in `self.intents` order), and its nearest example as 'intent:index'."""
+        found, index = self._similarities(embed(list(texts)))
+        nearest = []
+        for example in index:
+            owner = int(self._owner[int(example)])
+            nearest.append(f"{self.intents[owner]}:{int(example) - int((self._owner < owner).sum())}")
+        return found.tolist(), nearest
+
+    def tool_intents(self, tools: Sequence[str], named: dict[str, str]) -> list[str]:
+        """The intent each state-changing tool carries out: the taxonomy's for its named tools, by its name's meaning otherwise."""
+        unnamed = [tool for tool in tools if tool not in named]
+        meant = {}
+        if unnamed:
+            found, _ = self._similarities(embed([tool_words(tool) for tool in unnamed]))
+            meant = {tool: self.intents[int(row.argmax())] for tool, row in zip(unnamed, found)}
+        return [named.get(tool) or meant[tool] for tool in tools]
+
     def score(self, texts: Sequence[str], action_tools: Sequence[str], named: dict[str, str],
               hint: str | None = None, sentence_confidence: float = 1.0) -> IntentScores | None:
         """Scores of every intent for the customer's `texts` and the agent's state-changing `action_tools`
@@ -170,6 +188,11 @@ class MeaningModel:
         return IntentScores(scores=scores, confidence=_confidence(list(scores.values())), best=ranked[0],
                             runner_up=ranked[1] if len(ranked) > 1 else None, nearest=nearest,
                             asked=tuple(sorted(asked)), done=tuple(sorted(done)))
+
+
+def confidence(values: Sequence[float]) -> float:
+    """The best value's share of the softmax (at TEMPERATURE) over every value."""
+    return _confidence(values)
 
 
 def _confidence(values: Sequence[float]) -> float:
