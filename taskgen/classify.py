@@ -276,7 +276,7 @@ def _classify_intent(session: Session, taxonomy: Taxonomy) -> _Intent:
             if meaning.confidence(row) > meaning.confidence(rows[primary]):
                 rows[primary], nearest[primary], keyword[primary] = row, near, (hint, hint_evidence)
                 best[primary] = intents[max(range(len(row)), key=lambda k: (row[k], -k))]
-    evidence = [f"rule:{roles[i]}_clause:{i}" for i in range(len(clauses)) if roles[i] != "request"]
+    evidence = [f"rule:{roles[i]}_clause:{i}" for i in range(len(clauses)) if roles[i] != "request" and len(clauses) > 1]
     evidence += [f"tool:{tool}" for tool in _action_tools(session, taxonomy)]
     threshold = taxonomy.intent_confidence_threshold
     if primary is None:  # the words ask nothing: the calls say what was wanted, else the fallback
@@ -302,7 +302,7 @@ def _classify_intent(session: Session, taxonomy: Taxonomy) -> _Intent:
         evidence.append("rule:tie_broken_by_tools")
     intent = intents[k]
     if keyword[primary][0] == intent:
-        evidence += [item for item in keyword[primary][1] if item != "rule:fallback"]
+        evidence += [item for item in keyword[primary][1] if item != "rule:fallback" or model is None]
     others = [value for n, value in enumerate(scored) if n != k]
     margin = scored[k] - max(others) if others and model is not None else None
     runner_up = intents[max((n for n in range(len(scored)) if n != k), key=lambda n: (scored[n], -n))] if others else None

