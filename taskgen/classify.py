@@ -158,13 +158,10 @@ def _meaning_model(examples_json: str) -> MeaningModel:
     return MeaningModel(json.loads(examples_json))
 
 
-def _intent_by_meaning(
-    texts: Sequence[str], tools: Sequence[str], taxonomy: Taxonomy, hint: str | None = None
-) -> IntentScores | None:
+def _intent_by_meaning(texts: Sequence[str], taxonomy: Taxonomy, hint: str | None = None) -> IntentScores | None:
     if not taxonomy.examples or not meaning.available():
         return None
-    model = _meaning_model(json.dumps(taxonomy.examples, sort_keys=True))
-    return model.score(texts, tools, _named_tools(taxonomy), hint, taxonomy.request_confidence)
+    return _meaning_model(json.dumps(taxonomy.examples, sort_keys=True)).score(texts, hint)
 
 
 def _named_tools(taxonomy: Taxonomy) -> dict[str, str]:
@@ -341,7 +338,7 @@ def _doubts(found: _Intent, taxonomy: Taxonomy) -> tuple[list[str], str]:
 
 def _intent_of_texts(texts: Sequence[str], taxonomy: Taxonomy) -> str:
     keyword_intent, evidence = _keyword_intent(texts, set(), taxonomy)
-    scores = _intent_by_meaning(texts, [], taxonomy, keyword_intent if evidence != ["rule:fallback"] else None)
+    scores = _intent_by_meaning(texts, taxonomy, keyword_intent if evidence != ["rule:fallback"] else None)
     return scores.best if scores is not None else keyword_intent
 
 
