@@ -70,7 +70,8 @@ def _chunks(sessions: Iterator[Session], size: int) -> Iterator[list[Session]]:
 def classification_detail(c: Classification) -> str:
     """The store's `detail` column: what decided the label, what disagreed with it (ids and kinds only),
     the intent's confidence."""
-    return canonical_json(c.model_dump(include={"signals", "review_questions", "intent_confidence", "uncertain", "uncertain_because"}))
+    return canonical_json(c.model_dump(include={"signals", "review_questions", "intent_confidence", "uncertain", "uncertain_because",
+                                     "executed_action", "outcome_uncertain", "outcome_uncertain_because"}))
 
 
 def strata_markdown(cells: Counter) -> str:
@@ -93,7 +94,7 @@ def sample_day(store: Store, run: RunContext, day: str, *, scope: str, only: lis
         )
     else:  # the day's classifications streamed by signature into per-cell reservoirs
         rows = store.stream(_SAMPLE_KEYS, ClassificationRow.day == day, order_by=_SAMPLE_ORDER)
-        sample = sample_by_signature(((*keys, _uncertain(detail)) for *keys, detail in rows), run.config.taskgen.sampling)
+        sample = sample_by_signature(((*keys, *_uncertain(detail)) for *keys, detail in rows), run.config.taskgen.sampling)
     store.upsert(
         SampleRow,
         [dict(day=day, scope=scope, selected=canonical_json(sample.selected),
@@ -102,9 +103,10 @@ def sample_day(store: Store, run: RunContext, day: str, *, scope: str, only: lis
     return sample
 
 
-def _uncertain(detail: str | None) -> bool:
-    """Whether the stored label's intent confidence was below the threshold (its `detail` column)."""
-    return bool(detail) and bool(json.loads(detail).get("uncertain"))
+def _uncertain(detail: str | None) -> tuple[bool, bool]:
+    """Whether the stored label's intent was uncertain, and its outcome (its `detail` column)."""
+    found = json.loads(detail) if detail else {}
+    return bool(found.get("uncertain")), bool(found.get("outcome_uncertain"))
 
 
 def coverage_markdown(sample: StratifiedSample) -> str:
