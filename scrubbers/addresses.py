@@ -51,6 +51,9 @@ STATE_NAMES = dict(zip([a for a in UsAddress.states_abbr if a != "DC"], UsAddres
     "DC": "District of Columbia"
 }
 """Abbreviation -> name of the 50 states (Faker's en_US lists, whose abbreviations hold DC and names do not) and DC."""
+WORD_STATE_CODES = frozenset({"AL", "CO", "DE", "GA", "HI", "ID", "IN", "LA", "MA", "MD", "ME", "MO", "NE", "OH", "OK", "OR", "PA", "SC", "WA"})
+"""State codes that are also words or common abbreviations in upper case ('OK', 'IN', 'ID', 'PA', 'CO'): a
+sentence's code is taken for a state only after the address's town."""
 _STATE_BY_NAME = {name.lower(): abbr for abbr, name in STATE_NAMES.items()}
 _COUNTRIES = sorted({*UsAddress.countries, "USA", "U.S.A.", "U.S.", "US", "United States", "UK"}, key=lambda c: (-len(c), c))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import functools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import regex
@@ -364,6 +364,15 @@ def _with_suffix(text: str, finding: Finding) -> Finding:
 
 _ID_TOKEN = re.compile(r"#?\w+(?:[-.]\w+)*")
 """A token an identifier may be: '#W2611340', '1008292230', 'INV-2024-001'."""
+_PREFIXED_ID = re.compile(r"#?[A-Za-z]{1,4}[-_]?(\d{5,})|#(\d{5,})")
+"""An id written as a short prefix and a number ('#W9502127', 'ZD-40211'): its number alone is the same id."""
+
+
+def bare_id(identifier: str) -> str | None:
+    """The number of a prefixed id ('#W9502127' -> '9502127'), which people also write alone
+    ('please provide 9502127'); None for an id with no such prefix."""
+    match = _PREFIXED_ID.fullmatch(identifier)
+    return (match.group(1) or match.group(2)) if match else None
 
 
 class Detector:
@@ -406,6 +415,7 @@ class Detector:
     def with_identifiers(self, identifiers: frozenset[str]) -> Detector:
         """This detector (same model and recognizers) also protecting `identifiers`: ids known from the
         state database (`StateSource.identifiers`), left alone wherever they appear as a whole token."""
+        identifiers = identifiers | {bare for i in identifiers if (bare := bare_id(i))}
         if identifiers == self.identifiers:
             return self
         twin = copy.copy(self)
@@ -413,6 +423,14 @@ class Detector:
         twin._protected_spans = functools.lru_cache(maxsize=1 << 14)(twin._find_protected)
         twin._residual_findings = functools.lru_cache(maxsize=1 << 14)(twin._find_residual)
         return twin
+
+    def ids_written(self, texts: Iterable[str]) -> frozenset[str]:
+        """The prefixed ids the protected patterns find in `texts` ('#W9502127'): with `with_identifiers`,
+        their numbers written alone ('provide 9502127 first') are protected too."""
+        return frozenset(
+            m.group() for text in texts if any(c.isdigit() for c in text)
+            for pattern in self._protected for m in pattern.finditer(text) if bare_id(m.group())
+        )
 
     def _find_protected(self, text: str) -> tuple[tuple[int, int], ...]:
         spans = [m.span() for pattern in self._protected for m in pattern.finditer(text) if m.end() > m.start()]

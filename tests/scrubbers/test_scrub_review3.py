@@ -1,0 +1,35 @@
+"""The third cold review's findings on text we did not write: each a rule with a case that fails without it."""
+
+import json
+
+from scrubbers import addresses
+
+
+def _address(city: str, state: str) -> dict:
+    return {"address1": "12 Elm Street", "city": city, "state": state, "zip": "20001", "country": "USA"}
+
+
+def test_a_state_code_in_prose_follows_its_replaced_address(scrubber) -> None:
+    """'the Collinwood DC address' beside a JSON address whose state became 'UT': the code in prose is the
+    address's state, replaced as the field was; a code that is a word ('OK') only after the address's town."""
+    value = [{"content": json.dumps({"address": _address("Collinwood", "DC")})},
+             "I see the Collinwood DC address on file. Is DC right?",
+             {"content": json.dumps({"address": _address("Tulsa", "OK")})},
+             "Shipping to Tulsa, OK then. OK, done."]
+    (first, said, second, shipped), _ = scrubber.scrub_json(value)
+    new = json.loads(first["content"])["address"]
+    assert said == f"I see the {new['city']} {new['state']} address on file. Is {new['state']} right?"
+    other = json.loads(second["content"])["address"]
+    assert shipped == f"Shipping to {other['city']}, {other['state']} then. OK, done."
+    assert "DC" not in said and new["state"] != "DC" and other["state"] in addresses.STATE_NAMES
+
+
+def test_the_number_of_an_order_id_written_alone_survives(scrubber) -> None:
+    """'#W9502127' in a tool result, '9502127' in a sentence: the same order, not a phone number."""
+    value = [{"content": json.dumps({"order_id": "#W9502127", "status": "pending"})},
+             "Could you provide 9502127 first so I can check it? Call me at 415 555 0132."]
+    (_, said), counts = scrubber.scrub_json(value)
+    assert "provide 9502127 first" in said and "415 555 0132" not in said and counts == {"PHONE_NUMBER": 1}
+    # a number written alone with no prefixed id anywhere is still read as what it looks like
+    (said,), _ = scrubber.scrub_json(["Could you call 9502127 first?"])
+    assert "9502127" not in said
