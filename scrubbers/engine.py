@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import regex
 import spacy
 from faker.providers.address.en_US import Provider as UsAddress
+from faker.providers.geo import Provider as GeoProvider
 from presidio_analyzer import AnalyzerEngine, EntityRecognizer, RecognizerRegistry
 from presidio_analyzer.nlp_engine import NerModelConfiguration, NlpArtifacts, SpacyNlpEngine
 from spacy.lang.en.stop_words import STOP_WORDS
@@ -19,7 +20,7 @@ from wordfreq import zipf_frequency
 
 from scrubbers.config import ScrubConfig
 from scrubbers.pseudonyms import PARTICLES
-from scrubbers.recognizers.person import COMMON_WORD_ZIPF, NOT_NAMES, WORLD_FIRST_NAMES, WORLD_LAST_NAMES, name_like
+from scrubbers.recognizers.person import COMMON_WORD_ZIPF, FIRST_NAMES, NAME_LISTS, NOT_NAMES, WORLD_FIRST_NAMES, WORLD_LAST_NAMES, name_like
 from scrubbers.recognizers.table import build_recognizers
 from scrubbers.residual import ResidualScanner
 
@@ -157,7 +158,7 @@ def resolve_overlaps(findings: Sequence[Finding]) -> list[Finding]:
 def tidy_people(text: str, findings: Sequence[Finding]) -> list[Finding]:
     """Trim cue words NER includes ('Dear Jane' -> 'Jane') and join adjacent name pieces on a line."""
     trimmed = []
-    for f in findings:
+    for f in _within_lines(text, findings):
         start, end = f.start, f.end
         if f.entity_type == "PERSON":
             while (match := re.match(r"([^\W\d_]+)[.,:]?\s+", text[start : f.end])) and match.group(1).lower() in NOT_NAMES:
@@ -179,6 +180,28 @@ def tidy_people(text: str, findings: Sequence[Finding]) -> list[Finding]:
         for f in merged
     ]
     return _tidy_streets(text, _with_listed(text, people))
+
+
+_LINE_PIECE = re.compile(r"[^\n]+")
+
+
+def _within_lines(text: str, findings: Sequence[Finding]) -> list[Finding]:
+    """A name ends at a line break: a PERSON span across lines ('Tom Hale\nTacuarembo\nUruguay', which the
+    small NER model reads as one person) keeps its first line, and of the next lines only those whose words
+    the name lists all know; a town or country line is no person's."""
+    if not any(f.entity_type == "PERSON" and "\n" in text[f.start : f.end] for f in findings):
+        return list(findings)
+    result = []
+    for f in findings:
+        if f.entity_type != "PERSON" or "\n" not in text[f.start : f.end]:
+            result.append(f)
+            continue
+        for index, line in enumerate(_LINE_PIECE.finditer(text, f.start, f.end)):
+            words = line.group().split()
+            if words and (index == 0 or all(w.strip(".,").lower() in NAME_LISTS for w in words)):
+                lead = len(line.group()) - len(line.group().lstrip())
+                result.append(Finding(line.start() + lead, line.start() + len(line.group().rstrip()), "PERSON", f.score))
+    return result
 
 
 _STATE_AFTER = regex.compile(
@@ -362,6 +385,27 @@ def _with_suffix(text: str, finding: Finding) -> Finding:
     return Finding(finding.start, match.end(), finding.entity_type, finding.score) if match else finding
 
 
+PLACES: frozenset[str] = frozenset(
+    place.lower() for place in (*UsAddress.countries, *UsAddress.states) if place.lower() not in WORLD_FIRST_NAMES | FIRST_NAMES
+) | frozenset(
+    place.lower() for _, _, place, _, _ in GeoProvider.land_coords if not any(w in NAME_LISTS for w in place.lower().split())
+) | frozenset({"usa", "america", "united states", "uk", "england", "scotland", "wales", "europe", "asia", "africa"})
+"""Countries and US states, except those that are first names ('Georgia', 'Jordan'), and Faker's world towns
+that have no word of a name ('Davis', 'Florence' are people too)."""
+
+
+def is_place(value: str) -> bool:
+    """A country, a US state or a known town, or places separated by commas ('Osaka, Japan')."""
+    pieces = [piece.strip(" .;:!?()'\"").lower() for piece in value.split(",")]
+    return all(piece in PLACES for piece in pieces)
+
+
+def no_places(text: str, findings: Sequence[Finding]) -> list[Finding]:
+    """No place is a person: a PERSON finding that is a place ('Japan', 'Ankeny') is dropped. A town or
+    country alone in prose stays as it is; in an address it is replaced as a part of the address."""
+    return [f for f in findings if f.entity_type != "PERSON" or not is_place(text[f.start : f.end])]
+
+
 _ID_TOKEN = re.compile(r"#?\w+(?:[-.]\w+)*")
 """A token an identifier may be: '#W2611340', '1008292230', 'INV-2024-001'."""
 _PREFIXED_ID = re.compile(r"#?[A-Za-z]{1,4}[-_]?(\d{5,})|#(\d{5,})")
@@ -475,7 +519,7 @@ class Detector:
                 below = self.analyzer._enhance_using_context(text, below, artifacts, active)
             kept = EntityRecognizer.remove_duplicates(passing + [r for r in below if r.score >= threshold])
             findings = merge_streets([Finding(r.start, r.end, r.entity_type, round(r.score, 4)) for r in kept])
-            results[index] = tidy_people(text, self.unprotected(text, findings))
+            results[index] = no_places(text, tidy_people(text, no_places(text, self.unprotected(text, findings))))
         return results
 
     def residual_findings(self, text: str) -> tuple[Finding, ...]:

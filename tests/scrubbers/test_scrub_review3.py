@@ -33,3 +33,19 @@ def test_the_number_of_an_order_id_written_alone_survives(scrubber) -> None:
     # a number written alone with no prefixed id anywhere is still read as what it looks like
     (said,), _ = scrubber.scrub_json(["Could you call 9502127 first?"])
     assert "9502127" not in said
+
+
+def test_a_town_line_is_no_person_s(scrubber) -> None:
+    """The small NER model reads 'Tom Hale / Tacuarembo / Uruguay' as one person: the name ends at its line,
+    the town and country lines stay (a town alone is replaced only as a part of a detected address)."""
+    (said,), counts = scrubber.scrub_json(["Tom Hale\nTacuarembo\nUruguay"])
+    name, town, country = said.split("\n")
+    assert (town, country) == ("Tacuarembo", "Uruguay") and name != "Tom Hale" and len(name.split()) == 2
+    assert counts == {"PERSON": 1}
+
+
+def test_a_country_in_prose_is_no_person_and_stays(scrubber) -> None:
+    """Countries follow the towns' rule: replaced only as a part of an address, never alone in prose."""
+    (trip, team), _ = scrubber.scrub_json(["Burkina Faso was super fun, said Anna Keller.", "Hi Japan team, Anna here"])
+    assert trip.startswith("Burkina Faso was super fun, said ") and "Anna Keller" not in trip
+    assert team.startswith("Hi Japan team, ") and "Anna" not in team
