@@ -49,3 +49,41 @@ def test_a_country_in_prose_is_no_person_and_stays(scrubber) -> None:
     (trip, team), _ = scrubber.scrub_json(["Burkina Faso was super fun, said Anna Keller.", "Hi Japan team, Anna here"])
     assert trip.startswith("Burkina Faso was super fun, said ") and "Anna Keller" not in trip
     assert team.startswith("Hi Japan team, ") and "Anna" not in team
+
+
+def test_a_stand_in_town_lies_in_its_stand_in_state() -> None:
+    """'Malden, ME' read wrong: in JSON fields and in a written address alike, the town is one of the stand-in
+    state's own towns."""
+    from scrubbers.consistency import ConsistencyMap
+    from scrubbers.pseudonyms import Pseudonymizer
+
+    cmap = ConsistencyMap(Pseudonymizer(b"towns-secret"))
+    towns = [("Malden", "MA"), ("Ankeny", "IA"), ("Frisco", "TX"), ("Hilo", "HI"), ("Reno", "NV"), ("Yuma", "AZ")]
+    cmap.register_addresses([{"CITY": town, "STATE": state, "POSTCODE": "0000" + str(i)} for i, (town, state) in enumerate(towns)])
+    for town, state in towns:
+        assert cmap.replace("CITY", town) in addresses.STATE_TOWNS[cmap.replace("STATE", state)]
+    for index in range(40):  # written addresses, with towns and states not registered
+        written = cmap.replace("STREET_ADDRESS", f"{index + 1} Elm Street, Town{'abcdefghij'[index % 10]}{'klmn'[index // 10]}, {sorted(addresses.STATE_TOWNS)[index]} 02148")
+        _, town, state_zip = written.split(", ")
+        assert town in addresses.STATE_TOWNS[state_zip.split()[0]]
+    assert all(addresses.STATE_TOWNS.get(code) for code in addresses.STATE_NAMES if code != "DC")
+
+
+def test_stand_in_first_names_are_drawn_from_a_wide_pool_deterministically() -> None:
+    """Faker's en_US names drawn by frequency gave 184 first names to 300 people; several locales' lists
+    drawn evenly give nearly one each, the same on every run."""
+    from scrubbers.consistency import ConsistencyMap
+    from scrubbers.pseudonyms import Pseudonymizer
+
+    def firsts() -> list[str]:
+        cmap = ConsistencyMap(Pseudonymizer(b"names-secret"))
+        return [cmap.replace("PERSON", f"Customer{i} Person{i}").split()[0] for i in range(300)]
+
+    names = firsts()
+    assert len(set(names)) >= 270 and names == firsts()
+
+
+def test_florida_s_code_before_a_zip_is_a_state_not_a_floor() -> None:
+    assert [p.kind for p in addresses.parts("1 Elm Street, Miami, FL 33101")] == ["STREET_LINE", "CITY", "STATE", "POSTCODE"]
+    assert [p.kind for p in addresses.parts("1 Elm Street, FL 33101")] == ["STREET_LINE", "STATE", "POSTCODE"]
+    assert [p.kind for p in addresses.parts("1 Elm Street, Fl. 3")] == ["STREET_LINE", "ADDRESS_UNIT"]
