@@ -213,6 +213,16 @@ _NUMBER_BEFORE = regex.compile(r"(?:^|(?<=[\s:]))\d{1,5}[^\S\n]+$")
 _CORNER_BEFORE = regex.compile(r"(?i)\bthe[^\S\n]+corner[^\S\n]+of[^\S\n]+$")
 
 
+def phones_before_streets(text: str, findings: Sequence[Finding]) -> list[Finding]:
+    """No street line starts inside an international phone number: '+41 (0)44 668 18 00 tomorrow' is a number,
+    not a number then a street '44 668 18 00 tomorrow' (which, longer, would win the overlap and leave
+    '+41 (0)'). Digit groups without '+' may run into a house number ('722 20 40 rue Victor Hugo'): the street wins."""
+    phones = [f for f in findings if f.entity_type == "PHONE_NUMBER" and text[f.start] == "+"]
+    if not phones:
+        return list(findings)
+    return [f for f in findings if f.entity_type != "STREET_ADDRESS" or not any(p.start < f.start < p.end for p in phones)]
+
+
 def merge_streets(findings: Sequence[Finding]) -> list[Finding]:
     """Overlapping street-address findings as one: their union ('434 40 Rue de la Sarthe' and
     'Rue de la Sarthe 421' are one street line, read by two patterns)."""
@@ -518,7 +528,7 @@ class Detector:
             if below:  # context words only raise scores: they matter only to a result still below the threshold
                 below = self.analyzer._enhance_using_context(text, below, artifacts, active)
             kept = EntityRecognizer.remove_duplicates(passing + [r for r in below if r.score >= threshold])
-            findings = merge_streets([Finding(r.start, r.end, r.entity_type, round(r.score, 4)) for r in kept])
+            findings = merge_streets(phones_before_streets(text, [Finding(r.start, r.end, r.entity_type, round(r.score, 4)) for r in kept]))
             results[index] = no_places(text, tidy_people(text, no_places(text, self.unprotected(text, findings))))
         return results
 

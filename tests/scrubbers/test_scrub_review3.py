@@ -87,3 +87,12 @@ def test_florida_s_code_before_a_zip_is_a_state_not_a_floor() -> None:
     assert [p.kind for p in addresses.parts("1 Elm Street, Miami, FL 33101")] == ["STREET_LINE", "CITY", "STATE", "POSTCODE"]
     assert [p.kind for p in addresses.parts("1 Elm Street, FL 33101")] == ["STREET_LINE", "STATE", "POSTCODE"]
     assert [p.kind for p in addresses.parts("1 Elm Street, Fl. 3")] == ["STREET_LINE", "ADDRESS_UNIT"]
+
+
+def test_a_number_with_a_trunk_prefix_is_one_phone_not_a_street(detector) -> None:
+    """'+41 (0)44 668 18 00 tomorrow': the longer street reading of its tail left '+41 (0)' behind."""
+    for text, phone in (("Call me at +41 (0)44 668 18 00 tomorrow.", "+41 (0)44 668 18 00"),
+                        ("My number is 212-555-0199 x4587.", "212-555-0199 x4587"),
+                        ("Ring +49 (0) 30 901820 tonight", "+49 (0) 30 901820")):
+        (findings,) = detector.analyze_batch([text])
+        assert [(text[f.start : f.end], f.entity_type) for f in findings] == [(phone, "PHONE_NUMBER")]
