@@ -213,6 +213,35 @@ _NUMBER_BEFORE = regex.compile(r"(?:^|(?<=[\s:]))\d{1,5}[^\S\n]+$")
 _CORNER_BEFORE = regex.compile(r"(?i)\bthe[^\S\n]+corner[^\S\n]+of[^\S\n]+$")
 
 
+_CROSSING = regex.compile(
+    r"(?<=(?i:\b(?:to|at|is|with|same|are|of))[:,]?[^\S\n]+)"
+    r"\p{Lu}[\p{L}'’-]*(?:[^\S\n]+\p{Lu}[\p{L}'’-]*){0,3}[^\S\n]+and[^\S\n]+"
+    r"(?:\d{1,5}[^\S\n]+)?[\p{L}\d][\p{L}\d.'’-]*(?:[^\S\n]+[\p{L}\d][\p{L}\d.'’-]*){0,4}?(?(?<=\p{L})[^\S\n]+\d{1,5}[a-zA-Z]?\.?|)"
+    r"(?=[^\S\n]*(?:[,;!?\n]|\.(?:\s|$)|$)|[^\S\n]+(?:in|for|on|at|by|last|please|today|tomorrow|and|or)\b)"
+)
+"""A crossing after a place cue ('return to Eloise and 226 Thomas Avenue', 'the corner of Ries and Κασνέτη 290'):
+a street named like a person, 'and', a street line with a house number (before or after the street)."""
+
+
+_MILITARY = regex.compile(r"(?i)\b(?:unit|psc|cmr)[^\S\n]+\d{3,5}[^\S\n]*,?[^\S\n]+box[^\S\n]+\d{1,5}\b")
+"""A US military street line ('Unit 8087 Box 7596', 'PSC 1234, Box 567'): the unit and the box are one line."""
+
+
+def with_crossings(text: str, findings: list[Finding]) -> list[Finding]:
+    """A crossing of two streets is one street line: its first street, often named after a person, is no
+    person on its own."""
+    crossings = [Finding(*m.span(), "STREET_ADDRESS", 0.6) for m in _MILITARY.finditer(text)]
+    if " and " not in text:
+        return resolve_overlaps([*findings, *crossings]) if crossings else findings
+    for match in _CROSSING.finditer(text):
+        second = match.group().split(" and ", 1)[-1]
+        if any(c.isdigit() for c in second) and any(
+            f.entity_type == "STREET_ADDRESS" and f.start < match.end() and match.start() < f.end for f in findings
+        ) or any(c.isdigit() for c in second.split()[-1]):
+            crossings.append(Finding(match.start(), match.end() - match.group().endswith("."), "STREET_ADDRESS", 0.6))
+    return resolve_overlaps([*findings, *crossings]) if crossings else findings
+
+
 def phones_before_streets(text: str, findings: Sequence[Finding]) -> list[Finding]:
     """No street line starts inside an international phone number: '+41 (0)44 668 18 00 tomorrow' is a number,
     not a number then a street '44 668 18 00 tomorrow' (which, longer, would win the overlap and leave
@@ -529,7 +558,7 @@ class Detector:
                 below = self.analyzer._enhance_using_context(text, below, artifacts, active)
             kept = EntityRecognizer.remove_duplicates(passing + [r for r in below if r.score >= threshold])
             findings = merge_streets(phones_before_streets(text, [Finding(r.start, r.end, r.entity_type, round(r.score, 4)) for r in kept]))
-            results[index] = no_places(text, tidy_people(text, no_places(text, self.unprotected(text, findings))))
+            results[index] = with_crossings(text, no_places(text, tidy_people(text, no_places(text, self.unprotected(text, findings)))))
         return results
 
     def residual_findings(self, text: str) -> tuple[Finding, ...]:
