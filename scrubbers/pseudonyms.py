@@ -102,7 +102,7 @@ class Pseudonymizer:
 STAND_IN_LOCALES = ("en_US", "en_GB", "en_IE", "en_NZ", "en_IN", "de_DE", "es_ES", "fr_FR", "it_IT", "nl_NL", "sv_SE")
 """Faker's person lists that stand-in names are drawn from (Faker's en_US alone, drawn by frequency, gave a
 few names to many people across transcripts)."""
-_PLAIN_NAME = re.compile(r"[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?")
+_PLAIN_NAME = re.compile(r"[A-Z][a-z]+")
 
 
 def _name_pool(attribute: str) -> tuple[str, ...]:
