@@ -213,10 +213,11 @@ _NUMBER_BEFORE = regex.compile(r"(?:^|(?<=[\s:]))\d{1,5}[^\S\n]+$")
 _CORNER_BEFORE = regex.compile(r"(?i)\bthe[^\S\n]+corner[^\S\n]+of[^\S\n]+$")
 
 
+_STREET_WORDS = r"[\p{L}\d.'’-]*(?:[^\S\n]+[\p{L}\d][\p{L}\d.'’-]*){0,4}?"
 _CROSSING = regex.compile(
     r"(?<=(?i:\b(?:to|at|is|with|same|are|of))[:,]?[^\S\n]+)"
     r"\p{Lu}[\p{L}'’-]*(?:[^\S\n]+\p{Lu}[\p{L}'’-]*){0,3}[^\S\n]+and[^\S\n]+"
-    r"(?:\d{1,5}[^\S\n]+)?[\p{Lu}\d][\p{L}\d.'’-]*(?:[^\S\n]+[\p{L}\d][\p{L}\d.'’-]*){0,4}?(?(?<=\p{L})[^\S\n]+\d{1,5}[a-zA-Z]?\.?|)"
+    rf"(?:\d{{1,5}}[^\S\n]+[\p{{Lu}}\d]{_STREET_WORDS}|\p{{Lu}}{_STREET_WORDS}[^\S\n]+\d{{1,5}}[a-zA-Z]?\.?)"
     r"(?=[^\S\n]*(?:[,;!?\n]|\.(?:\s|$)|$)|[^\S\n]+(?:in|for|on|at|by|last|please|today|tomorrow|and|or)\b)"
 )
 """A crossing after a place cue ('return to Eloise and 226 Thomas Avenue', 'the corner of Ries and Κασνέτη 290'):

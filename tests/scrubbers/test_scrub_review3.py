@@ -103,6 +103,7 @@ def test_a_crossing_of_two_streets_and_a_military_line_are_one_street_line(detec
     street is often named like a person), 'Unit 8087 Box 7596' one line; 'Anna and 2 others' is neither."""
     for text, street in (("Please return to Odile and Kastanienweg 32 in case of an issue.", "Odile and Kastanienweg 32"),
                          ("The letter arrived at Bertrand and 226 Tamarack Avenue.", "Bertrand and 226 Tamarack Avenue"),
+                         ("Please return to Odile and 12 Linden Avenue in case of an issue.", "Odile and 12 Linden Avenue"),
                          ("Ship it to Unit 4411 Box 2087, APO AE 09012", "Unit 4411 Box 2087")):
         (findings,) = detector.analyze_batch([text])
         # the whole street line, with what follows it when that is its town or postcode ('APO AE 09012')
