@@ -452,6 +452,9 @@ _PREFIXED_ID = re.compile(r"#?[A-Za-z]{1,4}[-_]?(\d{5,})|#(\d{5,})")
 """An id written as a short prefix and a number ('#W9502127', 'ZD-40211'): its number alone is the same id."""
 
 
+_FIVE_DIGITS = re.compile(r"\d{5}")
+
+
 def bare_id(identifier: str) -> str | None:
     """The number of a prefixed id ('#W9502127' -> '9502127'), which people also write alone
     ('please provide 9502127'); None for an id with no such prefix."""
@@ -512,7 +515,7 @@ class Detector:
         """The prefixed ids the protected patterns find in `texts` ('#W9502127'): with `with_identifiers`,
         their numbers written alone ('provide 9502127 first') are protected too."""
         return frozenset(
-            m.group() for text in texts if any(c.isdigit() for c in text)
+            m.group() for text in set(texts) if _FIVE_DIGITS.search(text)
             for pattern in self._protected for m in pattern.finditer(text) if bare_id(m.group())
         )
 
