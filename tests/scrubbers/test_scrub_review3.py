@@ -111,3 +111,17 @@ def test_a_crossing_of_two_streets_and_a_military_line_are_one_street_line(detec
     for text in ("I gave it to Anna and 2 others last week.", "My name is Ada Okafor and my zip code is 19122."):
         (findings,) = detector.analyze_batch([text])
         assert all(f.entity_type != "STREET_ADDRESS" or text[f.start : f.end] == "19122" for f in findings), text
+
+
+def test_a_town_or_zip_mapped_as_location_inside_an_address_is_that_part(secret) -> None:
+    """tau-bench's mapping calls `address.city` and `address.zip` LOCATION: the zip became a town
+    ('Keithtown') and the town one of Faker's invented ones, in no state."""
+    from scrubbers import ScrubConfig, Scrubber
+    from scrubbers.config import DEFAULT_FIELD_RULES
+
+    rules = {"users.*.address.city": "LOCATION", "users.*.address.zip": "LOCATION", **DEFAULT_FIELD_RULES}
+    row = {"address1": "12 Elm Street", "city": "Malden", "state": "MA", "zip": "02148", "country": "USA"}
+    out, _ = Scrubber(ScrubConfig(field_rules=rules), secret).scrub_json({"users": {"u1": {"address": row}}})
+    new = out["users"]["u1"]["address"]
+    assert new["city"] in addresses.STATE_TOWNS[new["state"]] and new["zip"].isdigit() and len(new["zip"]) == 5
+    assert addresses.real_state_of_zip(new["zip"]) == new["state"] or new["state"] == "DC"
