@@ -6,7 +6,8 @@ at a time) each assemble the sessions that started in their hour, then the day's
 samples, scrubs and drafts them. Both ask for the same one-day demo drop, then the on-call path
 for the same incident. The drop is small (12 sessions, spread over the day's hours, with errors
 whose templates are mined over every hour's messages): the subject is the split by hour, not the
-volume, and each of the 25 runs pays for its own process."""
+volume, and each of the 25 runs pays for its own process. About 9 minutes on 2 cores, so it runs in
+`make test-hourly`, not in `make test` (marker `hourly`)."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ LENIENT_QUARANTINE = "quarantine_max_share: 0.5\n"
 quarantine check sees the dangling records quarantined by assembly only in the runs after it: by
 hour, the later hours fail it at 5% where the day in one run passes.)"""
 
-pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.xdist_group("hourly_postgres")]
+pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.hourly, pytest.mark.xdist_group("hourly_postgres")]
 
 
 @pytest.fixture
