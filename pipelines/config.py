@@ -9,8 +9,9 @@ from __future__ import annotations
 import os
 import secrets
 import stat
+from datetime import date
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
@@ -21,6 +22,13 @@ from scrubbers.config import ScrubConfig
 from taskgen.config import TaskgenConfig
 
 DEFAULT_CONFIG_FILE = "trace2task.yaml"
+CONFIG_FILE_ENV = "TRACE2TASK_CONFIG"
+"""Names the configuration file a Dagster code location loads (else DEFAULT_CONFIG_FILE in its
+working folder); read when the location loads, never on import. The CLI sets it for its runs."""
+EXECUTOR_ENV = "TRACE2TASK_EXECUTOR"
+"""Names the executor a Dagster code location runs its jobs' steps on instead of the configured
+`executor.name` (with Dagster's default settings); read when the location loads. The CLI sets it
+for the runs it launches with `--executor`; unset, the configuration's executor runs them."""
 
 
 class ConfigError(UserFacingError):
@@ -57,6 +65,40 @@ class ScheduleConfig(_Section):
     timezone: str = "UTC"
 
 
+EXECUTORS = ("in_process", "multiprocess", "celery", "k8s", "celery_k8s")
+
+
+class ExecutorConfig(_Section):
+    name: Literal["in_process", "multiprocess", "celery", "k8s", "celery_k8s"] = Field(
+        default="in_process",
+        description="how a run's steps execute: in_process (one process), multiprocess (a process per step), "
+        "celery (a Celery task per step; needs dagster-celery), k8s (a Kubernetes pod per step; needs dagster-k8s), "
+        "celery_k8s (Celery queues, Kubernetes pods; needs dagster-celery-k8s)",
+    )
+    config: dict[str, Any] = Field(
+        default_factory=dict, description="the executor's own settings, as Dagster documents them (e.g. max_concurrent)"
+    )
+
+
+class RunLauncherConfig(_Section):
+    module: str = Field(description="the run launcher's module, e.g. dagster_k8s")
+    class_: str = Field(alias="class", description="its class, e.g. K8sRunLauncher")
+    config: dict[str, Any] = Field(default_factory=dict, description="its settings, as Dagster documents them")
+
+
+class PartitionsConfig(_Section):
+    start: date | None = Field(
+        default=None,
+        description="the first partition's day; default: the day of the earliest record landed. "
+        "Records older than it are quarantined with their file, line and reason",
+    )
+    by: Literal["day", "hour"] = Field(
+        default="day",
+        description="day: one run a day; hour: landing and assembly run per hour (24 runs a day, spread "
+        "over workers), then the day's run from classification on; the tasks are the same",
+    )
+
+
 class TelemetryConfig(_Section):
     exporter: Literal["none", "console", "otlp", "file"] = "none"
     endpoint: str | None = Field(default=None, description="OTLP/HTTP endpoint, for exporter: otlp")
@@ -69,8 +111,14 @@ class AppConfig(_Section):
     store: StoreConfig = Field(default_factory=StoreConfig)
     output: Path = Path("out")
     dagster_home: Path = Field(default=Path(".dagster_home"), description="the Dagster instance the runs are recorded in")
+    dagster_url: str = Field(default="http://127.0.0.1:3000", description="the Dagster UI (`make ui`) the printed run links open")
     secret: SecretConfig = Field(default_factory=SecretConfig)
     schedule: ScheduleConfig = Field(default_factory=ScheduleConfig)
+    partitions: PartitionsConfig = Field(default_factory=PartitionsConfig)
+    executor: ExecutorConfig = Field(default_factory=ExecutorConfig)
+    run_launcher: RunLauncherConfig | None = Field(
+        default=None, description="where the Dagster instance starts runs (written into the Dagster home's dagster.yaml)"
+    )
     quarantine_max_share: float = Field(default=0.05, ge=0, le=1)
     telemetry: TelemetryConfig = Field(default_factory=TelemetryConfig)
     ingest: IngestConfig = Field(default_factory=IngestConfig)

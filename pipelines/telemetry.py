@@ -14,7 +14,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from opentelemetry import metrics, trace
+from opentelemetry import metrics, propagate, trace
+from opentelemetry.context import Context
 from opentelemetry.trace import Status, StatusCode
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.resources import Resource
@@ -103,6 +104,30 @@ class StageError(UserFacingError):
     which could quote a raw record; the traceback's frames still show the code path."""
 
 
+TRACEPARENT_TAG = "trace2task/traceparent"
+"""The run tag holding the W3C trace context of the span that launched the run (the CLI's `run` span)."""
+
+_run_parent: Context | None = None
+
+
+def trace_carrier() -> dict[str, str]:
+    """The current span's W3C trace context (`traceparent`), for a run started in another process."""
+    carrier: dict[str, str] = {}
+    propagate.inject(carrier)
+    return carrier
+
+
+def continue_trace(carrier: Mapping[str, str]) -> None:
+    """This process's outermost stage spans become children of the span `carrier` names (the
+    CLI's `run` span when the CLI launched the run); an empty carrier starts their own traces."""
+    global _run_parent
+    _run_parent = propagate.extract(carrier) if carrier else None
+
+
+def _parent() -> Context | None:
+    return None if trace.get_current_span().get_span_context().is_valid else _run_parent
+
+
 @contextmanager
 def stage_span(stage: str, **attributes: Any) -> Iterator[trace.Span]:
     """A span for one stage; attributes must be counts or identifiers, never values.
@@ -111,7 +136,7 @@ def stage_span(stage: str, **attributes: Any) -> Iterator[trace.Span]:
     reaches the span, Dagster's event log or the terminal through an error.
     """
     tracer = trace.get_tracer(NAME)
-    with tracer.start_as_current_span(f"trace2task.{stage}", record_exception=False) as span:
+    with tracer.start_as_current_span(f"trace2task.{stage}", context=_parent(), record_exception=False) as span:
         span.set_attribute("trace2task.stage", stage)
         for key, value in attributes.items():
             span.set_attribute(f"trace2task.{key}", value)

@@ -15,7 +15,6 @@ import re
 from dataclasses import dataclass
 
 from faker.providers.address.en_US import Provider as UsAddress
-from faker.providers.geo import Provider as GeoProvider
 
 from scrubbers.recognizers.person import NAME_LISTS
 from scrubbers.shapes import scramble_alnum
@@ -27,10 +26,39 @@ def _no_name_in(place: str) -> bool:
     return not any(word.lower() in NAME_LISTS for word in _WORDS.findall(place))
 
 
-TOWNS: tuple[str, ...] = tuple(
-    sorted({place for _, _, place, country, _ in GeoProvider.land_coords if country == "US" and _no_name_in(place)})
-)
-"""Real US towns from Faker's geo data, none with a word the name lists know ('Lompoc', 'Searcy', 'Yonkers')."""
+_STATE_TOWNS: dict[str, tuple[str, ...]] = {
+    "AL": ("Tuscaloosa", "Huntsville", "Dothan"), "AK": ("Anchorage", "Fairbanks", "Juneau"),
+    "AZ": ("Tucson", "Tempe", "Flagstaff"), "AR": ("Fayetteville", "Conway", "Bentonville"),
+    "CA": ("Sacramento", "Pasadena", "Oakland", "Fresno"), "CO": ("Boulder", "Pueblo", "Greeley"),
+    "CT": ("Stamford", "Waterbury", "Norwalk"), "DE": ("Dover", "Newark", "Wilmington"),
+    "FL": ("Tallahassee", "Gainesville", "Pensacola", "Sarasota"), "GA": ("Macon", "Valdosta", "Albany"),
+    "HI": ("Honolulu", "Hilo", "Kailua"), "ID": ("Boise", "Pocatello", "Nampa"),
+    "IL": ("Naperville", "Peoria", "Rockford", "Evanston"), "IN": ("Bloomington", "Muncie", "Elkhart"),
+    "IA": ("Ankeny", "Dubuque", "Ames"), "KS": ("Topeka", "Wichita", "Olathe"),
+    "KY": ("Lexington", "Louisville", "Paducah"), "LA": ("Shreveport", "Lafayette", "Baton Rouge"),
+    "ME": ("Portland", "Bangor", "Biddeford"), "MD": ("Baltimore", "Annapolis", "Rockville"),
+    "MA": ("Worcester", "Springfield", "Cambridge", "Malden"), "MI": ("Lansing", "Kalamazoo", "Ypsilanti"),
+    "MN": ("Duluth", "Minneapolis", "Mankato"), "MS": ("Biloxi", "Tupelo", "Hattiesburg"),
+    "MO": ("Springfield", "Columbia", "Independence"), "MT": ("Billings", "Missoula", "Bozeman"),
+    "NE": ("Omaha", "Bellevue", "Grand Island"), "NV": ("Reno", "Las Vegas", "Elko"),
+    "NH": ("Concord", "Nashua", "Manchester"), "NJ": ("Newark", "Trenton", "Hoboken"),
+    "NM": ("Albuquerque", "Roswell", "Taos"), "NY": ("Albany", "Buffalo", "Syracuse", "Yonkers"),
+    "NC": ("Asheville", "Greensboro", "Wilmington"), "ND": ("Fargo", "Bismarck", "Minot"),
+    "OH": ("Akron", "Dayton", "Toledo"), "OK": ("Tulsa", "Stillwater", "Muskogee"),
+    "OR": ("Salem", "Medford", "Bend"), "PA": ("Scranton", "Allentown", "Erie"),
+    "RI": ("Providence", "Cranston", "Newport"), "SC": ("Columbia", "Greenville", "Spartanburg"),
+    "SD": ("Sioux Falls", "Rapid City", "Aberdeen"), "TN": ("Knoxville", "Chattanooga", "Memphis"),
+    "TX": ("Amarillo", "Lubbock", "Waco", "Laredo"), "UT": ("Provo", "Ogden", "Moab"),
+    "VT": ("Burlington", "Montpelier", "Rutland"), "VA": ("Roanoke", "Norfolk", "Richmond"),
+    "WA": ("Spokane", "Tacoma", "Yakima"), "WV": ("Morgantown", "Wheeling", "Huntington"),
+    "WI": ("Milwaukee", "Oshkosh", "Kenosha"), "WY": ("Cheyenne", "Laramie", "Sheridan"),
+}
+STATE_TOWNS: dict[str, tuple[str, ...]] = {
+    state: kept for state, towns in _STATE_TOWNS.items() if (kept := tuple(t for t in towns if _no_name_in(t)))
+}
+"""Real towns of each state (the 50 states; DC's one town is a surname), none with a word the name lists
+know: a stand-in town lies in its stand-in state."""
+TOWNS: tuple[str, ...] = tuple(sorted({town for towns in STATE_TOWNS.values() for town in towns}))
 STREET_NAMES: tuple[str, ...] = tuple(
     name
     for name in (
@@ -51,6 +79,9 @@ STATE_NAMES = dict(zip([a for a in UsAddress.states_abbr if a != "DC"], UsAddres
     "DC": "District of Columbia"
 }
 """Abbreviation -> name of the 50 states (Faker's en_US lists, whose abbreviations hold DC and names do not) and DC."""
+WORD_STATE_CODES = frozenset({"AL", "CO", "DE", "GA", "HI", "ID", "IN", "LA", "MA", "MD", "ME", "MO", "NE", "OH", "OK", "OR", "PA", "SC", "WA"})
+"""State codes that are also words or common abbreviations in upper case ('OK', 'IN', 'ID', 'PA', 'CO'): a
+sentence's code is taken for a state only after the address's town."""
 _STATE_BY_NAME = {name.lower(): abbr for abbr, name in STATE_NAMES.items()}
 _COUNTRIES = sorted({*UsAddress.countries, "USA", "U.S.A.", "U.S.", "US", "United States", "UK"}, key=lambda c: (-len(c), c))
 
@@ -93,7 +124,8 @@ def parts(value: str) -> list[Part]:
     found: list[Part] = []
     for index, (start, end) in enumerate(pieces):
         piece = value[start:end]
-        if _UNIT_ONLY.fullmatch(piece.strip()):
+        state_zip_alone = (match := _STATE_ZIP.fullmatch(piece.strip())) and state_abbreviation(match.group(1))
+        if _UNIT_ONLY.fullmatch(piece.strip()) and not state_zip_alone:  # 'FL 33101' is Florida's, not a floor
             found.append(Part("ADDRESS_UNIT", start, end))
         elif _POSTCODE.fullmatch(piece.strip()):  # a postcode alone ('my zip code is 19122')
             found.append(Part("POSTCODE", start, end))
@@ -171,15 +203,18 @@ def address_unit_with(value: str, number: str) -> str:
     return value if match is None else value[: match.start(3)] + number + value[match.end(3) :]
 
 
-def town(rng: random.Random, value: str) -> str:
-    choices = [t for t in TOWNS if t.lower() != value.strip().lower()]
+def town(rng: random.Random, value: str, in_state: str | None = None) -> str:
+    """A real town of `in_state` when given (a stand-in state), else of any state; never the original."""
+    towns = STATE_TOWNS.get(in_state or "", TOWNS)
+    choices = [t for t in towns if t.lower() != value.strip().lower()] or [t for t in TOWNS if t.lower() != value.strip().lower()]
     return rng.choice(choices)
 
 
 def state(rng: random.Random, value: str) -> str:
-    """Another state's abbreviation ('PA' -> 'UT'; the caller writes it as the original was written)."""
+    """Another state's abbreviation ('PA' -> 'UT'; the caller writes it as the original was written), one
+    whose towns are known (`STATE_TOWNS`)."""
     original = state_abbreviation(value) or value.strip().upper()
-    return rng.choice([a for a in sorted(STATE_NAMES) if a != original])
+    return rng.choice([a for a in sorted(STATE_TOWNS) if a != original])
 
 
 def written_as(value: str, abbreviation: str) -> str:

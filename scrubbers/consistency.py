@@ -39,6 +39,8 @@ class ConsistencyMap:
         """digest of an original surname's first-name initial + surname -> stand-in initial + surname."""
         self._zip_states: dict[str, str] = {}
         """digest of a zip -> the stand-in state (abbreviation) of the address it was registered with."""
+        self._town_states: dict[str, str] = {}
+        """digest of a town -> the stand-in state of the address it was registered with: its stand-in lies there."""
 
     @property
     def stand_ins(self) -> frozenset[str]:
@@ -61,11 +63,13 @@ class ConsistencyMap:
         JSON object): each zip's stand-in then lies in the stand-in of the state it is written with,
         wherever the zip appears alone ('in 19122')."""
         for record in records:
-            state, zip_code = record.get("STATE"), record.get("POSTCODE")
-            if state and zip_code and addresses.state_abbreviation(state):
-                stand_in = addresses.state_abbreviation(self.replace("STATE", state))
-                if stand_in:
-                    self._zip_states.setdefault(self._pseudonymizer.digest("POSTCODE", zip_code), stand_in)
+            state = record.get("STATE")
+            if not (state and addresses.state_abbreviation(state)):
+                continue
+            stand_in = addresses.state_abbreviation(self.replace("STATE", state))
+            for kind, states in (("POSTCODE", self._zip_states), ("CITY", self._town_states)):
+                if record.get(kind) and stand_in:
+                    states.setdefault(self._pseudonymizer.digest(kind, record[kind]), stand_in)
 
     def replace(self, entity_type: str, value: str) -> str:
         if entity_type == "STATE":  # 'PA' and 'Pennsylvania' are one state; the stand-in is written the same way
@@ -126,9 +130,11 @@ class ConsistencyMap:
         pieces, position = [], 0
         for part in found:
             text = value[part.start : part.end]
-            registered = self._pseudonymizer.digest("POSTCODE", text) in self._zip_states
+            registered = self._pseudonymizer.digest(part.kind, text) in (self._zip_states | self._town_states)
             if part.kind == "POSTCODE" and stand_in_state and not registered:
                 replacement = self._known("POSTCODE", text) or self._postcode(text, stand_in_state)
+            elif part.kind == "CITY" and stand_in_state and not registered:
+                replacement = self._known("CITY", text) or self._town(text, stand_in_state)
             else:
                 replacement = self.replace(part.kind, text)
             pieces += [value[position : part.start], replacement]
@@ -140,6 +146,13 @@ class ConsistencyMap:
         if digest not in self._stand_ins:
             _, rng = self._pseudonymizer.seeded(digest)
             self._stand_ins[digest] = addresses.postcode(rng, value, in_state)
+        return self._stand_ins[digest]
+
+    def _town(self, value: str, in_state: str | None) -> str:
+        digest = self._pseudonymizer.digest("CITY", value)
+        if digest not in self._stand_ins:
+            _, rng = self._pseudonymizer.seeded(digest)
+            self._stand_ins[digest] = same_case(value.strip(), addresses.town(rng, value, in_state))
         return self._stand_ins[digest]
 
     def _address_part(self, kind: str, value: str) -> str:
@@ -155,7 +168,7 @@ class ConsistencyMap:
         if kind == "ADDRESS_UNIT":
             return addresses.address_unit(rng, value)
         if kind == "CITY":
-            return same_case(value.strip(), addresses.town(rng, value))
+            return same_case(value.strip(), addresses.town(rng, value, self._town_states.get(digest)))
         if kind == "STATE":
             return addresses.state(rng, value)
         return addresses.country(rng, value)

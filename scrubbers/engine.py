@@ -5,12 +5,13 @@ from __future__ import annotations
 import copy
 import functools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import regex
 import spacy
 from faker.providers.address.en_US import Provider as UsAddress
+from faker.providers.geo import Provider as GeoProvider
 from presidio_analyzer import AnalyzerEngine, EntityRecognizer, RecognizerRegistry
 from presidio_analyzer.nlp_engine import NerModelConfiguration, NlpArtifacts, SpacyNlpEngine
 from spacy.lang.en.stop_words import STOP_WORDS
@@ -19,7 +20,7 @@ from wordfreq import zipf_frequency
 
 from scrubbers.config import ScrubConfig
 from scrubbers.pseudonyms import PARTICLES
-from scrubbers.recognizers.person import COMMON_WORD_ZIPF, NOT_NAMES, WORLD_FIRST_NAMES, WORLD_LAST_NAMES, name_like
+from scrubbers.recognizers.person import COMMON_WORD_ZIPF, FIRST_NAMES, NAME_LISTS, NOT_NAMES, WORLD_FIRST_NAMES, WORLD_LAST_NAMES, name_like
 from scrubbers.recognizers.table import build_recognizers
 from scrubbers.residual import ResidualScanner
 
@@ -157,7 +158,7 @@ def resolve_overlaps(findings: Sequence[Finding]) -> list[Finding]:
 def tidy_people(text: str, findings: Sequence[Finding]) -> list[Finding]:
     """Trim cue words NER includes ('Dear Jane' -> 'Jane') and join adjacent name pieces on a line."""
     trimmed = []
-    for f in findings:
+    for f in _within_lines(text, findings):
         start, end = f.start, f.end
         if f.entity_type == "PERSON":
             while (match := re.match(r"([^\W\d_]+)[.,:]?\s+", text[start : f.end])) and match.group(1).lower() in NOT_NAMES:
@@ -181,6 +182,28 @@ def tidy_people(text: str, findings: Sequence[Finding]) -> list[Finding]:
     return _tidy_streets(text, _with_listed(text, people))
 
 
+_LINE_PIECE = re.compile(r"[^\n]+")
+
+
+def _within_lines(text: str, findings: Sequence[Finding]) -> list[Finding]:
+    """A name ends at a line break: a PERSON span across lines ('Tom Hale\nTacuarembo\nUruguay', which the
+    small NER model reads as one person) keeps its first line, and of the next lines only those whose words
+    the name lists all know; a town or country line is no person's."""
+    if not any(f.entity_type == "PERSON" and "\n" in text[f.start : f.end] for f in findings):
+        return list(findings)
+    result = []
+    for f in findings:
+        if f.entity_type != "PERSON" or "\n" not in text[f.start : f.end]:
+            result.append(f)
+            continue
+        for index, line in enumerate(_LINE_PIECE.finditer(text, f.start, f.end)):
+            words = line.group().split()
+            if words and (index == 0 or all(w.strip(".,").lower() in NAME_LISTS for w in words)):
+                lead = len(line.group()) - len(line.group().lstrip())
+                result.append(Finding(line.start() + lead, line.start() + len(line.group().rstrip()), "PERSON", f.score))
+    return result
+
+
 _STATE_AFTER = regex.compile(
     r",?[^\S\n]+(?:" + "|".join(sorted(set(UsAddress.states_abbr) - {"MD", "OK", "ME", "OR", "IN", "HI", "DE"})) + r")(?![\w'’])"
 )
@@ -188,6 +211,46 @@ _STATE_AFTER = regex.compile(
 degree ('OK', 'MD') do not count."""
 _NUMBER_BEFORE = regex.compile(r"(?:^|(?<=[\s:]))\d{1,5}[^\S\n]+$")
 _CORNER_BEFORE = regex.compile(r"(?i)\bthe[^\S\n]+corner[^\S\n]+of[^\S\n]+$")
+
+
+_STREET_WORDS = r"[\p{L}\d.'’-]*(?:[^\S\n]+[\p{L}\d][\p{L}\d.'’-]*){0,4}?"
+_CROSSING = regex.compile(
+    r"(?<=(?i:\b(?:to|at|is|with|same|are|of))[:,]?[^\S\n]+)"
+    r"\p{Lu}[\p{L}'’-]*(?:[^\S\n]+\p{Lu}[\p{L}'’-]*){0,3}[^\S\n]+and[^\S\n]+"
+    rf"(?:\d{{1,5}}[^\S\n]+[\p{{Lu}}\d]{_STREET_WORDS}|\p{{Lu}}{_STREET_WORDS}[^\S\n]+\d{{1,5}}[a-zA-Z]?\.?)"
+    r"(?=[^\S\n]*(?:[,;!?\n]|\.(?:\s|$)|$)|[^\S\n]+(?:in|for|on|at|by|last|please|today|tomorrow|and|or)\b)"
+)
+"""A crossing after a place cue ('return to Eloise and 226 Thomas Avenue', 'the corner of Ries and Κασνέτη 290'):
+a street named like a person, 'and', a street line with a house number (before or after the street)."""
+
+
+_MILITARY = regex.compile(r"(?i)\b(?:unit|psc|cmr)[^\S\n]+\d{3,5}[^\S\n]*,?[^\S\n]+box[^\S\n]+\d{1,5}\b")
+"""A US military street line ('Unit 8087 Box 7596', 'PSC 1234, Box 567'): the unit and the box are one line."""
+
+
+def with_crossings(text: str, findings: list[Finding]) -> list[Finding]:
+    """A crossing of two streets is one street line: its first street, often named after a person, is no
+    person on its own."""
+    crossings = [Finding(*m.span(), "STREET_ADDRESS", 0.6) for m in _MILITARY.finditer(text)]
+    if " and " not in text:
+        return resolve_overlaps([*findings, *crossings]) if crossings else findings
+    for match in _CROSSING.finditer(text):
+        second = match.group().split(" and ", 1)[-1]
+        if any(c.isdigit() for c in second) and any(
+            f.entity_type == "STREET_ADDRESS" and f.start < match.end() and match.start() < f.end for f in findings
+        ) or any(c.isdigit() for c in second.split()[-1]):
+            crossings.append(Finding(match.start(), match.end() - match.group().endswith("."), "STREET_ADDRESS", 0.6))
+    return resolve_overlaps([*findings, *crossings]) if crossings else findings
+
+
+def phones_before_streets(text: str, findings: Sequence[Finding]) -> list[Finding]:
+    """No street line starts inside an international phone number: '+41 (0)44 668 18 00 tomorrow' is a number,
+    not a number then a street '44 668 18 00 tomorrow' (which, longer, would win the overlap and leave
+    '+41 (0)'). Digit groups without '+' may run into a house number ('722 20 40 rue Victor Hugo'): the street wins."""
+    phones = [f for f in findings if f.entity_type == "PHONE_NUMBER" and text[f.start] == "+"]
+    if not phones:
+        return list(findings)
+    return [f for f in findings if f.entity_type != "STREET_ADDRESS" or not any(p.start < f.start < p.end for p in phones)]
 
 
 def merge_streets(findings: Sequence[Finding]) -> list[Finding]:
@@ -362,8 +425,41 @@ def _with_suffix(text: str, finding: Finding) -> Finding:
     return Finding(finding.start, match.end(), finding.entity_type, finding.score) if match else finding
 
 
+PLACES: frozenset[str] = frozenset(
+    place.lower() for place in (*UsAddress.countries, *UsAddress.states) if place.lower() not in WORLD_FIRST_NAMES | FIRST_NAMES
+) | frozenset(
+    place.lower() for _, _, place, _, _ in GeoProvider.land_coords if not any(w in NAME_LISTS for w in place.lower().split())
+) | frozenset({"usa", "america", "united states", "uk", "england", "scotland", "wales", "europe", "asia", "africa"})
+"""Countries and US states, except those that are first names ('Georgia', 'Jordan'), and Faker's world towns
+that have no word of a name ('Davis', 'Florence' are people too)."""
+
+
+def is_place(value: str) -> bool:
+    """A country, a US state or a known town, or places separated by commas ('Osaka, Japan')."""
+    pieces = [piece.strip(" .;:!?()'\"").lower() for piece in value.split(",")]
+    return all(piece in PLACES for piece in pieces)
+
+
+def no_places(text: str, findings: Sequence[Finding]) -> list[Finding]:
+    """No place is a person: a PERSON finding that is a place ('Japan', 'Ankeny') is dropped. A town or
+    country alone in prose stays as it is; in an address it is replaced as a part of the address."""
+    return [f for f in findings if f.entity_type != "PERSON" or not is_place(text[f.start : f.end])]
+
+
 _ID_TOKEN = re.compile(r"#?\w+(?:[-.]\w+)*")
 """A token an identifier may be: '#W2611340', '1008292230', 'INV-2024-001'."""
+_PREFIXED_ID = re.compile(r"#?[A-Za-z]{1,4}[-_]?(\d{5,})|#(\d{5,})")
+"""An id written as a short prefix and a number ('#W9502127', 'ZD-40211'): its number alone is the same id."""
+
+
+_FIVE_DIGITS = re.compile(r"\d{5}")
+
+
+def bare_id(identifier: str) -> str | None:
+    """The number of a prefixed id ('#W9502127' -> '9502127'), which people also write alone
+    ('please provide 9502127'); None for an id with no such prefix."""
+    match = _PREFIXED_ID.fullmatch(identifier)
+    return (match.group(1) or match.group(2)) if match else None
 
 
 class Detector:
@@ -406,6 +502,7 @@ class Detector:
     def with_identifiers(self, identifiers: frozenset[str]) -> Detector:
         """This detector (same model and recognizers) also protecting `identifiers`: ids known from the
         state database (`StateSource.identifiers`), left alone wherever they appear as a whole token."""
+        identifiers = identifiers | {bare for i in identifiers if (bare := bare_id(i))}
         if identifiers == self.identifiers:
             return self
         twin = copy.copy(self)
@@ -413,6 +510,14 @@ class Detector:
         twin._protected_spans = functools.lru_cache(maxsize=1 << 14)(twin._find_protected)
         twin._residual_findings = functools.lru_cache(maxsize=1 << 14)(twin._find_residual)
         return twin
+
+    def ids_written(self, texts: Iterable[str]) -> frozenset[str]:
+        """The prefixed ids the protected patterns find in `texts` ('#W9502127'): with `with_identifiers`,
+        their numbers written alone ('provide 9502127 first') are protected too."""
+        return frozenset(
+            m.group() for text in set(texts) if _FIVE_DIGITS.search(text)
+            for pattern in self._protected for m in pattern.finditer(text) if bare_id(m.group())
+        )
 
     def _find_protected(self, text: str) -> tuple[tuple[int, int], ...]:
         spans = [m.span() for pattern in self._protected for m in pattern.finditer(text) if m.end() > m.start()]
@@ -456,8 +561,8 @@ class Detector:
             if below:  # context words only raise scores: they matter only to a result still below the threshold
                 below = self.analyzer._enhance_using_context(text, below, artifacts, active)
             kept = EntityRecognizer.remove_duplicates(passing + [r for r in below if r.score >= threshold])
-            findings = merge_streets([Finding(r.start, r.end, r.entity_type, round(r.score, 4)) for r in kept])
-            results[index] = tidy_people(text, self.unprotected(text, findings))
+            findings = merge_streets(phones_before_streets(text, [Finding(r.start, r.end, r.entity_type, round(r.score, 4)) for r in kept]))
+            results[index] = with_crossings(text, no_places(text, tidy_people(text, no_places(text, self.unprotected(text, findings)))))
         return results
 
     def residual_findings(self, text: str) -> tuple[Finding, ...]:

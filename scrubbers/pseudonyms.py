@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import importlib
 import hmac
 import ipaddress
 import random
@@ -11,6 +12,7 @@ from datetime import date, datetime
 
 import phonenumbers
 from faker import Faker
+from spacy.lang.en.stop_words import STOP_WORDS
 
 from scrubbers.recognizers.person import FEMALE_FIRST_NAMES, MALE_FIRST_NAMES
 from scrubbers.shapes import digits_only, iban_with_check_digits, luhn_check_digit, pour_digits, scramble_alnum
@@ -97,15 +99,46 @@ class Pseudonymizer:
         return result
 
 
+STAND_IN_LOCALES = ("en_US", "en_GB", "en_IE", "en_NZ", "en_IN", "de_DE", "es_ES", "fr_FR", "it_IT", "nl_NL", "sv_SE")
+"""Faker's person lists that stand-in names are drawn from (Faker's en_US alone, drawn by frequency, gave a
+few names to many people across transcripts)."""
+_PLAIN_NAME = re.compile(r"[A-Z][a-z]+")
+
+
+def _name_pool(attribute: str) -> tuple[str, ...]:
+    """Every name of `attribute` in the stand-in locales written in plain letters (user ids and e-mails are
+    built from stand-ins), not an English stop word ('Will', 'May'); sorted, each drawn with equal chance."""
+    names = {
+        name
+        for locale in STAND_IN_LOCALES
+        for name in getattr(importlib.import_module(f"faker.providers.person.{locale}").Provider, attribute, ())
+        if _PLAIN_NAME.fullmatch(name) and name.lower() not in STOP_WORDS
+    }
+    return tuple(sorted(names))
+
+
+FEMALE_POOL = _name_pool("first_names_female")
+MALE_POOL = _name_pool("first_names_male")
+LAST_NAME_POOL = _name_pool("last_names")
+
+
+def first_name(rng: random.Random, gender_of: str | None = None) -> str:
+    return rng.choice({"F": FEMALE_POOL, "M": MALE_POOL}.get(gender_of, FEMALE_POOL + MALE_POOL))
+
+
+def last_name(rng: random.Random) -> str:
+    return rng.choice(LAST_NAME_POOL)
+
+
 def gender(first_name: str) -> str | None:
     """'F' or 'M' when the name lists give `first_name` one gender only, else None."""
     lower = first_name.lower()
     return "F" if lower in FEMALE_FIRST_NAMES else "M" if lower in MALE_FIRST_NAMES else None
 
 
-def first_name_like(fake: Faker, original: str) -> str:
+def first_name_like(rng: random.Random, original: str) -> str:
     """A first name of the original's gender, where the lists tell it."""
-    return {"F": fake.first_name_female, "M": fake.first_name_male}.get(gender(original), fake.first_name)()
+    return first_name(rng, gender(original))
 
 
 _TITLE_GENDER = {"mr": "M", "sir": "M", "mrs": "F", "ms": "F", "miss": "F"}
@@ -125,10 +158,11 @@ def _make_person(fake: Faker, rng: random.Random, value: str) -> str:
     tokens = value.split()
     title = [tokens.pop(0)] if len(tokens) > 1 and tokens[0].rstrip(".").lower() in TITLES else []
     if len(tokens) <= 1:
-        names = [fake.last_name() if title else first_name_like(fake, value)]
+        names = [last_name(rng) if title else first_name_like(rng, value)]
     else:
-        middle = [t if t in PARTICLES else fake.first_name() for t in tokens[1:-1]]
-        names = [first_name_like(fake, tokens[0]), *middle, fake.last_name()]
+        given = first_name_like(rng, tokens[0])
+        middle = [t if t in PARTICLES else first_name(rng) for t in tokens[1:-1]]
+        names = [given, *middle, last_name(rng)]
         title = [title_for(t, names[0]) for t in title]
     return " ".join(title + [same_case(t, n) for t, n in zip(tokens or [value], names)])
 
@@ -247,11 +281,11 @@ def _make_country(fake: Faker, rng: random.Random, value: str) -> str:
 
 
 def _make_first_name(fake: Faker, rng: random.Random, value: str) -> str:
-    return same_case(value, first_name_like(fake, value))
+    return same_case(value, first_name_like(rng, value))
 
 
 def _make_last_name(fake: Faker, rng: random.Random, value: str) -> str:
-    return same_case(value, fake.last_name())
+    return same_case(value, last_name(rng))
 
 
 def _make_organization(fake: Faker, rng: random.Random, value: str) -> str:

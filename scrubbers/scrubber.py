@@ -16,7 +16,7 @@ from ingest.models import Session, StateRows
 from scrubbers import addresses
 from scrubbers.config import ScrubConfig
 from scrubbers.consistency import ConsistencyMap
-from scrubbers.engine import Finding, get_detector, tidy_people
+from scrubbers.engine import Detector, Finding, get_detector, tidy_people
 from scrubbers.leakgate import check_leaks
 from scrubbers.nonpersonal import NonPersonalValues, goods_labels, mentions
 from scrubbers.recognizers.person import COMMON_WORD_ZIPF, NAME_LISTS, RARE_WORD_ZIPF, name_like
@@ -247,13 +247,13 @@ class Scrubber:
     ) -> list[ScrubResult]:
         """`real_people` (from `real_people()`): full names no stand-in may take, beside the ones in `items`."""
         prepared = [_Item(self._session_documents(session, state, pii_fields)) for session, state in items]
-        outputs, cmap = self._run(prepared, real_people)
+        outputs, cmap, detector = self._run(prepared, real_people)
         results = []
         for (session, _), item, (session_out, state_out) in zip(items, prepared, outputs):
             scrubbed = [_Document(out, d.policy, d.keyed) for d, out in zip(item.documents, (session_out, state_out))]
             content = [text for document in scrubbed for _, text in _fields(document)]
             originals = {(entity, value) for entity, value in item.originals | set(item.known) if entity not in NOT_SEARCHED}
-            verdict = check_leaks(originals, content, cmap.stand_ins, self.detector)
+            verdict = check_leaks(originals, content, cmap.stand_ins, detector)
             report = ScrubReport(
                 session_id=session.session_id,
                 counts=dict(sorted(item.counts.items())),
@@ -286,7 +286,7 @@ class Scrubber:
     def scrub_json(self, value: Any) -> tuple[Any, dict[str, int]]:
         """Every string of `value` scrubbed (JSON inside strings too); field rules apply by path."""
         item = _Item([_Document(value, rule_policy(self._config_rules))])
-        (output,), _ = self._run([item])
+        (output,), _, _ = self._run([item])
         return output, dict(sorted(item.counts.items()))
 
     def collect_texts(self, session: Session, state: StateRows, pii_fields: dict[str, dict[str, str]] | None = None) -> list[str]:
@@ -299,11 +299,12 @@ class Scrubber:
         item = _Item([_Document(list(texts), rule_policy(self._config_rules))])
         item.fields = list(_fields(item.documents[0]))
         unique = list(dict.fromkeys(texts))
-        findings = _with_ids(item.fields, dict(zip(unique, self.detector.analyze_batch(unique))))
+        detector = self._detector_for(text for _, text in item.fields)
+        findings = _with_ids(item.fields, dict(zip(unique, detector.analyze_batch(unique))))
         item.non_personal = _non_personal_values(item)
         item.known = self._known_values(item, findings)
         known = KnownValues(item.known)
-        return [self._spans(text, item.non_personal.keep(text, findings[text]), known) for text in texts]
+        return [self._spans(text, item.non_personal.keep(text, findings[text]), known, detector) for text in texts]
 
     # -- the run ----------------------------------------------------------------------------
 
@@ -317,11 +318,18 @@ class Scrubber:
             _Document(state, rule_policy(state_rules + self._config_rules), keyed=True),
         ]
 
-    def _run(self, items: list[_Item], real_people: frozenset[str] = frozenset()) -> tuple[list[Any], ConsistencyMap]:
+    def _detector_for(self, strings: Iterable[str]) -> Detector:
+        """The detector also protecting the numbers of the prefixed ids written in `strings` ('#W9502127'
+        in a tool result protects '9502127' in a sentence)."""
+        written = self.detector.ids_written(strings)
+        return self.detector.with_identifiers(self.detector.identifiers | written) if written else self.detector
+
+    def _run(self, items: list[_Item], real_people: frozenset[str] = frozenset()) -> tuple[list[Any], ConsistencyMap, Detector]:
         for item in items:
             item.fields = [pair for d in item.documents for pair in _fields(d)]
+        detector = self._detector_for(text for item in items for _, text in item.fields)
         texts = list(dict.fromkeys(text for item in items for rule, text in item.fields if rule is None))
-        findings = _with_ids((pair for item in items for pair in item.fields), dict(zip(texts, self.detector.analyze_batch(texts))))
+        findings = _with_ids((pair for item in items for pair in item.fields), dict(zip(texts, detector.analyze_batch(texts))))
         cmap = ConsistencyMap(self._pseudonymizer, avoid=real_people)
         cmap.register_addresses([record for item in items for d in item.documents for record in _address_records(d)])
         people: list[str] = []
@@ -333,8 +341,8 @@ class Scrubber:
         outputs = []
         for item in items:
             known = KnownValues(item.known)
-            outputs.append([self._transform(d, item, findings, known, cmap) for d in item.documents])
-        return [tuple(o) if len(o) > 1 else o[0] for o in outputs], cmap
+            outputs.append([self._transform(d, item, findings, known, cmap, detector) for d in item.documents])
+        return [tuple(o) if len(o) > 1 else o[0] for o in outputs], cmap, detector
 
     def _known_values(self, item: _Item, findings: dict[str, list[Finding]]) -> list[tuple[str, str]]:
         """Values known from field rules and detected names, with their parts; searched in every free text."""
@@ -358,9 +366,18 @@ class Scrubber:
         for first, last in zip(fielded, fielded[1:]):
             if len(first.split()) == len(last.split()) == 1:
                 known.update(("USERNAME", handle) for handle in _name_handles([first, last]))
-        # a state field's name is searched for in sentences ('you live in Texas'); its code is a word ('OK', 'IN')
-        known.update(("STATE", addresses.STATE_NAMES[code]) for rule, text in item.fields
-                     if rule == "STATE" and (code := addresses.state_abbreviation(text)))
+        # a state field's name is searched for in sentences ('you live in Texas'), and its code where it cannot
+        # be a word ('UT', 'DC'; not 'OK', 'IN', 'ID'); after the address's own town any code is the state's
+        # ('the Collinwood DC address', 'Tulsa, OK'), replaced as that town and state
+        for rule, text in item.fields:
+            if rule == "STATE" and (code := addresses.state_abbreviation(text)):
+                known.add(("STATE", addresses.STATE_NAMES[code]))
+                if code not in addresses.WORD_STATE_CODES:
+                    known.add(("STATE", code))
+        for record in (r for document in item.documents for r in _address_records(document)):
+            town, code = record.get("CITY", "").strip(), addresses.state_abbreviation(record.get("STATE", ""))
+            if town and code:
+                known.update(("ADDRESS", f"{town}{gap}{code}") for gap in (" ", ", "))
         for entity, value in list(known):
             if entity == "PERSON":
                 parts = _name_parts(value) if value not in detected_names else [p for p in _name_parts(value) if _listed(p)]
@@ -373,13 +390,19 @@ class Scrubber:
         return sorted(known, key=lambda pair: (-len(pair[1]), pair))
 
     def _transform(
-        self, document: _Document, item: _Item, findings: dict[str, list[Finding]], known: KnownValues, cmap: ConsistencyMap
+        self,
+        document: _Document,
+        item: _Item,
+        findings: dict[str, list[Finding]],
+        known: KnownValues,
+        cmap: ConsistencyMap,
+        detector: Detector,
     ) -> Any:
         def replace(rule: str | None, text: str) -> str:
             if rule not in (None, IDS):
                 return self._replace_value(rule, text, item, cmap)
             if text not in item.free_texts:  # a text recurs (a tool result quoted in a turn): work it out once
-                spans = self._spans(text, item.non_personal.keep(text, findings.get(text, [])), known)
+                spans = self._spans(text, item.non_personal.keep(text, findings.get(text, [])), known, detector)
                 item.free_texts[text] = (spans, self._replace_spans(text, spans, item, cmap))
             else:
                 spans, _ = item.free_texts[text]
@@ -393,10 +416,10 @@ class Scrubber:
             for kind, rows in sorted(document.value.items())
         }
 
-    def _spans(self, text: str, detected: list[Finding], known: KnownValues) -> list[Finding]:
+    def _spans(self, text: str, detected: list[Finding], known: KnownValues, detector: Detector) -> list[Finding]:
         """`detected` (already clear of protected identifiers) and the known values' mentions."""
         mentioned = known.find(text)
-        return tidy_people(text, [*detected, *self.detector.unprotected(text, mentioned)] if mentioned else detected)
+        return tidy_people(text, [*detected, *detector.unprotected(text, mentioned)] if mentioned else detected)
 
     def _replace_value(self, entity: str, value: str, item: _Item, cmap: ConsistencyMap) -> str:
         item.originals.add((entity, value))

@@ -16,6 +16,7 @@ from ingest.models import Session, sha256_hex
 from taskgen import meaning
 from taskgen.contacts import LaterSession
 from taskgen.meaning import IntentScores, MeaningModel
+from taskgen.requests import Clause, RequestLanguage, split_request
 
 OUTCOMES: tuple[str, ...] = ("rolled_back", "escalated", "errored", "failed", "resolved")
 """Outcomes in precedence order: the first that applies wins."""
@@ -71,6 +72,15 @@ class Taxonomy(BaseModel):
     read_only_tool_prefixes: list[str] = Field(
         default_factory=list, description="a called tool whose name starts with one of these says nothing of the intent"
     )
+    request_language: dict[str, RequestLanguage] = Field(
+        default_factory=dict,
+        description="language -> how the customer's words split into clauses and which are boilerplate, fallbacks "
+                    "or negated (taskgen.requests); none: every sentence is a request",
+    )
+    consequences: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="intent -> the intents it follows from: asked after one of them it is a consequence, not a request",
+    )
 
     @model_validator(mode="after")
     def _action_intents_known(self) -> Taxonomy:
@@ -118,7 +128,17 @@ class Classification(BaseModel):
     intent_confidence: float = Field(default=1.0, description="0..1; below the taxonomy's threshold the intent is uncertain")
     uncertain: bool = False
     uncertain_because: list[str] = Field(
-        default_factory=list, description="low_confidence, small_margin, several_requests: the rules that made the intent uncertain"
+        default_factory=list,
+        description="low_confidence, small_margin, several_requests, text_tool_conflict: the rules that made the intent uncertain",
+    )
+    executed_action: str | None = Field(
+        default=None, description="the intent of the first state-changing call the agent made (not the intent: what was done)"
+    )
+    outcome_uncertain: bool = Field(
+        default=False, description="the outcome rests only on the agent's own word (or on nothing): low evidence"
+    )
+    outcome_uncertain_because: list[str] = Field(
+        default_factory=list, description="claimed_success_only, no_outcome_signal: why the outcome has low evidence"
     )
     signals: list[OutcomeSignal] = Field(default_factory=list, description="every outcome signal found, agreeing or not")
     review_questions: list[str] = Field(default_factory=list, description="conflicts and doubts for the task's reviewer")
@@ -138,13 +158,10 @@ def _meaning_model(examples_json: str) -> MeaningModel:
     return MeaningModel(json.loads(examples_json))
 
 
-def _intent_by_meaning(
-    texts: Sequence[str], tools: Sequence[str], taxonomy: Taxonomy, hint: str | None = None
-) -> IntentScores | None:
+def _intent_by_meaning(texts: Sequence[str], taxonomy: Taxonomy, hint: str | None = None) -> IntentScores | None:
     if not taxonomy.examples or not meaning.available():
         return None
-    model = _meaning_model(json.dumps(taxonomy.examples, sort_keys=True))
-    return model.score(texts, tools, _named_tools(taxonomy), hint, taxonomy.request_confidence)
+    return _meaning_model(json.dumps(taxonomy.examples, sort_keys=True)).score(texts, hint)
 
 
 def _named_tools(taxonomy: Taxonomy) -> dict[str, str]:
@@ -160,6 +177,14 @@ class _Intent(BaseModel):
     runner_up: str | None = None
     margin: float | None = None
     requests: list[str] = Field(default_factory=list, description="the distinct action intents asked for or carried out")
+    several: bool = False
+    executed: list[str] = Field(default_factory=list, description="the action intents the agent's calls carried out, in order")
+    conflict: bool = False
+
+
+TOOL_CONFIRM_WEIGHT = 0.1
+"""Added to the words' similarity of each intent the agent's calls carried out: a call confirms the words'
+intent or breaks a near tie, it never outvotes what the customer clearly asked for."""
 
 
 def _request(session: Session) -> list[str]:
@@ -168,42 +193,126 @@ def _request(session: Session) -> list[str]:
     return texts + [turn.text for turn in session.turns if turn.role == "user" and turn.text.strip()][:2]
 
 
+def _clauses(session: Session, taxonomy: Taxonomy) -> list[Clause]:
+    return split_request(_request(session), taxonomy.request_language)
+
+
 def prepare(sessions: Sequence[Session], taxonomy: Taxonomy) -> None:
     """Embeds the requests of many sessions in one batch (much quicker than one at a time), when
     intent goes by meaning; `classify` then finds them computed."""
     if taxonomy.examples and meaning.available():
-        meaning.embed_requests([_request(session) for session in sessions],
-                               [_action_tools(session, taxonomy) for session in sessions])
+        texts = [clause.text for session in sessions for clause in _clauses(session, taxonomy)]
+        texts += [meaning.tool_words(tool) for session in sessions for tool in _action_tools(session, taxonomy)]
+        meaning.embed(texts)
+
+
+def _actions(taxonomy: Taxonomy) -> set[str]:
+    return (set(taxonomy.action_intents) if taxonomy.action_intents else set(taxonomy.intents)) - {taxonomy.fallback_intent}
 
 
 def _action_requests(intents: set[str], taxonomy: Taxonomy) -> list[str]:
-    actions = set(taxonomy.action_intents) if taxonomy.action_intents else set(taxonomy.intents)
-    return sorted((intents & actions) - {taxonomy.fallback_intent})
+    return sorted(intents & _actions(taxonomy))
+
+
+def _executed(session: Session, taxonomy: Taxonomy, model: MeaningModel | None) -> list[str]:
+    """The action intents the agent's state-changing calls carried out, in the order first called."""
+    prefixes = tuple(prefix.lower() for prefix in taxonomy.read_only_tool_prefixes)
+    tools = [call.name for call in session.tool_calls if not call.name.lower().startswith(prefixes)]
+    named = _named_tools(taxonomy)
+    intents = model.tool_intents(tools, named) if model is not None else [named[t] for t in tools if t in named]
+    return [intent for intent in dict.fromkeys(intents) if intent in _actions(taxonomy)]
+
+
+def _share(values: Sequence[float], k: int) -> float:
+    """Value k's share of the softmax (at the meaning model's temperature) over every value."""
+    import math
+
+    return 1.0 / sum(math.exp((value - values[k]) / meaning.TEMPERATURE) for value in values)
 
 
 def _classify_intent(session: Session, taxonomy: Taxonomy) -> _Intent:
-    """By meaning when the taxonomy has examples and the model is installed, the keyword rules kept
-    as the explanation; else by the keyword rules alone."""
-    texts = [turn.text for turn in session.turns if turn.role == "user"]
-    texts += [ticket.subject for ticket in session.signals.tickets if ticket.subject]
-    called = {call.name for call in session.tool_calls}
-    keyword_intent, keyword_evidence = _keyword_intent(texts, called, taxonomy)
-    request = _request(session)
-    hint = keyword_intent if keyword_evidence != ["rule:fallback"] else None
-    scores = _intent_by_meaning(request, _action_tools(session, taxonomy), taxonomy, hint)
-    if scores is None:
-        confidence = 1.0 if keyword_evidence != ["rule:fallback"] else 0.0
-        named = _named_tools(taxonomy)
-        done = {named[call.name] for call in session.tool_calls if call.name in named}
-        return _Intent(intent=keyword_intent, evidence=keyword_evidence, confidence=confidence,
-                       requests=_action_requests(done, taxonomy))
-    evidence = [f"meaning:{scores.nearest}"] if scores.nearest else []
+    """The first request in the customer's words (`taskgen.requests`): each clause by meaning when the taxonomy
+    has examples and the model is installed (its keywords breaking near ties), else by the keyword rules.
+    The agent's calls only confirm it or break a near tie; calls that carried out something else make
+    `conflict` (the intent stays the customer's)."""
+    clauses = _clauses(session, taxonomy)
+    model = _meaning_model(json.dumps(taxonomy.examples, sort_keys=True)) if taxonomy.examples and meaning.available() else None
+    executed = _executed(session, taxonomy, model)
+    intents = model.intents if model is not None else [*taxonomy.intents]
+    keyword = [_keyword_intent([clause.text], set(), taxonomy) for clause in clauses]
+    if model is not None and clauses:
+        rows, nearest = model.rows([clause.text for clause in clauses])
+        for row, (hint, hint_evidence) in zip(rows, keyword):
+            if hint_evidence != ["rule:fallback"] and hint in intents:
+                row[intents.index(hint)] += meaning.KEYWORD_WEIGHT
+    else:
+        nearest = []
+        rows = [[float(intent == hint) for intent in intents] for hint, _ in keyword]
+    best = [intents[max(range(len(row)), key=lambda k: (row[k], -k))] for row in rows]
+    roles = [clause.role for clause in clauses]
+    asking = ("request", "fallback")
+    for i, intent in enumerate(best):  # "return it and refund to my card": the refund follows from the return
+        if roles[i] in asking and any(best[j] in taxonomy.consequences.get(intent, ()) and roles[j] in asking for j in range(i)):
+            roles[i] = "consequence"
+    actions = _actions(taxonomy)
+    clear = [model is None or meaning.confidence(row) >= taxonomy.intent_confidence_threshold for row in rows]
+    # the first clear request for an action; else the first request for an action or a clear one; else any
+    order = [("request", True, True), ("fallback", True, True), ("request", None, None), ("request", False, False),
+             ("fallback", True, False), ("fallback", False, False), ("consequence", False, False),
+             ("context", True, False), ("context", False, False)]
+    primary = next((i for role, need, sure in order for i in range(len(clauses)) if roles[i] == role and (
+        (best[i] in actions or clear[i]) if need is None else (not need or best[i] in actions) and (not sure or clear[i]))), None)
+    if model is not None and primary is not None and not clear[primary]:  # a vague request, read with its story
+        story = [i for i in range(primary) if roles[i] == "context"][-2:]
+        if story:
+            told = " ".join(clauses[i].text for i in [*story, primary])
+            (row,), (near,) = model.rows([told])
+            hint, hint_evidence = _keyword_intent([told], set(), taxonomy)
+            if hint_evidence != ["rule:fallback"] and hint in intents:
+                row[intents.index(hint)] += meaning.KEYWORD_WEIGHT
+            if meaning.confidence(row) > meaning.confidence(rows[primary]):
+                rows[primary], nearest[primary], keyword[primary] = row, near, (hint, hint_evidence)
+                best[primary] = intents[max(range(len(row)), key=lambda k: (row[k], -k))]
+    evidence = [f"rule:{roles[i]}_clause:{i}" for i in range(len(clauses)) if roles[i] != "request" and len(clauses) > 1]
     evidence += [f"tool:{tool}" for tool in _action_tools(session, taxonomy)]
-    if keyword_intent == scores.best:
-        evidence += [item for item in keyword_evidence if item != "rule:fallback"]
-    return _Intent(intent=scores.best, evidence=list(dict.fromkeys(evidence)), confidence=round(scores.confidence, 4),
-                   runner_up=scores.runner_up, margin=None if scores.runner_up is None else round(scores.margin, 4),
-                   requests=_action_requests(set(scores.asked) | set(scores.done), taxonomy))
+    threshold = taxonomy.intent_confidence_threshold
+    if primary is None:  # the words ask nothing: the calls say what was wanted, else the fallback
+        intent = executed[0] if executed else taxonomy.fallback_intent
+        return _Intent(intent=intent, evidence=["rule:intent_from_tools" if executed else "rule:fallback", *evidence],
+                       confidence=1.0 if len(executed) == 1 else 0.0, executed=executed,
+                       requests=_action_requests(set(executed), taxonomy), several=len(executed) >= 2)
+    words = rows[primary]
+    scored = [value + (TOOL_CONFIRM_WEIGHT if intent in executed else 0.0) for intent, value in zip(intents, words)]
+    k = max(range(len(scored)), key=lambda n: (scored[n], -n))
+    if model is None:
+        confidence = 1.0 if keyword[primary][1] != ["rule:fallback"] else 0.0
+    else:
+        confidence = _share(scored, k)
+    if len(clauses) > 1:
+        evidence.insert(0, f"rule:primary_request:{primary}")
+    if model is not None:
+        evidence.insert(0, f"meaning:{nearest[primary]}")
+    if best[primary] not in actions and executed and confidence < threshold:  # vague words: the calls decide
+        k, evidence = intents.index(executed[0]), ["rule:intent_from_tools", *evidence]
+        confidence = _share(scored, k) if model is not None else 1.0
+    elif intents[k] != best[primary]:
+        evidence.append("rule:tie_broken_by_tools")
+    intent = intents[k]
+    if keyword[primary][0] == intent:
+        evidence += [item for item in keyword[primary][1] if item != "rule:fallback" or model is None]
+    others = [value for n, value in enumerate(scored) if n != k]
+    margin = scored[k] - max(others) if others and model is not None else None
+    runner_up = intents[max((n for n in range(len(scored)) if n != k), key=lambda n: (scored[n], -n))] if others else None
+    asked = {best[i] for i in range(len(clauses)) if (roles[i] in asking and (  # clear on its own, or its keywords agree
+        model is None or meaning.confidence(rows[i]) >= taxonomy.request_confidence or keyword[i][0] == best[i]))
+        or (roles[i] == "context" and model is not None and meaning.confidence(rows[i]) >= taxonomy.request_confidence)}
+    asked = set(_action_requests(asked | {intent}, taxonomy))
+    done = set(executed)
+    conflict = bool(executed) and intent not in done
+    several = len(asked) >= 2 or len(done) >= 2 or (not conflict and len(asked | done) >= 2)
+    return _Intent(intent=intent, evidence=list(dict.fromkeys(evidence)), confidence=round(confidence, 4),
+                   runner_up=runner_up, margin=None if margin is None else round(margin, 4),
+                   requests=sorted(asked | done), several=several, executed=executed, conflict=conflict)
 
 
 def _doubts(found: _Intent, taxonomy: Taxonomy) -> tuple[list[str], str]:
@@ -215,9 +324,12 @@ def _doubts(found: _Intent, taxonomy: Taxonomy) -> tuple[list[str], str]:
     if found.margin is not None and found.margin < taxonomy.intent_min_margin:
         because.append("small_margin")
         reasons.append(f"is only {found.margin:.2f} ahead of '{found.runner_up}' (less than {taxonomy.intent_min_margin:.2f})")
-    if len(found.requests) >= 2:
+    if found.several:
         because.append("several_requests")
         reasons.append(f"is one of several requests in the session ({', '.join(found.requests)})")
+    if found.conflict:
+        because.append("text_tool_conflict")
+        reasons.append(f"is what the customer's words ask for, but the agent's calls carried out {', '.join(found.executed)}")
     if not because:
         return [], ""
     return because, (f"Intent '{found.intent}' {'; it '.join(reasons)} (evidence: {', '.join(found.evidence) or 'none'}). "
@@ -226,7 +338,7 @@ def _doubts(found: _Intent, taxonomy: Taxonomy) -> tuple[list[str], str]:
 
 def _intent_of_texts(texts: Sequence[str], taxonomy: Taxonomy) -> str:
     keyword_intent, evidence = _keyword_intent(texts, set(), taxonomy)
-    scores = _intent_by_meaning(texts, [], taxonomy, keyword_intent if evidence != ["rule:fallback"] else None)
+    scores = _intent_by_meaning(texts, taxonomy, keyword_intent if evidence != ["rule:fallback"] else None)
     return scores.best if scores is not None else keyword_intent
 
 
@@ -376,6 +488,21 @@ def reason_category(text: str) -> str:
     return " ".join(words[:6])
 
 
+def _outcome_doubts(outcome: str, signals: list[OutcomeSignal]) -> tuple[list[str], str]:
+    """A `resolved` that rests only on the agent's word (or on no signal at all) has low evidence:
+    nothing the agent did not say itself (a state change, a later contact, a ticket) confirms it."""
+    if outcome != "resolved":
+        return [], ""
+    if not signals:
+        return ["no_outcome_signal"], ("Outcome 'resolved' rests on no signal at all (no claim, no state change, "
+                                       "no later contact). Did the customer get what they asked for?")
+    if all(signal.kind.startswith("claimed_success") for signal in signals):
+        refs = ", ".join(f"{s.source} {s.ref} ({s.kind})" for s in signals)
+        return ["claimed_success_only"], (f"Outcome 'resolved' rests only on the agent's own claim ({refs}): no state "
+                                          "change, ticket or later contact confirms it. Did the customer get what they asked for?")
+    return [], ""
+
+
 def classify(session: Session, taxonomy: Taxonomy, later: Sequence[LaterSession] = ()) -> Classification:
     """Intent and outcome of `session`; `later` are its later contacts (`taskgen.contacts`)."""
     found = _classify_intent(session, taxonomy)
@@ -384,7 +511,10 @@ def classify(session: Session, taxonomy: Taxonomy, later: Sequence[LaterSession]
     signature = f"{intent}:{outcome}:{sha256_hex(detail)[:12]}"
     outcome_evidence = [f"{s.source}:{s.ref}:{s.kind}" for s in signals if s.points_to == outcome]
     because, question = _doubts(found, taxonomy)
+    outcome_because, outcome_question = _outcome_doubts(outcome, signals)
     questions = _review_questions(outcome, signals)
+    if outcome_question:
+        questions.insert(0, outcome_question)
     if question:
         questions.insert(0, question)
     return Classification(
@@ -395,6 +525,9 @@ def classify(session: Session, taxonomy: Taxonomy, later: Sequence[LaterSession]
         intent_confidence=found.confidence,
         uncertain=bool(because),
         uncertain_because=because,
+        executed_action=found.executed[0] if found.executed else None,
+        outcome_uncertain=bool(outcome_because),
+        outcome_uncertain_because=outcome_because,
         signals=signals,
         review_questions=questions,
     )

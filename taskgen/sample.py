@@ -20,7 +20,9 @@ class CoverageRow(BaseModel):
     outcome: str
     before: int = Field(description="sessions in the cell before collapsing and sampling")
     after: int = Field(description="sessions selected for the cell")
-    uncertain: int = Field(default=0, description="sessions whose intent confidence is below the threshold")
+    uncertain: int = Field(default=0, description="sessions whose intent is uncertain (taskgen.classify's uncertain_because)")
+    uncertain_outcome: int = Field(
+        default=0, description="sessions whose outcome has low evidence: only the agent's own claim, or no signal at all")
 
 
 class StratifiedSample(BaseModel):
@@ -47,24 +49,25 @@ def stratified_sample(
     Sessions sharing a failure signature collapse to one representative (the lowest rank);
     `members` keeps all of them for provenance.
     """
-    rows = sorted(((c.signature, session_id, c.intent, c.outcome, c.uncertain) for session_id, c in items))
+    rows = sorted(((c.signature, session_id, c.intent, c.outcome, c.uncertain, c.outcome_uncertain) for session_id, c in items))
     return sample_by_signature(
-        ((sid, intent, outcome, sig, unsure) for sig, sid, intent, outcome, unsure in rows), config, expected_intents
+        ((sid, intent, outcome, sig, unsure, weak) for sig, sid, intent, outcome, unsure, weak in rows), config, expected_intents
     )
 
 
 def sample_by_signature(
-    rows: Iterable[tuple[str, str, str, str, bool]],
+    rows: Iterable[tuple],
     config: SamplingConfig,
     expected_intents: Sequence[str] = (),
 ) -> StratifiedSample:
-    """`stratified_sample` over (session id, intent, outcome, signature, uncertain intent) rows that come grouped
+    """`stratified_sample` over (session id, intent, outcome, signature, uncertain intent[, uncertain outcome]) rows that come grouped
     by signature (a store's `ORDER BY signature`), in memory that does not grow with the day:
     one signature's sessions at a time, and per (intent, outcome) cell a reservoir of its
     `quota` best-ranked representatives with their members. Only what is selected, and its
     members, is held to the end."""
     cell_sizes: dict[tuple[str, str], int] = defaultdict(int)
     uncertain: dict[tuple[str, str], int] = defaultdict(int)
+    weak: dict[tuple[str, str], int] = defaultdict(int)
     reservoirs: dict[tuple[str, str], list[tuple[str, str, list[str]]]] = defaultdict(list)
     """cell -> (rank, representative, members) of its best-ranked signatures, at most its quota"""
 
@@ -79,7 +82,7 @@ def sample_by_signature(
     group: list[tuple[str, str, str]] = []
     current: str | None = None
     seen: set[str] = set()
-    for session_id, intent, outcome, signature, unsure in rows:
+    for session_id, intent, outcome, signature, unsure, *outcome_unsure in rows:
         if signature != current:
             if group:
                 close(group)
@@ -90,12 +93,14 @@ def sample_by_signature(
         group.append((session_id, intent, outcome))
         cell_sizes[(intent, outcome)] += 1
         uncertain[(intent, outcome)] += bool(unsure)
+        weak[(intent, outcome)] += bool(outcome_unsure and outcome_unsure[0])
     if group:
         close(group)
 
     coverage = [
         CoverageRow(intent=intent, outcome=outcome, before=cell_sizes[(intent, outcome)],
-                    after=len(reservoirs[(intent, outcome)]), uncertain=uncertain[(intent, outcome)])
+                    after=len(reservoirs[(intent, outcome)]), uncertain=uncertain[(intent, outcome)],
+                    uncertain_outcome=weak[(intent, outcome)])
         for intent, outcome in sorted(cell_sizes)
     ]
     members = {sid: ids for reservoir in reservoirs.values() for _, sid, ids in reservoir}
@@ -110,8 +115,9 @@ def sample_by_signature(
 
 
 def coverage_markdown(sample: StratifiedSample) -> str:
-    lines = ["| intent | outcome | before | after | uncertain intent |", "|---|---|---:|---:|---:|"]
-    lines += [f"| {row.intent} | {row.outcome} | {row.before} | {row.after} | {row.uncertain} |" for row in sample.coverage]
+    lines = ["| intent | outcome | before | after | uncertain intent | uncertain outcome |", "|---|---|---:|---:|---:|---:|"]
+    lines += [f"| {row.intent} | {row.outcome} | {row.before} | {row.after} | {row.uncertain} | {row.uncertain_outcome} |"
+              for row in sample.coverage]
     lines.append(f"\nSelected {len(sample.selected)} sessions standing for "
                  f"{sum(len(ids) for ids in sample.members.values())}.")
     if sample.missing_intents:

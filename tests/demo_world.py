@@ -260,3 +260,17 @@ def find_planted(values: list[tuple[str, str]], texts: dict[str, str]) -> dict[s
                 found.setdefault(entity, []).append(where)
                 break
     return found
+
+
+def landed_assets(config_path: Path) -> list:
+    """The pipeline's assets for a configuration after landing its drop, as the CLI makes them:
+    the partitions start at the earliest record landed (or the configured start)."""
+    from pipelines.config import load_config
+    from pipelines.defs.assets import pipeline_assets
+    from pipelines.defs.partitions import partitions_for
+    from pipelines.stages.preflight import land_everything
+    from pipelines.store.repository import open_store
+
+    config = load_config(config_path)
+    land_everything(open_store(config), config)
+    return pipeline_assets(partitions_for(config))

@@ -84,17 +84,25 @@ def _days(day: str | None, start: str | None, end: str | None) -> list[str]:
 
 
 def _run_days(config_path: Path, config: AppConfig, days: list[str], workers: int, executor: str) -> list:
-    from pipelines.defs.runner import run_partitions
+    from pipelines.defs.runner import run_partitions, runs_per_day
 
     with Progress(
         TextColumn("[bold]nightly refresh"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
         TimeElapsedColumn(), console=console, transient=False,
     ) as progress:
-        task = progress.add_task(f"{days[0]} .. {days[-1]}", total=len(days))
-        return run_partitions(
-            config, config_path, days, workers=workers, executor=executor,
-            on_done=lambda outcome: progress.advance(task),
-        )
+        task = progress.add_task(f"{days[0]} .. {days[-1]}", total=len(days) * runs_per_day(config))
+
+        def done(outcome) -> None:
+            progress.advance(task)
+            _print_run(outcome)
+
+        return run_partitions(config, config_path, days, workers=workers, executor=executor, on_done=done)
+
+
+def _print_run(outcome) -> None:
+    """A finished run: its day, id and page in the Dagster UI (re-execute it from there)."""
+    state = "succeeded" if outcome.success else "failed"
+    console.print(f"{outcome.partition}: run {outcome.run_id} {state}: {outcome.url}", highlight=False, soft_wrap=True)
 
 
 def _print_failures(outcomes) -> bool:
@@ -153,7 +161,7 @@ def _print_summary(summary) -> None:
 def _finish(config: AppConfig, days: list[str], outcomes, task_ids=None, incident_id: str = "") -> None:
     """Print the summary, write it (the nightly one to out/run-summary.json; an incident's to
     out/incidents/<id>.json, leaving the nightly one alone) and exit 1 on a failed run or check."""
-    from pipelines.defs.runner import write_summary
+    from pipelines.stages.plan import write_summary
 
     summary, summary_path = write_summary(config, days, outcomes, task_ids, incident_id)
     if incident_id:  # the incident's own tasks, not the day's tables
@@ -163,7 +171,8 @@ def _finish(config: AppConfig, days: list[str], outcomes, task_ids=None, inciden
     else:
         _print_summary(summary)
     home = config.path(config.dagster_home).resolve()
-    console.print(f"dagster runs: {', '.join(summary.run_ids) or 'none'} in {home} (see them with `make ui`)")
+    console.print(f"dagster runs: {', '.join(summary.run_ids) or 'none'} in {home} "
+                  f"(`make ui`, then {config.dagster_url.rstrip('/')}/runs/<run id>: re-execute from there)")
     console.print(f"run summary: {summary_path.resolve()}")
     if _print_failures(outcomes):
         raise typer.Exit(EXIT_FAILED)
@@ -268,10 +277,12 @@ def run(
     end: Annotated[Optional[str], typer.Option("--to", help="last day of a backfill")] = None,
     all_days: Annotated[bool, typer.Option("--all", help="every day the drop's records cover")] = False,
     workers: Annotated[int, typer.Option(min=1, help="partitions run at once, one process each")] = 2,
-    executor: Annotated[Executor, typer.Option(help="in_process: a process per run; multiprocess: a process per step")] = Executor.in_process,
+    executor: Annotated[Optional[Executor], typer.Option(
+        help="in_process: a process per run; multiprocess: a process per step (default: the configuration's `executor`)")] = None,
 ) -> None:
     """The nightly refresh over the configured sources folder, for one day or a date range."""
-    from pipelines.defs.runner import plan_refresh, skipped_outcomes
+    from pipelines.defs.runner import plan_refresh
+    from pipelines.stages.plan import skipped_outcomes
 
     if all_days and (day or start or end):
         raise UserError("--all takes no --date, --from or --to")
@@ -279,7 +290,7 @@ def run(
     plan = plan_refresh(config, None if all_days else _days(day, start, end))
     if plan.skipped:
         console.print(f"unchanged since their last run, skipped: {', '.join(plan.skipped)}")
-    outcomes = _run_days(config_path, config, plan.todo, workers, Executor(executor).value) if plan.todo else []
+    outcomes = _run_days(config_path, config, plan.todo, workers, Executor(executor).value if executor else "") if plan.todo else []
     _finish(config, plan.days, [*outcomes, *skipped_outcomes(config, plan.skipped)])
 
 
@@ -289,12 +300,14 @@ def incident(
     config_path: ConfigOption = Path(DEFAULT_CONFIG_FILE),
 ) -> None:
     """The on-call path: one incident to a draft task and its negative stub, now."""
-    from pipelines.defs.runner import dagster_instance, incident_tasks, plan_incident, run_partition
+    from pipelines.defs.runner import plan_incident, run_partition
+    from pipelines.stages.plan import incident_tasks
 
     config = _config(config_path)
     plan = plan_incident(config, incident_id)
     with console.status(f"incident {incident_id}: {len(plan.sessions)} session(s), partition {plan.day}"):
-        outcome = run_partition(dagster_instance(config), config_path, plan.day, incident_id=incident_id)
+        outcome = run_partition(config, config_path, plan.day, incident_id=incident_id)
+    _print_run(outcome)
     tasks = incident_tasks(config, plan)
     out = config.path(config.output).resolve()
     for task in tasks:
@@ -391,7 +404,7 @@ def demo(
         if not (config.secret.env and __import__("os").environ.get(config.secret.env)):
             config.read_secret(create=True)
             console.print(f"made a new pseudonym secret in {config.path(config.secret.file).resolve()} (mode 0600)")
-    run(config_path=config_path, day=None, start=None, end=None, all_days=True, workers=2, executor=Executor.in_process)
+    run(config_path=config_path, day=None, start=None, end=None, all_days=True, workers=2, executor=None)
 
 
 def _mount_review() -> None:

@@ -272,6 +272,28 @@ def decide(workspace: Workspace, task_id: str, status: str, reason: str | None, 
     return updated
 
 
+class PairNeedsForce(review.NeedsForce):
+    """Approving a pair (or several tasks) that one of them could not take without --force."""
+
+    def __init__(self, blocked: dict[str, list[str]]) -> None:
+        review.ReviewError.__init__(self, "; ".join(f"{task_id} has {', '.join(reasons)}" for task_id, reasons in blocked.items())
+                                    + ": look again, or approve with --force (recorded)")
+        self.blocked = blocked
+        self.reasons = [reason for reasons in blocked.values() for reason in reasons]
+
+
+def decide_all(workspace: Workspace, tasks: list[DraftTask], status: str, reason: str | None, reviewer: str,
+               force: bool = False) -> list[DraftTask]:
+    """One verdict on each task (a pair: its positive, then its negative), each through `decide`.
+    An approval one of them could not take without `force` raises PairNeedsForce and changes none:
+    a pair is never left half approved."""
+    if status == "approved" and not force:
+        blocked = {task.task_id: reasons for task in tasks if (reasons := review.approval_blockers(workspace.out, task))}
+        if blocked:
+            raise PairNeedsForce(blocked)
+    return [decide(workspace, task.task_id, status, reason, reviewer, force) for task in tasks]
+
+
 def record_edits(workspace: Workspace, task_id: str, edits: list[ReviewEdit]) -> DraftTask:
     """A reviewer's edits to one task, written and mirrored (the CLI and the review page)."""
     for item in edits:
@@ -282,11 +304,11 @@ def record_edits(workspace: Workspace, task_id: str, edits: list[ReviewEdit]) ->
 
 def _decide(task_or_pair: str, status: str, workspace: Workspace, reason: str | None, reviewer: str | None,
             force: bool = False) -> None:
-    for task in _tasks(workspace, task_or_pair):
-        try:
-            updated = decide(workspace, task.task_id, status, reason, reviewer or getpass.getuser(), force)
-        except review.ReviewError as error:
-            _fail(str(error))
+    try:
+        decided = decide_all(workspace, _tasks(workspace, task_or_pair), status, reason, reviewer or getpass.getuser(), force)
+    except review.ReviewError as error:
+        _fail(str(error))
+    for updated in decided:
         forced = f" (forced over {', '.join(updated.reviews[-1].forced)})" if updated.reviews[-1].forced else ""
         _console().print(f"{updated.task_id}: {updated.status} v{updated.version}{forced} "
                          f"(task-set version {review.current_version(workspace.out)})", highlight=False)

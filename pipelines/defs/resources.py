@@ -23,6 +23,7 @@ from pipelines.config import AppConfig, load_config
 from pipelines.stages.context import RunContext
 from pipelines.stages.state import AppState
 from pipelines.stages.land import LandingResult, land_source
+from pipelines.stages.partition import configured_first_day
 from pipelines.store.repository import Store
 
 
@@ -75,7 +76,8 @@ class DropFolderSource(IncidentSource):
 
     def land(self, store: Store, source: str, *, run_id: str, day: str) -> LandingResult:
         config = self.settings.load()
-        return land_source(store, self.folder(), source, config.ingest, run_id=run_id, default_day=day)
+        return land_source(store, self.folder(), source, config.ingest, run_id=run_id, default_day=day,
+                           first_day=configured_first_day(config))
 
 
 class ZendeskApiSource(IncidentSource):

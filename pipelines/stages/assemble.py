@@ -14,7 +14,8 @@ from pipelines.stages import day_records
 from pipelines.stages.context import RunContext
 from pipelines.stages.day_records import raw_record
 from pipelines.stages.fingerprint import day_fingerprint
-from pipelines.stages.partition import CHUNK, home_day, session_day
+from pipelines.stages.partition import CHUNK, home_day
+from pipelines.stages.windows import Window
 from pipelines.store.rows import RawRecordRow, RawSessionRow, RunRow
 from pipelines.store.repository import Store, day_of
 
@@ -47,20 +48,23 @@ def scope_sessions(store: Store, incident_id: str) -> list[str]:
 def assemble_day(
     store: Store, run: RunContext, day: str, *, run_id: str, only: list[str], scope: str = "nightly"
 ) -> AssembleResult:
-    """Assemble the day's sessions; with `only`, just those sessions, whatever their day.
+    """Assemble the partition's sessions (`day` is a day, or an hour of one with `partitions.by:
+    hour`); with `only`, just those sessions, whatever their day.
 
-    Records the run with the fingerprint of its input, which the CLI compares to skip a day
-    that has nothing new.
+    A day's run records itself with the fingerprint of its input, which the CLI compares to skip a
+    day that has nothing new (an hour's run leaves that to its day's `record_day_run`).
     """
     started = datetime.now(timezone.utc)  # before reading: a record landing meanwhile makes the next run look again
-    settings = run.settings_digest
-    if not only:  # the day's sessions a chunk at a time (pipelines.stages.day_records): memory does not grow with the day
-        _record_run(store, run_id, day, scope, started, day_records.streamed_fingerprint(store, day, settings), settings,
-                    incident=False)
-        written, quarantined = day_records.assemble_day_in_chunks(store, run.config.ingest, day)
+    window = Window.of(day)
+    day = window.day
+    if not only:  # the window's sessions a chunk at a time (pipelines.stages.day_records): memory does not grow with the day
+        if not window.hourly:
+            record_day_run(store, run, run_id, day, started)
+        written, quarantined = day_records.assemble_window(store, run.config.ingest, window)
         store.quarantine(quarantined, day=day, stage="assemble", run_id=run_id)
-        by_source = store.tally(RawRecordRow.source, where=[RawRecordRow.day == day])
+        by_source = store.tally(RawRecordRow.source, where=[day_records.in_window(window)])
         return AssembleResult(sessions=written, quarantined=len(quarantined), records_by_source=dict(sorted(by_source.items())))
+    settings = run.settings_digest
     records = [raw_record(row) for row in store.raw_records_for_sessions(only)]
     _record_run(store, run_id, day, scope, started, day_fingerprint([r.sha256 for r in records], settings), settings,
                 incident=True)
@@ -80,6 +84,13 @@ def assemble_day(
         quarantined=len(result.quarantined),
         records_by_source=dict(Counter(r.source for r in records if day_of(r.occurred_at) == day)),
     )
+
+
+def record_day_run(store: Store, run: RunContext, run_id: str, day: str, started: datetime) -> None:
+    """Record the day's nightly run with the fingerprint of its records and settings."""
+    settings = run.settings_digest
+    _record_run(store, run_id, day, "nightly", started, day_records.streamed_fingerprint(store, day, settings), settings,
+                incident=False)
 
 
 def _record_run(store: Store, run_id: str, day: str, scope: str, started: datetime, fingerprint: str, settings: str,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterator
+from datetime import datetime, timezone
 
 from ingest.models import Session, canonical_json
 from taskgen.classify import Classification, classify, prepare
@@ -12,22 +13,34 @@ from taskgen.sample import StratifiedSample, sample_by_signature, stratified_sam
 from taskgen.sample import coverage_markdown as _coverage_markdown
 
 from pipelines.stages import contacts
+from pipelines.stages.assemble import record_day_run
 from pipelines.stages.context import RunContext
+from pipelines.stages.day_records import apply_day_templates
 from pipelines.stages.partition import CHUNK, classifications, home_day, raw_sessions
 from pipelines.store.rows import ClassificationRow, SampleRow
 from pipelines.store.repository import Store
 
 
-def classify_day(store: Store, run: RunContext, day: str, *, only: list[str], run_id: str = "") -> Counter:
+def classify_day(store: Store, run: RunContext, day: str, *, only: list[str], run_id: str = "",
+                 record_run: bool = False) -> Counter:
     """Classifies the day's sessions (or just `only`) a chunk at a time, each with its later contacts
     assembled from the landed records (`pipelines.stages.contacts`): the labels are those of the
-    records landed, whichever days have run. The nightly run (`run_id`, no `only`) keeps the
-    contacts' fingerprint, so that a later complaint about the day's orders runs the day again."""
+    records landed, whichever days have run. The day's sessions (not the incident path's, whose
+    templates were mined over themselves) first get the error templates mined over all of the day's
+    messages. The nightly run (`run_id`, no `only`) keeps the contacts' fingerprint, so that a later
+    complaint about the day's orders runs the day again; with `record_run` (a day assembled hour by
+    hour) the day's run is recorded here first, with its records' fingerprint, as a day assembled
+    in one piece records it."""
+    if record_run and run_id and not only:
+        record_day_run(store, run, run_id, day, datetime.now(timezone.utc))
     taxonomy = run.taxonomy
     reach = contacts.reach_of(raw_sessions(store, day, only), taxonomy.later_contact_window)
     index, fingerprint = contacts.day_contacts(store, run.config.ingest, reach)
+    sessions = raw_sessions(store, day, only)
+    if not only:
+        sessions = apply_day_templates(store, day, sessions)
     cells: Counter = Counter()
-    for chunk in _chunks(raw_sessions(store, day, only), CHUNK):  # the day's sessions are never all held
+    for chunk in _chunks(sessions, CHUNK):  # the day's sessions are never all held
         prepare(chunk, taxonomy)
         rows = []
         for session in chunk:
@@ -57,7 +70,8 @@ def _chunks(sessions: Iterator[Session], size: int) -> Iterator[list[Session]]:
 def classification_detail(c: Classification) -> str:
     """The store's `detail` column: what decided the label, what disagreed with it (ids and kinds only),
     the intent's confidence."""
-    return canonical_json(c.model_dump(include={"signals", "review_questions", "intent_confidence", "uncertain", "uncertain_because"}))
+    return canonical_json(c.model_dump(include={"signals", "review_questions", "intent_confidence", "uncertain", "uncertain_because",
+                                     "executed_action", "outcome_uncertain", "outcome_uncertain_because"}))
 
 
 def strata_markdown(cells: Counter) -> str:
@@ -80,7 +94,7 @@ def sample_day(store: Store, run: RunContext, day: str, *, scope: str, only: lis
         )
     else:  # the day's classifications streamed by signature into per-cell reservoirs
         rows = store.stream(_SAMPLE_KEYS, ClassificationRow.day == day, order_by=_SAMPLE_ORDER)
-        sample = sample_by_signature(((*keys, _uncertain(detail)) for *keys, detail in rows), run.config.taskgen.sampling)
+        sample = sample_by_signature(((*keys, *_uncertain(detail)) for *keys, detail in rows), run.config.taskgen.sampling)
     store.upsert(
         SampleRow,
         [dict(day=day, scope=scope, selected=canonical_json(sample.selected),
@@ -89,9 +103,10 @@ def sample_day(store: Store, run: RunContext, day: str, *, scope: str, only: lis
     return sample
 
 
-def _uncertain(detail: str | None) -> bool:
-    """Whether the stored label's intent confidence was below the threshold (its `detail` column)."""
-    return bool(detail) and bool(json.loads(detail).get("uncertain"))
+def _uncertain(detail: str | None) -> tuple[bool, bool]:
+    """Whether the stored label's intent was uncertain, and its outcome (its `detail` column)."""
+    found = json.loads(detail) if detail else {}
+    return bool(found.get("uncertain")), bool(found.get("outcome_uncertain"))
 
 
 def coverage_markdown(sample: StratifiedSample) -> str:

@@ -1,13 +1,16 @@
 """A day's sessions assembled from the raw zone a chunk of sessions at a time.
 
-Memory holds one chunk's records (`CHUNK` sessions), the day's session ids and its distinct
+Memory holds one chunk's records (`CHUNK` sessions), the window's session ids and its distinct
 error messages, never the day's records: the records that belong together are found by the
 store's queries (a session's records, its traces' records, the deploys naming it, its tickets'
 threads), not by Python lists of everything.
 
-The records a day's assembly reads are those of the day plus everything one link away (the
-same sessions, traces and ticket threads, the deploys naming those sessions): `day_records`
-says which, as one SQL query, and the day's fingerprint hashes them in order as they stream.
+The records a window's assembly reads are those of the window (a day, or an hour of it) plus
+everything one link away (the same sessions, traces and ticket threads, the deploys naming
+those sessions): `window_records` says which, as one SQL query, and the day's fingerprint
+hashes the day's in order as they stream. The error templates are mined over the whole day
+(`apply_day_templates`), from the messages each window keeps in the raw zone, so a day
+assembled hour by hour gets the templates it gets in one piece.
 """
 
 from __future__ import annotations
@@ -17,33 +20,47 @@ import json
 from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
 
-from sqlalchemy import Select, literal_column, select, union
+from sqlalchemy import Select, and_, select, union
 
 from ingest.assemble import assemble_in_chunks, assign_templates, continued_runs, error_messages, unclaimed_records
 from ingest.config import IngestConfig
 from ingest.error_templates import templates_for
-from ingest.models import QuarantinedRecord, RawRecord, Session
+from ingest.models import QuarantinedRecord, RawRecord, Session, sha256_hex
 
 from pipelines.stages.partition import CHUNK, session_day
+from pipelines.stages.windows import Window
 from pipelines.store.repository import Store
-from pipelines.store.rows import RawLinkRow, RawRecordRow, RawSessionRow
+from pipelines.store.rows import RawErrorMessageRow, RawLinkRow, RawRecordRow, RawSessionRow
 
 _RECORD = RawRecordRow.__table__
 _LINK = RawLinkRow.__table__
 
 
-def day_records(day: str) -> Select:
-    """The sha256 of every record a day's assembly reads: the day's records; every record of the
-    sessions they name or link to, and of their traces; every record of those records' ticket
+def _of(window: Window | str) -> Window:
+    return window if isinstance(window, Window) else Window.of(window)
+
+
+def in_window(window: Window):
+    """The raw records landed for the window: those of its day, within its hour if it has one."""
+    r = _RECORD.c
+    if not window.hourly:
+        return r.day == window.day
+    return and_(r.day == window.day, r.occurred_at >= window.start, r.occurred_at < window.end)
+
+
+def window_records(window: Window | str) -> Select:
+    """The sha256 of every record a window's assembly reads: the window's records; every record of
+    the sessions they name or link to, and of their traces; every record of those records' ticket
     threads; every record linking to those sessions (a deploy naming them)."""
     r, link = _RECORD.c, _LINK.c
+    mine = in_window(_of(window))
     sessions = union(
-        select(r.session_id).where(r.day == day, r.session_id.is_not(None)),
-        select(link.session_id).where(link.sha256.in_(select(r.sha256).where(r.day == day))),
+        select(r.session_id).where(mine, r.session_id.is_not(None)),
+        select(link.session_id).where(link.sha256.in_(select(r.sha256).where(mine))),
     )
-    traces = select(r.trace_id).where(r.day == day, r.trace_id.is_not(None))
+    traces = select(r.trace_id).where(mine, r.trace_id.is_not(None))
     near = union(
-        select(r.sha256, r.thread).where(r.day == day),
+        select(r.sha256, r.thread).where(mine),
         select(r.sha256, r.thread).where(r.session_id.in_(sessions)),
         select(r.sha256, r.thread).where(r.trace_id.in_(traces)),
     ).cte("near")
@@ -54,6 +71,11 @@ def day_records(day: str) -> Select:
         select(r.sha256).where(r.thread.in_(threads)),
         select(r.sha256).where(r.sha256.in_(linked)),
     )
+
+
+def day_records(day: str) -> Select:
+    """`window_records` of a whole day."""
+    return window_records(Window.of(day))
 
 
 def day_hashes(store: Store, day: str) -> Iterator[str]:
@@ -83,14 +105,14 @@ def raw_record(row) -> RawRecord:
     )
 
 
-def _in_day(day: str):
-    return RawRecordRow.sha256.in_(day_records(day))
+def _in_day(day: Window | str):
+    return RawRecordRow.sha256.in_(window_records(day))
 
 
-def _candidate_sessions(store: Store, day: str) -> list[str]:
-    """Every session id the day's records name or link to (a superset of the sessions they make)."""
-    named = store.distinct(RawRecordRow.session_id, _in_day(day), RawRecordRow.session_id.is_not(None))
-    linked = store.distinct(RawLinkRow.session_id, RawLinkRow.sha256.in_(day_records(day)))
+def _candidate_sessions(store: Store, window: Window) -> list[str]:
+    """Every session id the window's records name or link to (a superset of the sessions they make)."""
+    named = store.distinct(RawRecordRow.session_id, _in_day(window), RawRecordRow.session_id.is_not(None))
+    linked = store.distinct(RawLinkRow.session_id, RawLinkRow.sha256.in_(window_records(window)))
     return sorted(set(named) | set(linked))
 
 
@@ -147,68 +169,95 @@ def _chunks(values: list, size: int = 900) -> Iterator[list]:
         yield values[start : start + size]
 
 
-def _unclaimed(store: Store, day: str, continued: dict[str, str]) -> list[QuarantinedRecord]:
-    """The day's records no session claims (dangling links), a chunk at a time: each record that
-    names no session, with the spans of its trace and the records of its ticket thread."""
+def _unclaimed(store: Store, day: Window, continued: dict[str, str]) -> list[QuarantinedRecord]:
+    """The window's records no session claims (dangling links), a chunk at a time: each record that
+    names no session, with the spans of its trace and the records of its ticket thread (read as
+    plain rows, as `records_reader` reads them)."""
     found: dict[tuple, QuarantinedRecord] = {}
     ids = store.values(RawRecordRow.sha256, _in_day(day), RawRecordRow.session_id.is_(None),
                        RawRecordRow.kind != "span")
     ids.sort()
-    for start in range(0, len(ids), 900):
-        chunk = {row.sha256: row for row in store.rows(RawRecordRow, RawRecordRow.sha256.in_(ids[start : start + 900]))}
-        traces = sorted({row.trace_id for row in chunk.values() if row.trace_id})
-        threads = sorted({row.thread for row in chunk.values() if row.thread})
-        context = {}
-        for part in range(0, len(traces), 900):
-            context.update((r.sha256, r) for r in store.rows(
-                RawRecordRow, RawRecordRow.trace_id.in_(traces[part : part + 900]), RawRecordRow.kind == "span"))
-        for part in range(0, len(threads), 900):
-            context.update((r.sha256, r) for r in store.rows(
-                RawRecordRow, RawRecordRow.thread.in_(threads[part : part + 900]), RawRecordRow.kind == "ticket"))
-        records = [raw_record(row) for row in {**context, **chunk}.values()]
-        for entry in unclaimed_records(records, continued=continued):
-            if entry.sha256 in chunk:
-                found[(entry.source, entry.file, entry.position, entry.reason)] = entry
+    r = _RECORD.c
+    with store.raw_engine.connect() as conn:
+        def rows(*where) -> dict[str, object]:
+            return {row.sha256: row for row in conn.execute(select(_RECORD).where(*where))}
+
+        for start in range(0, len(ids), 900):
+            chunk = rows(r.sha256.in_(ids[start : start + 900]))
+            context: dict[str, object] = {}
+            for part in _chunks(sorted({row.trace_id for row in chunk.values() if row.trace_id})):
+                context.update(rows(r.trace_id.in_(part), r.kind == "span"))
+            for part in _chunks(sorted({row.thread for row in chunk.values() if row.thread})):
+                context.update(rows(r.thread.in_(part), r.kind == "ticket"))
+            records = [raw_record(row) for row in {**context, **chunk}.values()]
+            for entry in unclaimed_records(records, continued=continued):
+                if entry.sha256 in chunk:
+                    found[(entry.source, entry.file, entry.position, entry.reason)] = entry
     return [found[key] for key in sorted(found)]
 
 
-def assemble_day_in_chunks(store: Store, config: IngestConfig, day: str) -> tuple[int, list[QuarantinedRecord]]:
-    """Assemble and write (raw zone) the sessions that started on `day` (or have no time at all),
-    a chunk at a time; returns how many, and the day's records no session claims.
+def assemble_window(store: Store, config: IngestConfig, window: Window | str) -> tuple[int, list[QuarantinedRecord]]:
+    """Assemble and write (raw zone) the sessions that started in the window (or have no time at
+    all), a chunk at a time, without their error templates; keep the distinct error messages of
+    every session the window's records make (`apply_day_templates` mines the day's templates
+    from them). Returns how many sessions, and the window's records no session claims.
 
-    Error templates are mined once over every session the day's records make, as one assembly of
-    the whole day mines them: the sessions are written as they are built, and those with errors
-    are written again with their templates (a tenth of the sessions in the demo)."""
-    continued = _continued(store, day)
-    candidates = sorted(set(_candidate_sessions(store, day)) | set(continued.values()))
+    Unnamed traces that continue a run (`_continued`) are resolved over the whole day, as a day
+    in one piece resolves them."""
+    window = _of(window)
+    continued = _continued(store, window.day)
+    candidates = sorted(set(_candidate_sessions(store, window)) | set(continued.values()))
     messages: set[str] = set()
-    with_errors: list[str] = []
     written, batch = 0, []
     now = datetime.now(timezone.utc)
 
     def flush(sessions: list[Session]) -> None:
         store.upsert(
             RawSessionRow,
-            [dict(session_id=s.session_id, day=session_day(s) or day, body=s.model_dump_json(), assembled_at=now)
+            [dict(session_id=s.session_id, day=session_day(s) or window.day, body=s.model_dump_json(), assembled_at=now)
              for s in sessions]
         )
 
     for session in assemble_in_chunks(candidates, records_reader(store, continued), config, chunk=CHUNK, continued=continued):
         messages |= error_messages([session])
-        if session_day(session) not in (day, None):
+        if not window.holds(session):
             continue
         batch.append(session)
-        if session.signals.errors:
-            with_errors.append(session.session_id)
         if len(batch) >= CHUNK:
             flush(batch)
             written, batch = written + len(batch), []
     flush(batch)
     written += len(batch)
-    templates = templates_for(messages)
-    for start in range(0, len(with_errors), CHUNK):
-        rows = store.rows(RawSessionRow, RawSessionRow.session_id.in_(with_errors[start : start + CHUNK]))
-        sessions = [Session.model_validate_json(row.body) for row in sorted(rows, key=lambda r: r.session_id)]
-        assign_templates(sessions, templates)
-        flush(sessions)
-    return written, _unclaimed(store, day, continued)
+    # the window's messages replace its last run's (and, whole day against hours, the other granularity's)
+    if window.hourly:
+        store.delete(RawErrorMessageRow, RawErrorMessageRow.window.in_((window.key, window.day)))
+    else:
+        store.delete(RawErrorMessageRow, RawErrorMessageRow.day == window.day)
+    rows = [dict(window=window.key, day=window.day, sha256=sha256_hex(m), message=m, kept_at=now) for m in sorted(messages)]
+    for start in range(0, len(rows), 1000):
+        store.upsert(RawErrorMessageRow, rows[start : start + 1000])
+    return written, _unclaimed(store, window, continued)
+
+
+def apply_day_templates(store: Store, day: str, sessions: Iterator[Session]) -> Iterator[Session]:
+    """The day's sessions with their errors' templates, mined once over the distinct messages every
+    window of the day kept (a session whose templates change is written back to the raw zone)."""
+    templates = templates_for(store.values(RawErrorMessageRow.message, RawErrorMessageRow.day == day))
+    changed: list[Session] = []
+    now = datetime.now(timezone.utc)
+
+    def flush() -> None:
+        store.upsert(RawSessionRow, [dict(session_id=s.session_id, day=session_day(s) or day, body=s.model_dump_json(),
+                                          assembled_at=now) for s in changed])
+        changed.clear()
+
+    for session in sessions:
+        if session.signals.errors:
+            before = [error.template for error in session.signals.errors]
+            assign_templates([session], templates)
+            if [error.template for error in session.signals.errors] != before:
+                changed.append(session)
+                if len(changed) >= CHUNK:
+                    flush()
+        yield session
+    flush()

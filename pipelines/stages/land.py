@@ -18,7 +18,7 @@ from ingest.models import QuarantinedRecord, RawRecord
 from ingest.readers import list_source_files, read_file
 
 from pipelines.store.rows import CursorRow
-from pipelines.store.repository import Store
+from pipelines.store.repository import Store, day_of
 from pipelines.telemetry import stage_span
 
 BATCH = 2000
@@ -67,6 +67,8 @@ class _Batch:
     source: str
     run_id: str
     result: LandingResult
+    first_day: str | None = None
+    """records of an earlier day are quarantined: no partition runs them"""
     quarantine_day: str = ""
     records: list[RawRecord] = field(default_factory=list)
     quarantined: list[QuarantinedRecord] = field(default_factory=list)
@@ -79,6 +81,11 @@ class _Batch:
             self.quarantine_day = quarantine_day
 
     def add(self, item: RawRecord | QuarantinedRecord) -> None:
+        if isinstance(item, RawRecord) and self.first_day and (day := day_of(item.occurred_at)) and day < self.first_day:
+            item = QuarantinedRecord(
+                source=item.source, file=item.file, position=item.position, sha256=item.sha256,
+                reason=f"dated {day}, before the first partition {self.first_day} (partitions.start)",
+            )
         if isinstance(item, QuarantinedRecord):
             self.quarantined.append(item)
             self.result.quarantined += 1
@@ -103,13 +110,16 @@ class _Batch:
 
 
 def land_source(
-    store: Store, drop: Path, source: str, config: IngestConfig, *, run_id: str, default_day: str
+    store: Store, drop: Path, source: str, config: IngestConfig, *, run_id: str, default_day: str,
+    first_day: str | None = None,
 ) -> LandingResult:
     """Land the source's new records, in a `land` span that says how its time divided between
-    parsing the files and writing the raw zone (the scale benchmark reads it)."""
+    parsing the files and writing the raw zone (the scale benchmark reads it). A record dated
+    before `first_day` (the configured first partition) is quarantined with its file, line and
+    reason, never landed into a day no partition runs."""
     with stage_span("land", source=source) as span:
         started = time.perf_counter()
-        result = _land_source(store, drop, source, config, run_id=run_id, default_day=default_day)
+        result = _land_source(store, drop, source, config, run_id=run_id, default_day=default_day, first_day=first_day)
         total = time.perf_counter() - started
         span.set_attribute("trace2task.records_read", result.read)
         span.set_attribute("trace2task.parse_seconds", round(total - result.write_seconds, 6))
@@ -118,11 +128,12 @@ def land_source(
 
 
 def _land_source(
-    store: Store, drop: Path, source: str, config: IngestConfig, *, run_id: str, default_day: str
+    store: Store, drop: Path, source: str, config: IngestConfig, *, run_id: str, default_day: str,
+    first_day: str | None,
 ) -> LandingResult:
     result = LandingResult(source=source)
     cursors = store.cursors(source)
-    batch = _Batch(store, source, run_id, result)
+    batch = _Batch(store, source, run_id, result, first_day)
     for path in list_source_files(drop, source):
         relative = path.relative_to(drop).as_posix()
         size = path.stat().st_size

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 from ingest.models import Session
 from taskgen.classify import Classification
@@ -18,19 +18,38 @@ from taskgen.seeds import Seed
 from pipelines.store.rows import (
     ClassificationRow,
     FrozenSeedRow,
+    LedgerRow,
     RawSessionRow,
     SampleRow,
     ScrubbedSessionRow,
     SeedRow,
 )
-from pipelines.store.repository import Store, day_of
+from pipelines.config import AppConfig, StoreConfig
+from pipelines.store.repository import Store, day_of, open_store
 
-
-PARTITIONS_START = "2025-01-01"
-"""The first daily partition: the pipeline's days start there."""
 
 CHUNK = 200
 """Sessions written or read at a time, so that a stage's memory does not grow with the day."""
+
+
+def first_day(config: AppConfig | None, store: Store | None = None) -> str:
+    """The first partition's day: `partitions.start` in the configuration, else the day of the
+    earliest record landed (the ledger keeps it after the raw zone is purged); with nothing landed
+    yet, the oldest day the raw zone keeps (`store.raw_retention_days` before today, UTC). The
+    partitions cover the data, not hundreds of empty days before it."""
+    if config is not None and config.partitions.start is not None:
+        return config.partitions.start.isoformat()
+    if config is not None:
+        earliest = (store or open_store(config)).earliest(LedgerRow.day, LedgerRow.day.is_not(None))
+        if earliest:
+            return earliest
+    retention = (config.store if config is not None else StoreConfig()).raw_retention_days
+    return (datetime.now(timezone.utc).date() - timedelta(days=retention)).isoformat()
+
+
+def configured_first_day(config: AppConfig) -> str | None:
+    """The configured first partition (landing quarantines older records), if one is set."""
+    return config.partitions.start.isoformat() if config.partitions.start is not None else None
 
 
 def session_day(session: Session) -> str | None:

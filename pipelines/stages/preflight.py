@@ -14,7 +14,7 @@ from ingest.state import StateMapping, open_state
 from pipelines.config import AppConfig, ConfigError
 from pipelines.stages.context import RunContext
 from pipelines.stages.land import land_source
-from pipelines.stages.partition import PARTITIONS_START
+from pipelines.stages.partition import configured_first_day
 from pipelines.store.repository import Store
 from pipelines.store.rows import RawRecordRow
 from pipelines.telemetry import configure
@@ -48,14 +48,14 @@ def check_reachable(run: RunContext) -> None:
         raise ConfigError(f"output folder not writable: {output} ({exc.strerror or exc})") from None
 
 
-def check_partitions(days: list[str]) -> None:
-    """A day before the first daily partition is one line, not Dagster's internal error."""
-    early = [day for day in days if day < PARTITIONS_START]
+def check_partitions(days: list[str], first_day: str) -> None:
+    """A day before the first partition is one line, not Dagster's internal error."""
+    early = [day for day in days if day < first_day]
     if early:
         raise ConfigError(
-            f"{early[0]} is before the first daily partition {PARTITIONS_START}"
+            f"{early[0]} is before the first partition {first_day}"
             + (f" ({len(early)} such days)" if len(early) > 1 else "")
-            + ": the pipeline's days start there, so records that old are not run (move them out of the drop)"
+            + ": the partitions start at `partitions.start` in the configuration, else at the earliest record landed"
         )
 
 
@@ -65,7 +65,8 @@ def land_everything(store: Store, config: AppConfig) -> None:
     configure(config.telemetry, config.base_dir)
     today = datetime.now(timezone.utc).date().isoformat()
     for source in SOURCES:
-        land_source(store, config.path(config.drop), source, config.ingest, run_id="cli-lookup", default_day=today)
+        land_source(store, config.path(config.drop), source, config.ingest, run_id="cli-lookup", default_day=today,
+                    first_day=configured_first_day(config))
 
 
 def landed_days(store: Store) -> list[str]:

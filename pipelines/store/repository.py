@@ -34,6 +34,7 @@ from pipelines.store.rows import (
     CursorRow,
     LedgerRow,
     QuarantineRow,
+    RawErrorMessageRow,
     RawLinkRow,
     RawRecordRow,
     RawSessionRow,
@@ -335,6 +336,7 @@ class Store:
             s.execute(delete(RawLinkRow).where(RawLinkRow.sha256.in_(old)))
             count = s.execute(delete(RawRecordRow).where(RawRecordRow.landed_at < older_than)).rowcount
             s.execute(delete(RawSessionRow).where(RawSessionRow.assembled_at < older_than))
+            s.execute(delete(RawErrorMessageRow).where(RawErrorMessageRow.kept_at < older_than))
         return count or 0
 
     # ------------------------------------------------------------ generic helpers
@@ -358,6 +360,11 @@ class Store:
     def distinct(self, column, *where) -> list[Any]:
         with self._session_for(column) as s:
             return sorted(s.execute(select(column).where(*where).distinct()).scalars())
+
+    def earliest(self, column, *where) -> Any:
+        """The smallest value of `column` (None for no rows)."""
+        with self._session_for(column) as s:
+            return s.execute(select(func.min(column)).where(*where)).scalar_one_or_none()
 
     def latest(self, column, *where) -> Any:
         """The largest value of `column` (None for no rows)."""

@@ -50,6 +50,18 @@ class RawSessionRow(SQLModel, table=True):
     assembled_at: datetime
 
 
+class RawErrorMessageRow(SQLModel, table=True):
+    """A distinct error message of the sessions a window's records make (raw: messages may hold
+    personal data). The day's error templates are mined from those of all its windows."""
+
+    __tablename__ = "raw_error_message"
+    window: str = Field(primary_key=True)
+    sha256: str = Field(primary_key=True)
+    day: str = Field(index=True)
+    message: str = Field(sa_column=Column(Text, nullable=False))
+    kept_at: datetime
+
+
 # ---------------------------------------------------------------- store (no raw values)
 class LedgerRow(SQLModel, table=True):
     """Every source record read, by content hash: what makes a rerun read nothing twice."""
@@ -188,7 +200,7 @@ class RunRow(SQLModel, table=True):
     summary: str = Field(default="{}", sa_column=Column(Text, nullable=False))
 
 
-RAW_TABLES = [RawRecordRow.__table__, RawLinkRow.__table__, RawSessionRow.__table__]
+RAW_TABLES = [RawRecordRow.__table__, RawLinkRow.__table__, RawSessionRow.__table__, RawErrorMessageRow.__table__]
 STORE_TABLES = [
     LedgerRow.__table__,
     CursorRow.__table__,

@@ -11,6 +11,8 @@ from ingest.demo import generate_drop
 from ingest.models import SOURCES, Session
 from pipelines.stages import day_records
 from pipelines.stages.land import land_source
+from pipelines.stages.partition import raw_sessions
+from pipelines.stages.windows import hours_of
 from pipelines.store.repository import day_of
 from pipelines.store.rows import RawLinkRow, RawRecordRow, RawSessionRow
 
@@ -39,7 +41,20 @@ def landed(store, tmp_path, monkeypatch):  # noqa: F811 - the imported fixture
     return store
 
 
-def test_chunked_days_equal_the_day_assembled_at_once(landed):
+def _assemble(store, config, day, by):
+    """The day's sessions as the pipeline makes them: its windows (the day, or its 24 hours)
+    assembled one by one, then the day's error templates."""
+    written, quarantined = 0, []
+    for window in ([day] if by == "day" else hours_of(day)):
+        n, unclaimed = day_records.assemble_window(store, config, window)
+        written, quarantined = written + n, quarantined + unclaimed
+    list(day_records.apply_day_templates(store, day, raw_sessions(store, day)))
+    return written, sorted({(q.source, q.file, q.position, q.reason): q for q in quarantined}.values(),
+                           key=lambda q: (q.source, q.file, q.position, q.reason))
+
+
+@pytest.mark.parametrize("by", ["day", "hour"])
+def test_chunked_days_equal_the_day_assembled_at_once(landed, by):
     config = IngestConfig()
     rows, links = landed.rows(RawRecordRow), landed.rows(RawLinkRow)
     days = sorted({r.day for r in rows if r.day})
@@ -52,11 +67,11 @@ def test_chunked_days_equal_the_day_assembled_at_once(landed):
         whole = assemble_sessions(records, config)
         expected = [s for s in whole.sessions if day_of(s.started_at or s.ended_at) in (day, None)]
         landed.delete(RawSessionRow)
-        written, quarantined = day_records.assemble_day_in_chunks(landed, config, day)
+        written, quarantined = _assemble(landed, config, day, by)
         got = sorted(landed.rows(RawSessionRow), key=lambda r: r.session_id)
         assert written == len(expected)
         assert [Session.model_validate_json(r.body) for r in got] == expected
-        assert quarantined == whole.quarantined
+        assert quarantined == sorted(whole.quarantined, key=lambda q: (q.source, q.file, q.position, q.reason))
         templated += sum(e.template != e.message for s in expected for e in s.signals.errors)
         unclaimed += len(quarantined)
     assert templated and unclaimed  # the drop has templated errors and dangling records to get right

@@ -2,9 +2,8 @@
 
 import pytest
 from dagster import AssetKey, DagsterInstance, materialize
-from demo_world import SECRET
+from demo_world import SECRET, landed_assets
 
-from pipelines.defs.assets import PIPELINE_ASSETS
 from pipelines.defs.resources import resources_for
 from scrubbers import Scrubber
 from scrubbers.scrubber import ScrubReport, ScrubResult
@@ -27,7 +26,7 @@ CHECKS = {
 
 def _materialize(world, day: str):
     return materialize(
-        PIPELINE_ASSETS,
+        landed_assets(world.config),
         resources=resources_for(str(world.config)),
         partition_key=day,
         instance=DagsterInstance.ephemeral(),

@@ -127,3 +127,17 @@ def test_the_contacts_fingerprint_is_the_one_classification_records(world):
     _finished_run(store, run, "r1")
     recorded = json.loads(store.rows(RunRow, RunRow.run_id == "r1")[0].summary)["contacts"]
     assert recorded == contacts.contacts_fingerprint(store, config.ingest, run.taxonomy.later_contact_window, DAY)
+
+
+def test_an_outcome_resting_only_on_the_agents_claim_is_counted_as_uncertain_in_the_coverage(world):
+    """The store keeps the outcome's low evidence, and the nightly sample (streamed from the store) counts it."""
+    from pipelines.stages.classify import sample_day
+
+    store, config = world
+    run = RunContext(config)
+    classify_day(store, run, DAY, only=[])
+    detail = json.loads(_outcome(store)[1])
+    assert detail["outcome_uncertain"] and detail["outcome_uncertain_because"] == ["claimed_success_only"]
+    row = next(row for row in sample_day(store, run, DAY, scope="nightly", only=[]).coverage if row.outcome == "resolved")
+    assert (row.before, row.uncertain_outcome) == (1, 1)
+    assert classifications(store, DAY)["s-first"].outcome_uncertain

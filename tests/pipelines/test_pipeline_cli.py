@@ -19,7 +19,7 @@ def _cli(tmp_path, *args, env_secret=True):
         (("run", "--date", "yesterday"), "must be a date"),
         (("run", "--from", "2026-11-20"), "needs both --from and --to"),
         (("run", "--from", "2026-11-20", "--to", "2026-11-10"), "--to is before --from"),
-        (("run", "--date", "2024-12-31"), "2024-12-31 is before the first daily partition 2025-01-01"),
+        (("run", "--date", "2024-12-31"), "2024-12-31 is before the first partition 2026-11-16"),
     ],
 )
 def test_bad_arguments_exit_2_with_one_line(world, args, message):

@@ -5,9 +5,8 @@ import json
 import pytest
 from dagster import DagsterInstance, materialize
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from demo_world import SECRET, planted_values
+from demo_world import SECRET, landed_assets, planted_values
 
-from pipelines.defs.assets import PIPELINE_ASSETS
 from pipelines.defs.resources import resources_for
 from pipelines.telemetry import install_provider
 
@@ -19,7 +18,7 @@ def test_stage_spans_carry_counts_and_no_personal_values(world, monkeypatch, tmp
     exporter = InMemorySpanExporter()
     install_provider(exporter)
     result = materialize(
-        PIPELINE_ASSETS,
+        landed_assets(world.config),
         resources=resources_for(str(world.config)),
         partition_key="2026-11-16",
         instance=DagsterInstance.ephemeral(),
@@ -50,16 +49,26 @@ def test_a_failing_stage_raises_without_the_record_in_its_message():
     assert error.value.__suppress_context__
 
 
-def test_a_run_has_a_span_that_holds_its_stage_spans(world, monkeypatch):
+def test_a_run_has_a_span_that_holds_its_stage_spans(world, monkeypatch, tmp_path):
+    """The run is launched into its own process: its stage spans continue the trace of the CLI's
+    `run` span (the run's `trace2task/traceparent` tag), both written to the configured file."""
+    import yaml
+
+    from pipelines.config import load_config
     from pipelines.defs.runner import run_partition
 
     monkeypatch.setenv("TRACE2TASK_SECRET", SECRET)
-    exporter = InMemorySpanExporter()
-    install_provider(exporter)
-    outcome = run_partition(DagsterInstance.ephemeral(), world.config, "2026-11-17")
+    settings = yaml.safe_load(world.config.read_text())
+    settings["telemetry"] = {"exporter": "file", "path": str(tmp_path / "spans.jsonl")}
+    config_path = world.root / "telemetry.yaml"
+    config_path.write_text(yaml.safe_dump(settings))
+    outcome = run_partition(load_config(config_path), config_path, "2026-11-17")
     assert outcome.success, outcome.failures
-    spans = exporter.get_finished_spans()
-    run = next(s for s in spans if s.name == "trace2task.run")
-    assert run.attributes["trace2task.partition"] == "2026-11-17" and run.attributes["trace2task.success"]
-    children = {s.attributes.get("trace2task.stage") for s in spans if s.parent and s.parent.span_id == run.context.span_id}
+    spans = [json.loads(line) for line in (tmp_path / "spans.jsonl").read_text().splitlines()]
+    run = next(s for s in spans if s["name"] == "trace2task.run")
+    assert run["attributes"]["trace2task.partition"] == "2026-11-17" and run["attributes"]["trace2task.success"]
+    children = {s["attributes"].get("trace2task.stage") for s in spans if s["parent_id"] == run["context"]["span_id"]}
     assert {"ingest", "assemble", "scrub", "draft", "validate"} <= children
+    assert {s["context"]["trace_id"] for s in spans if s["attributes"].get("trace2task.stage") == "draft"} == {
+        run["context"]["trace_id"]
+    }

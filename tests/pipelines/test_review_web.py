@@ -366,3 +366,68 @@ def test_the_page_on_a_postgresql_store(tmp_path):
     finally:
         admin.cursor().execute(f"DROP DATABASE {name} WITH (FORCE)")
         admin.close()
+
+
+def _pair_with_blockers(root: Path) -> tuple[str, list]:
+    """A pair one of whose tasks has validation issues or open questions (approving needs the confirmation)."""
+    from taskgen import review
+
+    tasks = _tasks(root)
+    for pair_id in sorted({task.pair_id for task in tasks.values()}):
+        members = sorted((t for t in tasks.values() if t.pair_id == pair_id), key=lambda t: t.polarity != "positive")
+        if len(members) == 2 and any(review.approval_blockers(root / "out", task) for task in members):
+            return pair_id, members
+    raise AssertionError("the demo run drafts no pair that needs the confirmation")
+
+
+def test_a_pair_is_approved_with_one_click_or_not_at_all(site):
+    root, client = site
+    pair_id, members = _pair_with_blockers(root)
+    before = {task.task_id: find_task_file(root / "out", task.task_id).read_bytes() for task in members}
+    refused = client.post(f"/pair/{pair_id}/approve", data={})
+    assert refused.status_code == 409 and 'id="force-pair"' in refused.text
+    assert {t: find_task_file(root / "out", t).read_bytes() for t in before} == before  # neither half approved
+    assert _mirror(root) == []
+    done = client.post(f"/pair/{pair_id}/approve", data={"force": "yes"})
+    assert done.status_code == 200 and f"pair {pair_id}: approved" in done.text
+    approved = [load_task(find_task_file(root / "out", task.task_id)) for task in members]
+    assert [(t.polarity, t.status, t.reviews[-1].reviewer) for t in approved] == [
+        ("positive", "approved", REVIEWER), ("negative", "approved", REVIEWER)]
+    assert any(t.reviews[-1].forced for t in approved)
+    assert {event["task_id"] for event in _mirror(root)} == set(before)
+
+
+def test_a_pair_is_rejected_with_its_reason_and_retired_with_one_click(site):
+    root, client = site
+    pair_id, members = _pair_with_blockers(root)
+    assert client.post(f"/pair/{pair_id}/reject", data={"reason": " "}).status_code == 400
+    assert client.post(f"/pair/{members[0].task_id}/reject", data={"reason": "x"}).status_code == 404  # a pair id, not a task id
+    assert client.post(f"/pair/{pair_id}/bogus", data={}).status_code == 404
+    assert _mirror(root) == []
+    rejected = client.post(f"/pair/{pair_id}/reject", data={"reason": "the boundary is not crossed"})
+    assert rejected.status_code == 200 and f"pair {pair_id}: rejected" in rejected.text
+    for task in members:
+        on_file = load_task(find_task_file(root / "out", task.task_id))
+        assert (on_file.status, on_file.reviews[-1].reason) == ("rejected", "the boundary is not crossed")
+    assert client.post(f"/pair/{pair_id}/retire", data={"reason": ""}).status_code == 200
+    assert {load_task(find_task_file(root / "out", task.task_id)).status for task in members} == {"retired"}
+
+
+def test_pair_decisions_land_exactly_as_the_cli_makes_them(ran, tmp_path):
+    world, pristine = ran
+    by_page, by_cli = tmp_path / "page", tmp_path / "cli"
+    shutil.copytree(pristine, by_page)
+    shutil.copytree(pristine, by_cli)
+    pair_id, members = _pair_with_blockers(by_page)
+    client = _client(by_page / "trace2task.yaml")
+    assert client.post(f"/pair/{pair_id}/approve", data={"force": "yes"}).status_code == 200
+    assert client.post(f"/pair/{pair_id}/reject", data={"reason": "wrong order id"}).status_code == 200
+    config = str(by_cli / "trace2task.yaml")
+    refused = world.cli("review", "approve", pair_id, "--config", config, "--reviewer", REVIEWER)
+    assert refused.returncode != 0 and _mirror(by_cli) == []  # the CLI leaves no pair half approved either
+    for args in (("approve", pair_id, "--force"), ("reject", pair_id, "--reason", "wrong order id")):
+        result = world.cli("review", *args, "--config", config, "--reviewer", REVIEWER)
+        assert result.returncode == 0, (args, result.stderr)
+    for task in members:
+        assert _task_file(by_page, task.task_id) == _task_file(by_cli, task.task_id), task.task_id
+    assert _mirror(by_page) == _mirror(by_cli)

@@ -4,7 +4,15 @@ from datetime import datetime
 
 import pytest
 
-from scrubbers.pseudonyms import DOC_IPV4_NETWORKS, DOC_IPV6_NETWORK, RESERVED_EMAIL_DOMAINS, Pseudonymizer
+from scrubbers.pseudonyms import (
+    DOC_IPV4_NETWORKS,
+    DOC_IPV6_NETWORK,
+    FEMALE_POOL,
+    LAST_NAME_POOL,
+    MALE_POOL,
+    RESERVED_EMAIL_DOMAINS,
+    Pseudonymizer,
+)
 from scrubbers.shapes import digits_only, iban_valid, luhn_valid
 
 SECRET = b"pseudonym-tests"
@@ -108,7 +116,7 @@ from faker.providers.address.en_US import Provider as UsAddress  # noqa: E402
 from faker.providers.lorem.en_US import Provider as UsLorem  # noqa: E402
 from faker.providers.person.en_US import Provider as UsPerson  # noqa: E402
 
-_NAMES = {n.lower() for n in (*UsPerson.first_names, *UsPerson.last_names)}
+_NAMES = {n.lower() for n in (*UsPerson.first_names, *UsPerson.last_names, *FEMALE_POOL, *MALE_POOL, *LAST_NAME_POOL)}
 _VOCABULARY = _NAMES | {"apt", "suite"} | {w.lower() for w in (*UsLorem.word_list, *UsAddress.street_suffixes, *UsAddress.city_prefixes)}
 _STATES = "|".join(UsAddress.states_abbr)
 _WORDS = r"[A-Z][a-z]+(?: [A-Z][a-z]+)*"
@@ -146,8 +154,8 @@ def test_location_first_and_last_name_stand_ins_are_real_words(pseudo: Pseudonym
     city = pseudo.stand_in("LOCATION", "Lake Michaelmouth")
     assert re.fullmatch(_WORDS, city) and all_real_words(city) and city != "Lake Michaelmouth"
     assert pseudo.stand_in("FIRST_NAME", "harinakshi").islower()
-    assert pseudo.stand_in("FIRST_NAME", "Harinakshi") in UsPerson.first_names
-    assert pseudo.stand_in("LAST_NAME", "Dhawan") in UsPerson.last_names
+    assert pseudo.stand_in("FIRST_NAME", "Harinakshi") in FEMALE_POOL + MALE_POOL
+    assert pseudo.stand_in("LAST_NAME", "Dhawan") in LAST_NAME_POOL
 
 
 @pytest.mark.parametrize(

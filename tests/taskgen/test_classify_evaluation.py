@@ -65,3 +65,17 @@ def test_uncertain_share_accuracy_when_certain_and_several_requests_flagged():
     assert (report.wrong_flagged[key].right, report.wrong_flagged[key].total) == (2, 2)
     assert (report.several_flagged[key].right, report.several_flagged[key].total) == (1, 2)
     assert "| set | - | 66.7% (2/3) | - | 100.0% (1/1) | 100.0% (2/2) | 50.0% (1/2) |" in markdown(report)
+
+
+def test_a_scenario_sits_on_one_side_of_the_split_in_both_benchmarks_and_both_modes():
+    """Split by task id, the words of a held-out tau2-bench task were tuned on as its tau-bench twin (ids shift
+    between the two) and as its words-only copy; split by scenario they stay together."""
+    def splits(path, name, calls):
+        cases, _ = tau_cases(name, path, with_calls=calls)
+        return {case.session.turns[0].text.split(".")[0] + str(sorted(case.session.entity_ids.get("order", []))): case.split
+                for case in cases if "(repeat)" not in case.name}
+    tau, tau_words, tau2 = splits(TAU, "tau-bench", True), splits(TAU, "tau-bench (words only)", False), splits(TAU2, "tau2-bench", True)
+    assert tau == tau_words
+    shared = [key for key in tau if key in tau2]
+    assert len(shared) > 20 and all(tau[key] == tau2[key] for key in shared)
+    assert {"dev", "heldout"} <= set(tau.values())

@@ -63,11 +63,15 @@ def _intent(session, taxonomy):
     return found.intent, found.evidence, found.confidence
 
 
-def test_intent_scores_tools_over_phrases_over_keywords(taxonomy):
+def test_intent_scores_phrases_over_keywords_and_the_calls_do_not_outvote_the_words(taxonomy):
     assert _intent(_session("where is my order"), taxonomy) == (
         "order_status", ["phrase:where is my order", "keyword:where"], 1.0)
-    # one refund keyword (1) loses to a cancel_order call (3)
-    assert _intent(_session("refund", [ToolCall(name="cancel_order")]), taxonomy)[0] == "cancellation"
+    # the customer asked for a refund, the agent cancelled: the intent is the refund, the cancellation a conflict
+    found = _classify_intent(_session("refund", [ToolCall(name="cancel_order")]), taxonomy)
+    assert (found.intent, found.executed, found.conflict) == ("refund", ["cancellation"], True)
+    # words that match no rule: the calls say what was wanted
+    assert _intent(_session("good morning", [ToolCall(name="cancel_order")]), taxonomy)[:2] == (
+        "cancellation", ["rule:intent_from_tools", "tool:cancel_order"])
     # a tie goes to the intent listed first in the taxonomy
     assert _intent(_session("refund or cancel"), taxonomy) == ("refund", ["keyword:refund"], 1.0)
     # no rule matched: the fallback, with no confidence at all

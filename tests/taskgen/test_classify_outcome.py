@@ -46,11 +46,23 @@ def test_a_complaint_ticket_after_a_claimed_success_makes_it_failed(taxonomy):
     assert "bank" not in c.review_questions[0] and "bank" not in " ".join(c.evidence)
 
 
-def test_without_a_contrary_contact_the_claim_stands(taxonomy):
+def test_without_a_contrary_contact_the_claim_stands_but_as_low_evidence(taxonomy):
+    """The cold review: every evaluation session was a confident `resolved` from one claimed_success signal."""
     c = classify(_refund(turns=[("user", "Great, thank you so much!", "traces")]), taxonomy)
-    assert c.outcome == "resolved"
-    assert c.review_questions == []
-    assert ("traces", "claimed_success:en", "resolved") in _kinds(c)
+    assert c.outcome == "resolved" and ("traces", "claimed_success:en", "resolved") in _kinds(c)
+    assert c.outcome_uncertain and c.outcome_uncertain_because == ["claimed_success_only"]
+    assert c.review_questions == ["Outcome 'resolved' rests only on the agent's own claim (traces turn:1 (claimed_success:en)): "
+                                  "no state change, ticket or later contact confirms it. Did the customer get what they asked for?"]
+
+
+def test_a_state_changing_call_that_succeeded_is_more_than_a_claim(taxonomy):
+    done = classify(_refund(calls=[ToolCall(name="refund_order", arguments={"order_id": "#W1000001"})]), taxonomy)
+    assert done.outcome == "resolved" and ("traces", "action_done", "resolved") in _kinds(done)
+    assert not done.outcome_uncertain and done.review_questions == []
+    silent = make_session("s-q", "Do you sell gift cards?", "cus_1001", [])
+    nothing = classify(silent, taxonomy)
+    assert (nothing.outcome, nothing.outcome_uncertain_because) == ("resolved", ["no_outcome_signal"])
+    assert not classify(_refund(signals=Signals(tickets=[TicketSignal(id="T-1", status="Reopened")])), taxonomy).outcome_uncertain
 
 
 def test_complaint_words_in_the_request_itself_are_not_a_later_contact(taxonomy):
@@ -154,7 +166,7 @@ def test_failure_signature_follows_the_deciding_signals(taxonomy):
     assert by_language.signature == same.signature != by_tag.signature
 
 
-def test_a_repeat_of_what_the_words_asked_counts_even_when_the_label_followed_the_tools(taxonomy):
+def test_a_repeat_of_what_the_words_asked_counts_and_the_label_follows_the_words_not_the_tools(taxonomy):
     keywords = taxonomy
     call = ToolCall(name="create_return_label", arguments={"order_id": "#W1000001"})
     session = _refund(calls=[call]).model_copy(update={"turns": [
@@ -162,7 +174,8 @@ def test_a_repeat_of_what_the_words_asked_counts_even_when_the_label_followed_th
         Turn(role="agent", text="Done, it has been cancelled.", at=CLOCK + timedelta(minutes=1), source="traces")]})
     again = [LaterSession.of(_later("s-6", "Please cancel my order #W1000001", 20))]
     c = classify(session, keywords, again)
-    assert c.intent == "return_label"  # the tool outweighs the words here
+    assert (c.intent, c.executed_action) == ("cancellation", "return_label")  # what was done is not what was asked
+    assert "text_tool_conflict" in c.uncertain_because
     assert c.outcome == "failed" and ("later_session", "repeat_request", "failed") in _kinds(c)
 
 

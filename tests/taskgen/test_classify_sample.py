@@ -55,7 +55,9 @@ def test_sampling_covers_every_intent_caps_easy_cells_and_collapses(taxonomy, se
     assert refund_resolved.before == 11 and refund_resolved.after == 1
     collapsed = [members for members in sample.members.values() if len(members) == 10]
     assert collapsed and collapsed[0] == sorted(f"easy-{i}" for i in range(10))
-    assert "| refund | resolved | 11 | 1 | 0 |" in coverage_markdown(sample)
+    # the ten easy refunds claim nothing and change nothing: their `resolved` has low evidence, and the table says so
+    assert refund_resolved.uncertain_outcome == 10 + classify(sessions[0], taxonomy).outcome_uncertain
+    assert f"| refund | resolved | 11 | 1 | 0 | {refund_resolved.uncertain_outcome} |" in coverage_markdown(sample)
 
 
 def test_sampling_is_deterministic_and_weights_failures(taxonomy):

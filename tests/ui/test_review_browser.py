@@ -3,9 +3,10 @@
 A 20-session, 1-day demo drop goes through the stages (what `trace2task run --all` writes, without
 Dagster); `trace2task review serve` serves its outputs on a free loopback port. Chromium opens the
 task list, follows a pair's link, ticks the "approve over its open review questions" confirmation,
-clicks Approve on the positive, types a reason and clicks Reject on the negative. After each click
-the task file and the store's review_event mirror hold the decision under the reviewer's name. The
-page requests nothing outside this machine. The screenshot is kept as tests/artifacts/review-page.png.
+clicks Approve on the positive, types a reason and clicks Reject on the negative; then approves
+another pair's positive and negative together with the pair's one button. After each click the task
+files and the store's review_event mirror hold the decisions under the reviewer's name. The page
+requests nothing outside this machine. The screenshot is kept as tests/artifacts/review-page.png.
 """
 
 from __future__ import annotations
@@ -75,6 +76,17 @@ def _decided(run_folder: Path, task_id: str) -> tuple[dict, list[dict]]:
     return document, verdicts
 
 
+def _other_pair(out: Path, taken: str) -> tuple[str, list[str]]:
+    """Another whole pair, both tasks still drafts: (pair id, [positive id, negative id])."""
+    tasks = [json.loads(path.read_text(encoding="utf-8")) for path in sorted((out / "tasks").rglob("*.json"))]
+    by_pair: dict[str, dict[str, str]] = {}
+    for task in tasks:
+        if task["pair_id"] != taken and task["status"] == "draft":
+            by_pair.setdefault(task["pair_id"], {})[task["polarity"]] = task["task_id"]
+    pair_id, members = next((p, m) for p, m in sorted(by_pair.items()) if len(m) == 2)
+    return pair_id, [members["positive"], members["negative"]]
+
+
 def _pair(out: Path) -> tuple[str, str, str]:
     """A pair whose positive has open review questions (approving it asks for the confirmation):
     (pair id, positive id, negative id)."""
@@ -129,6 +141,21 @@ def test_a_reviewer_approves_and_rejects_with_clicks(tmp_path):
                 assert [(v["status"], v["reviewer"], v["reason"]) for v in verdicts] == [("rejected", REVIEWER, REASON)]
                 assert _text(browser, f'[data-status="{positive}"]') == "approved"
                 browser.screenshot(ARTIFACTS / "review-page.png")
+
+                # the positive and its negative of another pair, approved together with one click
+                other, both = _other_pair(run.out, pair_id)
+                browser.navigate(f"{base_url}/pair/{other}")
+                assert wait_until(lambda: _centre(browser, "#approve-pair-button"), timeout=30), "no pair buttons"
+                if _centre(browser, "#force-pair"):  # one of them has open questions or validation issues
+                    _click(browser, "#force-pair")
+                _click(browser, "#approve-pair-button")
+                assert wait_until(lambda: (_text(browser, "#notice") or "").endswith(f"pair {other}: approved"), timeout=30), \
+                    _text(browser, "#error")
+                for task_id in both:
+                    document, verdicts = _decided(run.root, task_id)
+                    assert (document["status"], document["reviews"][-1]["reviewer"]) == ("approved", REVIEWER)
+                    assert [(v["status"], v["reviewer"]) for v in verdicts] == [("approved", REVIEWER)]
+                    assert _text(browser, f'[data-status="{task_id}"]') == "approved"
                 requested = browser.requested_urls
         finally:
             stop(server)

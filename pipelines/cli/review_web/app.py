@@ -33,7 +33,7 @@ from taskgen.health import check_set
 from taskgen.output import load_seed, load_tasks
 from taskgen.task import DraftTask, Expectation, ReviewEdit
 
-from pipelines.cli.review import Workspace, _now, decide, record_edits
+from pipelines.cli.review import PairNeedsForce, Workspace, _now, decide, decide_all, record_edits
 from pipelines.cli.review_web.view import pair_view, seed_difference, transcript_and_provenance
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -176,7 +176,11 @@ class ReviewSite:
         done = request.query_params.get("done")
         done_task = request.query_params.get("task")
         notice = f"{done_task}: {done}" if done in DONE and any(task.task_id == done_task for task in pair) else None
+        if done in DONE and done_task == pair[0].pair_id:
+            notice = f"pair {done_task}: {done}"
+        pair_blockers = [f"{m['task'].polarity}: {blocker}" for m in members for blocker in m["blockers"]]
         return self.page("pair.html", status_code, pair_id=pair[0].pair_id, members=members, difference=difference,
+                         pair_blockers=pair_blockers,
                          story=story, error=error, notice=notice, needs_force=needs_force or {})
 
     async def pair_page(self, request: Request) -> Response:
@@ -189,6 +193,28 @@ class ReviewSite:
         return self.render_pair(pair, request)
 
     # ------------------------------------------------------------------ decisions
+
+    async def act_on_pair(self, request: Request) -> Response:
+        """Approve, reject or retire the positive and its negative with one click (`decide_all`, as
+        `trace2task review approve PAIR_ID` does): an approval either of them could not take
+        without the confirmation changes neither."""
+        pair_id, action = request.path_params["pair_id"], request.path_params["action"]
+        pair = self.pair_of(pair_id)
+        status = {"approve": "approved", "reject": "rejected", "retire": "retired"}.get(action)
+        if not pair or pair[0].pair_id != pair_id or status is None:
+            return self.page("missing.html", 404, wanted=f"{pair_id}/{action}")
+        form = await request.form()
+        reason = str(form.get("reason") or "").strip() or None
+        if status == "rejected" and reason is None:
+            return self.render_pair(pair, request, 400, error=f"pair {pair_id}: a rejection needs a reason")
+        try:
+            decide_all(self.workspace, pair, status, reason if status != "approved" else None, self.reviewer,
+                       force=form.get("force") == "yes")
+        except PairNeedsForce as blocked:
+            return self.render_pair(pair, request, 409, error=str(blocked), needs_force={"pair": blocked.reasons, **blocked.blocked})
+        except review.ReviewError as error:
+            return self.render_pair(self.pair_of(pair_id), request, 409, error=str(error))
+        return RedirectResponse(f"/pair/{pair_id}?{urlencode({'done': status, 'task': pair_id})}#pair", status_code=303)
 
     async def act(self, request: Request) -> Response:
         task_id, action = request.path_params["task_id"], request.path_params["action"]
@@ -266,5 +292,6 @@ def create_app(workspace: Workspace, *, reviewer: str, port: int, dagster_url: s
         Route("/", site.task_list, methods=["GET"]),
         Route("/pair/{pair_id}", site.pair_page, methods=["GET"]),
         Route("/task/{task_id}/{action}", site.act, methods=["POST"]),
+        Route("/pair/{pair_id}/{action}", site.act_on_pair, methods=["POST"]),
     ])
     return BoundHostOnly(app, f"{HOST}:{port}")

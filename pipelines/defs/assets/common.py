@@ -1,29 +1,28 @@
-"""What every asset shares: the daily partitions, check specs of one day, the start of a step, metadata tables."""
+"""What every asset shares: check specs of one partition, the start of a step, metadata tables."""
 
 import warnings
 
-from dagster import AssetCheckSpec, AssetKey, DailyPartitionsDefinition, MetadataValue, PreviewWarning
+from dagster import AssetCheckSpec, AssetExecutionContext, AssetKey, MetadataValue, PartitionsDefinition, PreviewWarning
 
 from pipelines.defs.resources import SettingsResource
 from pipelines.stages.context import RunContext
-from pipelines.stages.partition import PARTITIONS_START
-from pipelines.telemetry import configure
+from pipelines.telemetry import TRACEPARENT_TAG, configure, continue_trace
 
-DAILY = DailyPartitionsDefinition(start_date=PARTITIONS_START, end_offset=1)
-
-
-def check_spec(name: str, asset: str | AssetKey, **kwargs) -> AssetCheckSpec:
-    """A check of one day: its results carry their partition, so the UI shows which day failed.
+def check_spec(partitions: PartitionsDefinition, name: str, asset: str | AssetKey, **kwargs) -> AssetCheckSpec:
+    """A check of one partition: its results carry it, so the UI shows which day failed.
     (Dagster 1.13 calls `partitions_def` on a check spec a preview; its warning is not ours to print.)"""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PreviewWarning)
-        return AssetCheckSpec(name, asset=asset, partitions_def=DAILY, **kwargs)
+        return AssetCheckSpec(name, asset=asset, partitions_def=partitions, **kwargs)
 
 
-def start_run(settings: SettingsResource) -> RunContext:
-    """The run context of the step's configuration, with the pipeline's telemetry set up."""
+def start_run(settings: SettingsResource, context: AssetExecutionContext) -> RunContext:
+    """The run context of the step's configuration, with the pipeline's telemetry set up; the
+    step's stage spans continue the trace of whatever launched the run."""
     run = settings.context()
     configure(run.config.telemetry, run.config.base_dir)
+    traceparent = context.run.tags.get(TRACEPARENT_TAG)
+    continue_trace({"traceparent": traceparent} if traceparent else {})
     return run
 
 

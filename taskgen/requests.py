@@ -1,0 +1,117 @@
+"""The customer's words cut into clauses, each with the part it plays in the request.
+
+Before intent is scored, what the customer says is split into sentences and clauses and each clause
+gets a role, by the taxonomy's `request_language` (regular expressions, configuration per language):
+
+- `boilerplate`: identity the customer gives to be found ("your zip code is 19122", "my name is …"),
+  persona and user-simulator instructions ("You are polite and brief", "If the agent asks for
+  confirmation …"). Such a clause asks for nothing; when a sentence starts with identity and goes on to
+  a request ("You are Yusuf in 19122 and you want to return …"), only the request is kept.
+- `fallback`: what the customer wants only if the first request cannot be done ("if not, cancel it",
+  "otherwise return it"). It is a request (it counts for several requests) but never the primary one.
+- `negated`: a request the customer says they do not want ("I never want to cancel"). Not a request.
+- `consequence`: what follows from another request ("… and get a refund", "refund to my credit card"):
+  not a request of its own. Which intents follow from which is the taxonomy's `consequences`.
+- `context`: a clause that asks nothing ("You received a laptop", "the kettle arrived cracked"): it
+  tells the story; it is scored only when no clause asks for anything.
+- `request`: everything else; the first request clause that asks for an action is the primary request.
+
+Plain functions, no model: `taskgen.classify` scores the clauses by meaning.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+
+from pydantic import BaseModel, ConfigDict, Field
+
+ROLES = ("request", "fallback", "context", "negated", "consequence", "boilerplate")
+
+
+class RequestLanguage(BaseModel):
+    """Regular expressions (case-insensitive, searched in a clause) for one language."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    identity: list[str] = Field(default_factory=list, description="a clause giving who the customer is (name, zip code, email)")
+    boilerplate: list[str] = Field(default_factory=list, description="persona and simulator instructions: a clause asking nothing")
+    request_start: str = Field(
+        default="", description="where the request starts in a sentence that opens with identity (e.g. 'you want to')")
+    clause_breaks: list[str] = Field(
+        default_factory=list, description="where a sentence splits into clauses (the break starts the next clause)")
+    fallback: list[str] = Field(default_factory=list, description="a clause that asks only if the first request fails")
+    negation: list[str] = Field(default_factory=list, description="a clause that says the customer does not want something")
+    request_cues: list[str] = Field(
+        default_factory=list, description="a clause that asks for something has one of these (none listed: every clause asks)")
+
+
+@dataclass(frozen=True)
+class Clause:
+    text: str
+    role: str
+    sentence: int
+    """Index of the sentence it came from, in the customer's words."""
+
+
+_PARENTHESES = re.compile(r"\([^()]*\)|\{[^{}]*\}|\[[^\[\]]*\]")
+_SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
+
+
+@cache
+def _compiled(patterns: tuple[str, ...]) -> re.Pattern | None:
+    return re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE) if patterns else None
+
+
+def _matches(patterns: Sequence[str], text: str) -> bool:
+    pattern = _compiled(tuple(patterns))
+    return pattern is not None and pattern.search(text) is not None
+
+
+def _clauses_of(sentence: str, language: RequestLanguage) -> list[str]:
+    breaks = _compiled(tuple(language.clause_breaks))
+    if breaks is None:
+        return [sentence]
+    starts = sorted({0} | {match.start() for match in breaks.finditer(sentence) if match.start() > 0})
+    return [sentence[start:end].strip(" ,;") for start, end in zip(starts, [*starts[1:], len(sentence)])]
+
+
+def split_request(texts: Sequence[str], languages: dict[str, RequestLanguage]) -> list[Clause]:
+    """The customer's words as clauses with their roles (see the module's docstring). Deterministic;
+    with no languages configured every sentence is one `request` clause."""
+    whole = "\n".join(text for text in texts if text.strip())
+    whole = _PARENTHESES.sub(" ", _PARENTHESES.sub(" ", whole))  # asides: simulator notes, item options
+    clauses: list[Clause] = []
+    for number, sentence in enumerate(part.strip() for part in _SENTENCES.split(whole)):
+        if len(sentence.split()) < 2:
+            continue
+        for language in languages.values():
+            if _matches(language.identity, sentence) and language.request_start:
+                start = re.search(language.request_start, sentence, re.IGNORECASE)
+                if start is not None and start.start() > 0:
+                    clauses.append(Clause(sentence[: start.start()].strip(" ,;"), "boilerplate", number))
+                    sentence = sentence[start.start():]
+                break
+        for text in _clauses_of(sentence, languages[next(iter(languages))]) if languages else [sentence]:
+            if len(text.split()) >= 2:
+                clauses.append(Clause(text, _role(text, languages), number))
+    if not clauses and whole.strip():  # a word or two: the request itself
+        clauses.append(Clause(whole.strip(), "request", 0))
+    return clauses
+
+
+def _role(text: str, languages: dict[str, RequestLanguage]) -> str:
+    for language in languages.values():
+        if _matches(language.identity, text) and not re.search(language.request_start or "$^", text, re.IGNORECASE):
+            return "boilerplate"
+        if _matches(language.boilerplate, text):
+            return "boilerplate"
+        if _matches(language.negation, text):
+            return "negated"
+        if _matches(language.fallback, text):
+            return "fallback"
+        if language.request_cues and not _matches(language.request_cues, text):
+            return "context"
+    return "request"
