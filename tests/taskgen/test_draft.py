@@ -128,7 +128,7 @@ def test_return_window_negative_moves_delivery_outside_window(drafted, domain):
 
 
 def test_over_limit_refund_boundary(drafted, domain):
-    from taskgen.domains.retail.plans import cross_boundary
+    from taskgen.domains.retail.negatives import cross_boundary
     from taskgen.domains.retail.rules import decide
 
     _, _, seed, pair = _pair(drafted, "s-refund")
@@ -275,7 +275,7 @@ def test_a_relative_date_that_the_seed_contradicts_is_asked(domain, taxonomy, ph
 
 
 def test_other_customer_negative_moves_the_order_to_a_real_customer_everywhere(domain):
-    from taskgen.domains.retail.plans import cross_boundary
+    from taskgen.domains.retail.negatives import cross_boundary
     from taskgen.seeds import freeze_seed
 
     from retail_fixtures import CLOCK, make_state
@@ -380,7 +380,7 @@ def test_a_pair_that_one_reply_passes_on_both_sides_does_not_discriminate():
     """An order-status answer and a refusal both only reply: without a check on what the reply says,
     one reply passes both, so such a negative is not drafted (the pair is a stub)."""
     from taskgen.domains import Plan
-    from taskgen.domains.retail.plans import discriminates
+    from taskgen.domains.retail.negatives import discriminates
 
     reply = Expectation(check="reply_sent")
     inform = Plan(expectations=[reply], forbidden_tools=["refund_order"])
@@ -504,7 +504,8 @@ def test_a_write_asked_for_only_under_a_condition_the_seed_cannot_decide_is_not_
     assert positive.rubric and "only as it holds" in positive.rubric[0]  # not "does the reply confirm the cancellation"
     # a refusal passes such a positive too: its negative is a stub saying why, never a pair that cannot discriminate
     negative = _draft_one(make_session("s-c", words, "cus_1001", ["#W1000002"]), domain, taxonomy, intent="cancellation").negative
-    assert negative.boundary == "none" and "condition the seed cannot decide" in negative.review_questions[0]
+    assert negative.boundary == "none"
+    assert any("condition the seed cannot decide" in question for question in negative.review_questions)
     outright = _draft_one(make_session("s-o", "Please cancel my order #W1000002.", "cus_1001", ["#W1000002"]), domain, taxonomy,
                           intent="cancellation").positive
     assert outright.required_tools == ["cancel_order"]

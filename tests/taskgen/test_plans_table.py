@@ -6,7 +6,8 @@ import pytest
 
 from ingest.models import DeploySignal, EscalationSignal, Signals, ToolCall
 from taskgen.classify import Classification
-from taskgen.domains.retail.plans import _RUBRIC, action_named_in, boundary_question, incident_action, plan_for
+from taskgen.domains.retail.negatives import boundary_question
+from taskgen.domains.retail.plans import _RUBRIC, action_named_in, incident_action, plan_for
 from taskgen.domains.retail.rules import Decision
 from taskgen.task import Expectation
 
@@ -160,7 +161,7 @@ def _diff(before, after):
 
 
 def test_each_boundary_moves_exactly_what_it_names(domain):
-    from taskgen.domains.retail.plans import cross_boundary
+    from taskgen.domains.retail.negatives import cross_boundary
     from taskgen.seeds import format_timestamp, freeze_seed
 
     from retail_fixtures import CLOCK

@@ -80,7 +80,7 @@ def test_refund_on_another_schema_reads_its_roles(domain, taxonomy):
 
 
 def test_over_limit_move_keeps_lines_and_payment_in_currency_units(domain, taxonomy):
-    from taskgen.domains.retail.plans import cross_boundary
+    from taskgen.domains.retail.negatives import cross_boundary
 
     seed = _variant_seed()
     moved, _ = cross_boundary("auto_refund_limit", seed, "PO-000001", {"customer_id": "cus_1001"}, domain.policy)
@@ -167,7 +167,7 @@ def test_where_the_shop_keeps_no_dates_a_refused_order_is_moved_to_delivered(dom
 
 
 def test_a_shop_with_dates_is_never_moved_by_status_alone(domain):
-    from taskgen.domains.retail.plans import cross_boundary
+    from taskgen.domains.retail.negatives import cross_boundary
 
     assert cross_boundary("delivered", _variant_seed(), "PO-000002", {"customer_id": "cus_1001"}, domain.policy) is None
 

@@ -73,7 +73,7 @@ def test_cross_replay_flags_pairs_that_accept_the_same_behaviour(drafted, domain
     assert results[refund.positive.task_id].partner_reference_passed is False
     assert results[refund.negative.task_id].partner_reference_passed is False
     assert results[refund.positive.task_id].verdict == results[refund.negative.task_id].verdict == "works"
-    # the rollback's negative crosses a boundary that changes the answer (plans.discriminates), so the pair discriminates;
+    # the rollback's negative crosses a boundary that changes the answer (negatives.discriminates), so the pair discriminates;
     # a pair that accepts the same behaviour is flagged (test_a_negative_that_accepts_the_positives_behaviour_flags_the_pair)
     rollback = by_session["s-rollback"]
     for task in (rollback.positive, rollback.negative):

@@ -17,7 +17,7 @@ from ingest.state_mapping import StateMapping
 from ingest.models import Session, StateRows, ToolCall
 from taskgen.classify import Classification
 from taskgen.domains import Agent, NegativePlan, Plan
-from taskgen.domains.retail import agents, canary, grader, identity, plans, reference
+from taskgen.domains.retail import agents, canary, grader, identity, negatives, plans, reference
 from taskgen.domains.retail.environment import TOOLS, WRITE_TOOLS, RetailEnvironment
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.rules import order_ids_in, refunded_cents
@@ -72,7 +72,7 @@ class RetailDomain:
     def plan_negative(
         self, prompt: str, intent: str, seed: Seed, actor: dict[str, str], positive: Plan, policy: RetailPolicy
     ) -> NegativePlan:
-        return plans.plan_negative(prompt, intent, seed, actor, positive, policy)
+        return negatives.plan_negative(prompt, intent, seed, actor, positive, policy)
 
     def seed_schema(self, mapping: StateMapping, entity_patterns: dict[str, EntityRule]) -> dict[str, Any]:
         """Where orders, customers and their fields live in the mapped product (checked now: a role

@@ -1,0 +1,278 @@
+"""Draft the negative of a retail task: the positive's seed moved across one policy boundary (or its words
+changed), so a correct agent behaves differently and the positive's behaviour fails it."""
+
+from __future__ import annotations
+
+import copy
+from datetime import timedelta
+
+from ingest.models import StateRows
+from taskgen.domains import NegativePlan, Plan
+from taskgen.domains.retail import identity
+from taskgen.domains.retail.policy import RetailPolicy
+from taskgen.domains.retail.plans import ACTION_KINDS, plan_for
+from taskgen.domains.retail.rules import asks_outside_tools, customer_orders, decide, requested_order_id
+from taskgen.domains.retail.schema import RetailSchema
+from taskgen.seeds import Seed, format_timestamp, parse_timestamp
+
+
+def _shift(value: object, delta: timedelta) -> str | None:
+    return format_timestamp(parse_timestamp(str(value)) + delta) if value else None
+
+
+def cross_boundary(
+    boundary: str, seed: Seed, order_id: str | None, actor: dict[str, str], policy: RetailPolicy
+) -> tuple[StateRows, dict[str, str]] | None:
+    """(the seed's rows moved across one policy boundary, the requester), or None when the boundary has
+    nothing to move. Moves keep the seed coherent: placed < delivered < clock, items and payments add up
+    to the order's amount, an order changes owner everywhere it is listed."""
+    schema = RetailSchema.from_document(seed.domain_schema)
+    moved = copy.deepcopy(seed.state)
+    view = schema.canonical(moved)
+    clock = seed.clock_datetime
+    if boundary == "identity_not_verified":
+        return (moved, {}) if actor.get("customer_id") else None
+    if boundary == "outside_request":
+        # The same seed and requester; the words ask for more (plan_negative: negative_words).
+        return (moved, actor) if actor.get("customer_id") in view["customer"] else None
+    if boundary == "order_in_transit":
+        mine = [row for row in customer_orders(view, actor.get("customer_id")) if row.get("status") not in policy.address_change.escalate_when_order_status_in]
+        if not mine or not policy.address_change.escalate_when_order_status_in:
+            return None
+        target = str(mine[-1]["id"])
+        schema.set_field(moved, "order", target, "status", policy.address_change.escalate_when_order_status_in[0])
+        schema.set_field(moved, "order", target, "delivered_at", None)
+        return moved, actor
+    order = view["order"].get(order_id or "")
+    if order is None:
+        return None
+    if boundary == "identity_verified":
+        # The way back across identity: the same request from the signed-in owner of the order.
+        owner = order.get("customer_id")
+        if actor.get("customer_id") in view["customer"] or owner not in view["customer"]:
+            return None
+        return moved, {"customer_id": str(owner)}
+    if boundary == "return_window":
+        if not schema.column("order", "delivered_at") or not policy.returnable_statuses:
+            return None
+        late = clock - timedelta(days=policy.return_window_days + 7)
+        placed, delivered = order.get("created_at"), order.get("delivered_at")
+        gap = parse_timestamp(str(delivered)) - parse_timestamp(str(placed)) if placed and delivered else timedelta(days=3)
+        schema.set_field(moved, "order", order_id, "status", policy.returnable_statuses[0])
+        schema.set_field(moved, "order", order_id, "delivered_at", format_timestamp(late))
+        if placed:
+            schema.set_field(moved, "order", order_id, "placed_at", format_timestamp(late - max(gap, timedelta(days=1))))
+        return moved, actor
+    if boundary == "auto_refund_limit":
+        old = order.get("total_cents")
+        new = policy.auto_refund_limit_cents + 5000
+        if not old or not schema.set_field(moved, "order", order_id, "amount", new):
+            return None
+        items = schema.rows_of_order(moved, "order_item", order_id)
+        for index, item_id in enumerate(items):
+            price = schema.field(moved, "order_item", item_id, "price") or 0
+            share = new - sum(round((schema.field(seed.state, "order_item", other, "price") or 0) * new / old) for other in items[:-1]) if index == len(items) - 1 else round(price * new / old)
+            schema.set_field(moved, "order_item", item_id, "price", share)
+        for payment_id in schema.rows_of_order(moved, "payment", order_id):
+            schema.set_field(moved, "payment", payment_id, "amount", new)
+        refunds = set(schema.rows_of_order(moved, "refund", order_id))
+        refund_kind = schema.kinds["refund"]
+        if refunds:
+            moved[refund_kind] = {key: row for key, row in moved[refund_kind].items() if key not in refunds}
+        return moved, actor
+    if boundary == "recently_delivered":
+        # The way back across the window: a refused order made one a correct agent must act on.
+        if not schema.column("order", "delivered_at") or not policy.returnable_statuses:
+            return None
+        delivered = clock - timedelta(days=max(policy.return_window_days // 2, 1))
+        schema.set_field(moved, "order", order_id, "status", policy.returnable_statuses[0])
+        schema.set_field(moved, "order", order_id, "delivered_at", format_timestamp(delivered))
+        schema.set_field(moved, "order", order_id, "placed_at", format_timestamp(delivered - timedelta(days=3)))
+        return moved, actor
+    if boundary == "delivered":
+        # The way across where the shop keeps no delivery date (recently_delivered moves one): the status only.
+        if schema.column("order", "delivered_at") or not policy.returnable_statuses:
+            return None
+        schema.set_field(moved, "order", order_id, "status", policy.returnable_statuses[0])
+        return moved, actor
+    if boundary == "cancellable":
+        if not policy.cancellable_statuses:
+            return None
+        schema.set_field(moved, "order", order_id, "status", policy.cancellable_statuses[0])
+        schema.set_field(moved, "order", order_id, "delivered_at", None)
+        return moved, actor
+    if boundary == "not_delivered":
+        if not policy.cancellable_statuses:
+            return None
+        schema.set_field(moved, "order", order_id, "status", policy.cancellable_statuses[-1])
+        schema.set_field(moved, "order", order_id, "delivered_at", None)
+        return moved, actor
+    if boundary == "not_cancellable":
+        shipped = policy.address_change.escalate_when_order_status_in
+        if not shipped:
+            return None
+        schema.set_field(moved, "order", order_id, "status", shipped[0])
+        schema.set_field(moved, "order", order_id, "delivered_at", None)
+        return moved, actor
+    if boundary == "other_customer":
+        return _give_to_other_customer(moved, schema, order_id, actor)
+    return None
+
+
+def _give_to_other_customer(
+    moved: StateRows, schema: RetailSchema, order_id: str, actor: dict[str, str]
+) -> tuple[StateRows, dict[str, str]] | None:
+    """The order belongs to another real customer of the seed (never a made-up one), everywhere:
+    its owner column and any list of order ids on either customer's row."""
+    customers = moved.get(schema.kinds["customer"], {})
+    others = sorted(customer_id for customer_id in customers if customer_id != actor.get("customer_id"))
+    if not others:
+        return None
+    owner = others[0]
+    schema.set_field(moved, "order", order_id, "customer", owner)
+    mine = customers.get(actor.get("customer_id", ""), {})
+    for column, value in mine.items():
+        if isinstance(value, list) and order_id in value:
+            mine[column] = [item for item in value if item != order_id]
+            listed = customers[owner].get(column)
+            customers[owner][column] = [*(listed if isinstance(listed, list) else []), order_id]
+    return moved, actor
+
+
+def boundary_question(boundary: str, policy: RetailPolicy) -> str:
+    questions = {
+        "return_window": f"The policy allows {policy.return_window_days} days after delivery: is day "
+        f"{policy.return_window_days} itself inside the window, and how many days is inside it?",
+        "auto_refund_limit": f"Is a refund of exactly {policy.auto_refund_limit_cents} cents still automatic, "
+        "or does it need a human?",
+        "not_delivered": "Can an order that has not been delivered be refunded or returned, or only cancelled?",
+        "not_cancellable": f"Only {', '.join(policy.cancellable_statuses)} orders can be cancelled: should a shipped "
+        "order get a decline or a return offer?",
+        "other_customer": "Should the agent act on, or disclose, an order that belongs to another customer?",
+        "order_in_transit": "May the customer change the address while an order is on its way, or must a human decide?",
+        "recently_delivered": f"Delivered {max(policy.return_window_days // 2, 1)} days ago, the order is inside the "
+        f"{policy.return_window_days}-day window: must the agent act on it now?",
+        "delivered": "The order is delivered (the shop keeps no delivery date, so no return window applies): must the agent act on it now?",
+        "cancellable": f"An order still {policy.cancellable_statuses[0] if policy.cancellable_statuses else 'open'} "
+        "can be cancelled: must the agent cancel it now?",
+        "identity_verified": "Signed in as the order's owner, the same request is theirs to make: must the agent act on it now?",
+        "identity_not_verified": "The requester is not signed in and cannot give the e-mail or zip code that would "
+        "verify them: may the agent act on, or hand on, an account request before the identity is verified?",
+        "outside_request": "The customer also asks for a change only a human can make: must the agent hand the "
+        "request to a human instead of answering it alone?",
+    }
+    return questions[boundary]
+
+
+ORDER_INDEPENDENT_BOUNDARIES = ("identity_not_verified", "order_in_transit", "outside_request")
+REPLY_CONTENT_CHECKS = ("reply_states_status", "reply_withholds", "reply_refuses")
+
+
+def discriminates(positive: Plan, negative: Plan) -> bool:
+    """Code can tell the two answers apart: one requires a tool the other forbids, or their checks on
+    what the reply says differ. (A positive that only replies and a negative that only replies can both
+    be passed by one reply, whatever the rules behind them.)"""
+    tools = set(positive.required_tools) & set(negative.forbidden_tools) or set(negative.required_tools) & set(positive.forbidden_tools)
+    content = {item.describe() for item in positive.expectations if item.check in REPLY_CONTENT_CHECKS} != {
+        item.describe() for item in negative.expectations if item.check in REPLY_CONTENT_CHECKS
+    }
+    return bool(tools) or content
+
+
+def _customer_row(seed: Seed, schema: RetailSchema, customer_id: str | None) -> dict | None:
+    """The product's own row of the customer (its names, e-mail and zip as the product keeps them)."""
+    return seed.state.get(schema.kinds["customer"], {}).get(customer_id or "")
+
+
+def _outside_sentence(policy: RetailPolicy) -> str | None:
+    """A request only a human can carry out, in the customer's words: the policy's first one-word phrase."""
+    verbs = [phrase for phrase in policy.requests_outside_tools if len(phrase.split()) == 1]
+    return f"I would also like to {verbs[0]} one of the items of my order for another one." if verbs else None
+
+
+def negative_words(
+    boundary: str, prompt: str, scope: str, seed: Seed, actor: dict[str, str], requester: dict[str, str], policy: RetailPolicy
+) -> str | None:
+    """The negative's words when its boundary is crossed in what the customer says ('' = the positive's);
+    None when they cannot be changed to cross it.
+
+    identity_not_verified: a requester the words identified (name with e-mail or zip, `identity.py`) can
+    no longer give the e-mail or zip; one the session signed in is simply not signed in. identity_verified:
+    the owner's name and e-mail are said. outside_request: a change only a human can make is asked too."""
+    schema = RetailSchema.from_document(seed.domain_schema)
+    customers = seed.state.get(schema.kinds["customer"], {})
+    body = prompt[len(scope):].lstrip() if scope and prompt.startswith(scope) else prompt
+    head = f"{scope}\n\n" if scope and prompt.startswith(scope) else ""
+    if boundary == "identity_not_verified":
+        row = _customer_row(seed, schema, actor.get("customer_id"))
+        if row is None or not identity.gives_identity(body, row):
+            return "" if identity.identified_customer(body, customers) is None else None
+        changed = identity.without_identity(body, row)
+        return head + changed if identity.identified_customer(changed, customers) is None else None
+    if boundary == "identity_verified":
+        row = _customer_row(seed, schema, requester.get("customer_id"))
+        if row is None:
+            return None
+        changed = identity.with_identity(body, row)
+        if changed is None or identity.identified_customer(changed, customers) != requester.get("customer_id"):
+            return ""  # the session signs the owner in; nothing of it is in the words
+        return head + changed
+    if boundary == "outside_request":
+        sentence = _outside_sentence(policy)
+        return f"{prompt.rstrip()} {sentence}" if sentence and not asks_outside_tools(prompt, policy) else None
+    return ""
+
+
+def plan_negative(
+    prompt: str, intent: str, seed: Seed, actor: dict[str, str], positive: Plan, policy: RetailPolicy
+) -> NegativePlan:
+    """Same request on a seed across the first boundary that changes what the agent must do (the
+    request's words change only where the boundary is in them: identity, a request only a human can do)."""
+    schema = RetailSchema.from_document(seed.domain_schema)
+    clock = seed.clock_datetime
+    order_id = positive.target.get("order_id")
+    view = schema.canonical(seed.state)
+    positive_decision = decide(intent, prompt, view, actor, clock, policy, order_id)
+    boundaries = list(policy.boundaries.get(intent, ()))
+    if positive_decision.action in ACTION_KINDS and not positive.required_tools:
+        # The positive's write hangs on a condition a person decides (plan_positive): a refusal or an
+        # answer alone passes it too, so no moved seed makes a negative it does not accept.
+        boundaries = []
+    if order_id and requested_order_id(prompt, view, actor, schema) != order_id:
+        # The request does not tell which of the customer's orders it means (by id or by its items):
+        # a move of that order would ask the agent to guess it; only a boundary that holds for every
+        # order is crossed.
+        boundaries = [boundary for boundary in boundaries if boundary in ORDER_INDEPENDENT_BOUNDARIES]
+    for boundary in boundaries:
+        crossed = cross_boundary(boundary, seed, order_id, actor, policy)
+        if crossed is None:
+            continue
+        moved, requester = crossed
+        words = negative_words(boundary, prompt, positive.scope, seed, actor, requester, policy)
+        if words is None:
+            continue
+        said = words or prompt
+        view = schema.canonical(moved)
+        decision = decide(intent, said, view, requester, clock, policy, order_id)
+        plan = plan_for(decision, view, requester.get("customer_id"), target_order_id=order_id, prompt=said)
+        if decision.action != positive_decision.action and discriminates(positive, plan):
+            return NegativePlan(
+                **plan.model_dump(exclude={"target"}), target=positive.target, state=moved, actor=requester,
+                boundary=boundary, boundary_question=boundary_question(boundary, policy), prompt=words,
+            )
+    # No boundary to cross: a stub, labelled, out of health figures and releases until a person writes
+    # it. It expects nothing a reader could take for a judgement on the positive's own request.
+    return NegativePlan(
+        expectations=[],
+        rubric=["Judge: nothing yet: this negative is a stub; a person writes its request and what a correct agent does with it."],
+        target=positive.target,
+        review_questions=[
+            "The positive's write depends on a condition the seed cannot decide, so no boundary makes a negative it does not "
+            "accept; write the negative by hand once the condition is settled."
+            if positive_decision.action in ACTION_KINDS and not positive.required_tools else
+            f"No policy boundary of intent '{intent}' could be crossed on this seed; write the negative by hand."],
+        state=copy.deepcopy(seed.state),
+        actor=actor,
+        boundary="none",
+        boundary_question="Which request on this seed must the agent refuse?",
+    )
