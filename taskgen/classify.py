@@ -16,7 +16,7 @@ from ingest.models import Session, sha256_hex
 from taskgen import meaning
 from taskgen.contacts import LaterSession
 from taskgen.meaning import IntentScores, MeaningModel
-from taskgen.requests import Clause, RequestLanguage, split_request
+from taskgen.requests import Clause, RequestLanguage, is_later_ask, negated_phrase, split_request
 
 OUTCOMES: tuple[str, ...] = ("rolled_back", "escalated", "errored", "failed", "resolved")
 """Outcomes in precedence order: the first that applies wins."""
@@ -180,6 +180,7 @@ class _Intent(BaseModel):
     several: bool = False
     executed: list[str] = Field(default_factory=list, description="the action intents the agent's calls carried out, in order")
     conflict: bool = False
+    passed_over: list[str] = Field(default_factory=list, description="earlier asks the first action request came after")
 
 
 TOOL_CONFIRM_WEIGHT = 0.1
@@ -256,12 +257,18 @@ def _classify_intent(session: Session, taxonomy: Taxonomy) -> _Intent:
             roles[i] = "consequence"
     actions = _actions(taxonomy)
     clear = [model is None or meaning.confidence(row) >= taxonomy.intent_confidence_threshold for row in rows]
-    # the first clear request for an action; else the first request for an action or a clear one; else any
-    order = [("request", True, True), ("fallback", True, True), ("request", None, None), ("request", False, False),
+    # "I never want to cancel my entire order": no clause asking for what the customer refuses is the primary request
+    refused = {_keyword_intent([phrase], set(), taxonomy)[0] for phrase in (
+        negated_phrase(clause.text, taxonomy.request_language) for clause, role in zip(clauses, roles) if role == "negated")
+        if phrase} & actions
+    # the first clear request for an action; else the first request for an action or a clear one; a fallback only
+    # when no request asks for anything; else anything
+    order = [("request", True, True), ("request", None, None), ("fallback", True, True), ("request", False, False),
              ("fallback", True, False), ("fallback", False, False), ("consequence", False, False),
              ("context", True, False), ("context", False, False)]
-    primary = next((i for role, need, sure in order for i in range(len(clauses)) if roles[i] == role and (
-        (best[i] in actions or clear[i]) if need is None else (not need or best[i] in actions) and (not sure or clear[i]))), None)
+    primary = next((i for role, need, sure in order for i in range(len(clauses)) if roles[i] == role and best[i] not in refused
+                    and ((best[i] in actions or clear[i]) if need is None else (not need or best[i] in actions) and (not sure or clear[i]))),
+                   None)
     if model is not None and primary is not None and not clear[primary]:  # a vague request, read with its story
         story = [i for i in range(primary) if roles[i] == "context"][-2:]
         if story:
@@ -274,6 +281,8 @@ def _classify_intent(session: Session, taxonomy: Taxonomy) -> _Intent:
                 rows[primary], nearest[primary], keyword[primary] = row, near, (hint, hint_evidence)
                 best[primary] = intents[max(range(len(row)), key=lambda k: (row[k], -k))]
     evidence = [f"rule:{roles[i]}_clause:{i}" for i in range(len(clauses)) if roles[i] != "request" and len(clauses) > 1]
+    evidence += [f"rule:conditional_clause:{i}" for i in range(len(clauses)) if clauses[i].conditional and roles[i] == "request"]
+    evidence += [f"rule:negated_intent:{intent}" for intent in sorted(refused)]
     evidence += [f"tool:{tool}" for tool in _action_tools(session, taxonomy)]
     threshold = taxonomy.intent_confidence_threshold
     if primary is None:  # the words ask nothing: the calls say what was wanted, else the fallback
@@ -303,16 +312,31 @@ def _classify_intent(session: Session, taxonomy: Taxonomy) -> _Intent:
     others = [value for n, value in enumerate(scored) if n != k]
     margin = scored[k] - max(others) if others and model is not None else None
     runner_up = intents[max((n for n in range(len(scored)) if n != k), key=lambda n: (scored[n], -n))] if others else None
-    asked = {best[i] for i in range(len(clauses)) if (roles[i] in asking and (  # clear on its own, or its keywords agree
+    # A fallback is what to do if the primary request fails: a second request only when it asks for another intent
+    # and the primary request is itself under a condition (two branches, the words cannot say which one held).
+    branching = roles[primary] == "request" and clauses[primary].conditional
+    counted = [i for i in range(len(clauses)) if roles[i] == "request" or (roles[i] == "fallback" and branching)]
+    asked = {best[i] for i in range(len(clauses)) if (i in counted and (  # clear on its own, or its keywords agree
         model is None or meaning.confidence(rows[i]) >= taxonomy.request_confidence or keyword[i][0] == best[i]))
-        or (roles[i] == "context" and model is not None and meaning.confidence(rows[i]) >= taxonomy.request_confidence)}
-    asked = set(_action_requests(asked | {intent}, taxonomy))
+        or (roles[i] == "context" and model is not None and meaning.confidence(rows[i]) >= taxonomy.request_confidence)
+        or (roles[i] == "fallback" and branching)}
+    asked = set(_action_requests(asked - refused | {intent}, taxonomy))
+    # The first request rule, never silently broken: an earlier ask passed over (a question about the order, say)
+    # or a primary request that says it comes later ("Lastly, …") makes the session one of several requests.
+    skipped = [i for i in range(primary) if roles[i] == "request" and best[i] not in refused]
+    evidence += [f"rule:skipped_request:{i}" for i in skipped]
+    later_ask = is_later_ask(clauses[primary].text, taxonomy.request_language) and primary > 0
+    if later_ask:
+        evidence.append(f"rule:later_ask:{primary}")
     done = set(executed)
     conflict = bool(executed) and intent not in done
-    several = len(asked) >= 2 or len(done) >= 2 or (not conflict and len(asked | done) >= 2)
+    several = (len(asked) >= 2 or len(done) >= 2 or (not conflict and len(asked | done) >= 2) or bool(skipped) or later_ask)
+    asked |= {best[i] for i in skipped}
+    passed_over = [*(f"clause {i}" for i in skipped), *([f"'later' wording in clause {primary}"] if later_ask else [])]
     return _Intent(intent=intent, evidence=list(dict.fromkeys(evidence)), confidence=round(confidence, 4),
                    runner_up=runner_up, margin=None if margin is None else round(margin, 4),
-                   requests=sorted(asked | done), several=several, executed=executed, conflict=conflict)
+                   requests=sorted(asked | done), several=several, executed=executed, conflict=conflict,
+                   passed_over=passed_over)
 
 
 def _doubts(found: _Intent, taxonomy: Taxonomy) -> tuple[list[str], str]:
@@ -326,7 +350,8 @@ def _doubts(found: _Intent, taxonomy: Taxonomy) -> tuple[list[str], str]:
         reasons.append(f"is only {found.margin:.2f} ahead of '{found.runner_up}' (less than {taxonomy.intent_min_margin:.2f})")
     if found.several:
         because.append("several_requests")
-        reasons.append(f"is one of several requests in the session ({', '.join(found.requests)})")
+        reasons.append(f"is one of several requests in the session ({', '.join(found.requests)})" + (
+            f", asked after an earlier one ({', '.join(found.passed_over)})" if found.passed_over else ""))
     if found.conflict:
         because.append("text_tool_conflict")
         reasons.append(f"is what the customer's words ask for, but the agent's calls carried out {', '.join(found.executed)}")
