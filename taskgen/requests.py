@@ -55,6 +55,8 @@ class RequestLanguage(BaseModel):
                                           "else a conditional request")
     failure: list[str] = Field(
         default_factory=list, description="a condition saying the request cannot be done ('is not available', 'cannot')")
+    question: list[str] = Field(
+        default_factory=list, description="a clause asking to be told something ('you want to know …', '… ?')")
     later_ask: list[str] = Field(
         default_factory=list, description="a clause saying it is not the first ask ('Lastly, …', 'After this, …')")
     negation: list[str] = Field(default_factory=list, description="a clause that says the customer does not want something")
@@ -150,3 +152,8 @@ def negated_phrase(text: str, languages: dict[str, RequestLanguage]) -> str | No
 def is_later_ask(text: str, languages: dict[str, RequestLanguage]) -> bool:
     """The clause says it is not the customer's first ask ("Lastly, you want to …")."""
     return any(_matches(language.later_ask, text) for language in languages.values())
+
+
+def is_question(text: str, languages: dict[str, RequestLanguage]) -> bool:
+    """The clause asks to be told something rather than for something to be done."""
+    return any(_matches(language.question, text) for language in languages.values())

@@ -93,7 +93,7 @@ def test_the_agents_calls_do_not_override_the_customers_words(taxonomy):
     text = "I want to return the headphones from order #W1000002, they hurt my ears."
     cancel = ToolCall(name="cancel_pending_order", arguments={"order_id": "#W1000002"})
     c = classify(make_session("p", text, "cus_1001", ["#W1000002"], [cancel]), taxonomy)
-    assert (c.intent, c.executed_action) == ("return_label", "cancellation")
+    assert (c.intent, c.executed_actions) == ("return_label", ["cancellation"])
     assert c.uncertain and "text_tool_conflict" in c.uncertain_because and c.intent_confidence < 1.0
     assert "carried out cancellation" in c.review_questions[0]
     agreeing = ToolCall(name="return_delivered_order_items", arguments={"order_id": "#W1000002"})
@@ -106,5 +106,5 @@ def test_vague_words_leave_the_intent_to_the_calls(taxonomy):
     vague = "Hi, it's about my order #W1000001 from last week."
     call = ToolCall(name="exchange_delivered_order_items", arguments={"order_id": "#W1000001"})
     c = classify(make_session("p", vague, "cus_1001", ["#W1000001"], [call]), taxonomy)
-    assert (c.intent, c.executed_action) == ("exchange", "exchange") and "rule:intent_from_tools" in c.evidence
+    assert (c.intent, c.executed_actions) == ("exchange", ["exchange"]) and "rule:intent_from_tools" in c.evidence
     assert "text_tool_conflict" not in c.uncertain_because

@@ -106,7 +106,8 @@ def test_two_conditional_branches_are_several_requests(taxonomy):
     assert "rule:conditional_clause:3" in c.evidence and "several_requests" in c.uncertain_because, (c.evidence, c.uncertain_because)
     # without the condition/failure split every "if" is a fallback: the return's branch was taken for a fallback
     old = _bare(taxonomy, condition=True, failure=True)
-    old.request_language["en"].fallback.append("^(?:but |and |also |so |then )?(?:if|in case)\\b")
+    english = old.request_language["en"]
+    old.request_language["en"] = english.model_copy(update={"fallback": [*english.fallback, "^(?:but |and |also |so |then )?(?:if|in case)\\b"]})
     assert "several_requests" not in classify(make_session("p", OFFICE, "cus_1001", []), old).uncertain_because
 
 
@@ -128,3 +129,53 @@ def test_persona_lines_are_boilerplate_and_a_later_request_is_not(taxonomy):
     later = "After this, you'd like to check the jigsaw you ordered"  # tau2-bench task 42 (review 09)
     assert _roles(taxonomy, "You want to check your address. " + later + ".")[-1] == ("request", later + "."), \
         _roles(taxonomy, later)
+
+
+# tau-bench retail test task 64 (review session 14): its gold calls exchange the delivered camera and modify the pending
+# order's same item: an order is delivered or pending, not both.
+CAMERA = "You are James Sanchez. You live in Chicago 60623. You want to exchange the camera for the highest resolution, " \
+         "waterproof camera that you can get with the previous purchaced price."
+
+
+def test_a_state_changing_call_is_a_state_change_whatever_its_name(taxonomy):
+    """Review sessions 11-20: tau's own tool names were not the taxonomy's, so 'no state change' was written
+    over sessions full of state-changing calls."""
+    call = ToolCall(name="modify_pending_order_address", arguments={"order_id": "#W1000002", "zip": "28243"})
+    c = classify(make_session("p", "Please change the shipping address of order #W1000002.", "cus_1001", ["#W1000002"],
+                              [call]), taxonomy)
+    assert ("traces", "tool:modify_pending_order_address", "action_done") in [(s.source, s.ref, s.kind) for s in c.signals]
+    assert not c.outcome_uncertain and not any("no state change" in q for q in c.review_questions), c.review_questions
+    read = ToolCall(name="get_order_details", arguments={"order_id": "#W1000002"})
+    only_read = classify(make_session("p", "Please change the shipping address of order #W1000002.", "cus_1001",
+                                      ["#W1000002"], [read]), taxonomy)
+    assert not any(s.kind == "action_done" for s in only_read.signals)
+
+
+def test_every_executed_action_is_kept(taxonomy):
+    """Review sessions 15, 16, 19: an address change and an item change, only the first was kept."""
+    calls = [ToolCall(name="modify_pending_order_address", arguments={"order_id": "#W1000002", "zip": "98187"}),
+             ToolCall(name="modify_pending_order_items", arguments={"order_id": "#W1000002", "item_ids": ["1"], "new_item_ids": ["2"]})]
+    text = "You want to change its address to your New York address. You also want to modify the silicone watch to a metal one."
+    c = classify(make_session("p", text, "cus_1001", ["#W1000002"], calls), taxonomy)
+    assert c.executed_actions == ["address_change", "exchange"], c.executed_actions
+    assert "conflicting_calls" not in c.outcome_uncertain_because  # different items: no conflict
+
+
+def test_conflicting_calls_on_the_same_items_make_the_outcome_doubtful(taxonomy):
+    calls = [ToolCall(name="exchange_delivered_order_items",
+                      arguments={"order_id": "#W1000003", "item_ids": ["4", "5"], "new_item_ids": ["6", "7"]}),
+             ToolCall(name="modify_pending_order_items",
+                      arguments={"order_id": "#W1000003", "item_ids": ["5"], "new_item_ids": ["8"]})]
+    c = classify(make_session("p", CAMERA, "cus_1001", ["#W1000003"], calls), taxonomy)
+    assert c.outcome_uncertain and "conflicting_calls" in c.outcome_uncertain_because, c.outcome_uncertain_because
+    assert any("call 0 exchange_delivered_order_items and call 1 modify_pending_order_items" in q for q in c.review_questions)
+    assert "#W1000003" not in " ".join(c.review_questions)
+    other_order = [calls[0], calls[1].model_copy(update={"arguments": {**calls[1].arguments, "order_id": "#W1000004"}})]
+    assert "conflicting_calls" not in classify(make_session("p", CAMERA, "cus_1001", ["#W1000003"], other_order),
+                                               taxonomy).outcome_uncertain_because
+
+
+def test_no_signal_at_all_is_an_unknown_outcome(taxonomy):
+    c = classify(make_session("p", "You want to exchange the water bottle for a bigger one.", "cus_1001", []), taxonomy)
+    assert c.outcome_uncertain_because == ["no_outcome_signal"]
+    assert any(q.startswith("Outcome unknown:") for q in c.review_questions), c.review_questions
