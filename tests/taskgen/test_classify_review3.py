@@ -97,6 +97,9 @@ def test_a_plain_fallback_to_another_intent_is_not_a_second_request(taxonomy):
     assert [role for role, _ in _roles(taxonomy, SHELF)][2:] == ["request", "fallback", "boilerplate"]
     c = classify(make_session("p", SHELF, "cus_1001", []), taxonomy)
     assert c.intent == "exchange" and "several_requests" not in c.uncertain_because, c.uncertain_because
+    # even when the first request is not clear (so that a second request would put it in question)
+    unsure = classify(make_session("p", SHELF, "cus_1001", []), taxonomy.model_copy(update={"intent_confidence_threshold": 0.999}))
+    assert "several_requests" not in unsure.uncertain_because, unsure.uncertain_because
 
 
 def test_two_conditional_branches_are_several_requests(taxonomy):
@@ -179,3 +182,33 @@ def test_no_signal_at_all_is_an_unknown_outcome(taxonomy):
     c = classify(make_session("p", "You want to exchange the water bottle for a bigger one.", "cus_1001", []), taxonomy)
     assert c.outcome_uncertain_because == ["no_outcome_signal"]
     assert any(q.startswith("Outcome unknown:") for q in c.review_questions), c.review_questions
+
+
+# tau2-bench retail task 85 (review session 17): the meaning model's nearest example is a return; the keyword
+# "exchange" moved the label.
+JACKET = "You name is Yusuf Hernandez and your email is yusuf.hernandez8836@example.com. You want to exchange your " \
+         "Fleece Jacket for a large red Fleece Jacket with a half zipper"
+# tau2-bench retail task 86 (review session 19): the jacket first, clearly; then the address.
+JACKET_AND_ADDRESS = "You name is Yusuf Hernandez and your email is yusuf.hernandez8836@example.com. You want to " \
+                     "exchange your Fleece Jacket to red color and half zipper. You also want to want to change your " \
+                     "default address to your Washington DC address."
+
+
+def test_the_meaning_model_disagreeing_makes_the_intent_uncertain(taxonomy):
+    c = classify(make_session("p", JACKET, "cus_1001", []), taxonomy)
+    assert c.intent == "exchange" and c.evidence[0].startswith("meaning:return_label:"), c.evidence
+    assert c.intent_confidence < taxonomy.meaning_disagrees_below
+    assert "meaning_disagrees" in c.uncertain_because and "nearest labelled example says ('return_label')" in c.review_questions[0]
+    assert "meaning_disagrees" not in classify(make_session("p", JACKET, "cus_1001", []),
+                                               taxonomy.model_copy(update={"meaning_disagrees_below": 0.0})).uncertain_because
+
+
+def test_a_clear_first_request_with_a_later_one_is_not_in_question(taxonomy):
+    calls = [ToolCall(name="modify_pending_order_items", arguments={"order_id": "#W1000002", "item_ids": ["1"], "new_item_ids": ["2"]}),
+             ToolCall(name="modify_user_address", arguments={"user_id": "yusuf", "city": "Washington"})]
+    c = classify(make_session("p", JACKET_AND_ADDRESS, "cus_1001", ["#W1000002"], calls), taxonomy)
+    assert c.intent == "exchange" and c.executed_actions == ["exchange", "address_change"]
+    assert "several_requests" not in c.uncertain_because, (c.intent_confidence, c.uncertain_because)
+    # the agent's first action being the second request puts the first in question
+    reversed_calls = classify(make_session("p", JACKET_AND_ADDRESS, "cus_1001", ["#W1000002"], calls[::-1]), taxonomy)
+    assert "several_requests" in reversed_calls.uncertain_because
