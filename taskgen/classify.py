@@ -16,7 +16,7 @@ from ingest.models import Session, sha256_hex
 from taskgen import meaning
 from taskgen.contacts import LaterSession
 from taskgen.meaning import IntentScores, MeaningModel
-from taskgen.requests import Clause, RequestLanguage, is_later_ask, is_question, negated_phrase, split_request
+from taskgen.requests import Clause, RequestLanguage, is_later_ask, is_question, negated_phrase, orders_the_asks, split_request
 
 OUTCOMES: tuple[str, ...] = ("rolled_back", "escalated", "errored", "failed", "resolved")
 """Outcomes in precedence order: the first that applies wins."""
@@ -346,8 +346,12 @@ def _classify_intent(session: Session, taxonomy: Taxonomy) -> _Intent:
     # Later requests after a clear first one that nothing passed over leave the intent in no doubt (it is the first
     # request by definition; cold review 3, sessions 16 and 19): several_requests flags only a first request in
     # question. The agent's first action, when there is one, must be that request too.
-    if several and not skipped and not later_ask and not branching and clear[primary] and executed[:1] in ([], [intent]) \
-            and set(executed) <= asked:  # and the agent did nothing the words did not ask for
+    # An instruction on which ask to say first ("first mention the modification then the address") puts the order of
+    # the words in question (cold review 3, session 15).
+    reordered = [i for i, clause in enumerate(clauses) if orders_the_asks(clause.text, taxonomy.request_language)]
+    evidence += [f"rule:ask_order:{i}" for i in reordered]
+    if several and not skipped and not later_ask and not branching and not reordered and clear[primary] \
+            and executed[:1] in ([], [intent]) and set(executed) <= asked:  # and the agent did nothing not asked for
         several = False
     asked |= {best[i] for i in skipped}
     passed_over = [*(f"clause {i}" for i in skipped), *([f"'later' wording in clause {primary}"] if later_ask else [])]

@@ -57,6 +57,9 @@ class RequestLanguage(BaseModel):
         default_factory=list, description="a condition saying the request cannot be done ('is not available', 'cannot')")
     question: list[str] = Field(
         default_factory=list, description="a clause asking to be told something ('you want to know …', '… ?')")
+    ask_order: list[str] = Field(
+        default_factory=list, description="an instruction on which ask to say first ('first mention the modification "
+                                          "then the address'): the order of the words is not the order asked")
     later_ask: list[str] = Field(
         default_factory=list, description="a clause saying it is not the first ask ('Lastly, …', 'After this, …')")
     negation: list[str] = Field(default_factory=list, description="a clause that says the customer does not want something")
@@ -157,3 +160,8 @@ def is_later_ask(text: str, languages: dict[str, RequestLanguage]) -> bool:
 def is_question(text: str, languages: dict[str, RequestLanguage]) -> bool:
     """The clause asks to be told something rather than for something to be done."""
     return any(_matches(language.question, text) for language in languages.values())
+
+
+def orders_the_asks(text: str, languages: dict[str, RequestLanguage]) -> bool:
+    """The clause tells which ask to say first ("first mention the modification then the address")."""
+    return any(_matches(language.ask_order, text) for language in languages.values())

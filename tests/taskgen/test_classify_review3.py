@@ -212,3 +212,24 @@ def test_a_clear_first_request_with_a_later_one_is_not_in_question(taxonomy):
     # the agent's first action being the second request puts the first in question
     reversed_calls = classify(make_session("p", JACKET_AND_ADDRESS, "cus_1001", ["#W1000002"], calls[::-1]), taxonomy)
     assert "several_requests" in reversed_calls.uncertain_because
+
+
+# tau-bench retail test task 72 (review session 15): told to mention the item change before the address.
+LAMP = ("You name is Ivan Khan and your zip code is 28243. You are polite, optimistic, organized. You made some mistake "
+        "and ordered an order sent to your son's address in Washington DC, and you want to modify it to your default "
+        "address in Charlotte (you do not want to mention it, but it is in your user profile the agent can look up) "
+        "because he is coming back home. You also want to adjust the desk lamp to be black color, and the backpack to "
+        "be medium size and polyester material instead. If multiple colors are available for the backpack, you prefer "
+        "grey. If the agent asks for payment method, you say GC initially, but if the agent does not allow it or asks "
+        "you to confirm it, you change your mind to PayPal, and decide to only modify the backpack. Make sure you briefly mention the two things at the same time "
+        "at the beginning, but first mention the modification then the address.")
+
+
+def test_an_instruction_on_which_ask_comes_first_keeps_several_requests(taxonomy):
+    calls = [ToolCall(name="modify_pending_order_address", arguments={"order_id": "#W1000002", "city": "Charlotte"}),
+             ToolCall(name="modify_pending_order_items", arguments={"order_id": "#W1000002", "item_ids": ["1"], "new_item_ids": ["2"]})]
+    c = classify(make_session("p", LAMP, "cus_1001", ["#W1000002"], calls), taxonomy)
+    assert any(item.startswith("rule:ask_order:") for item in c.evidence), c.evidence
+    assert "several_requests" in c.uncertain_because, c.uncertain_because
+    assert "several_requests" not in classify(make_session("p", LAMP, "cus_1001", ["#W1000002"], calls),
+                                              _bare(taxonomy, ask_order=True)).uncertain_because
