@@ -16,7 +16,7 @@ from ingest.models import Session, sha256_hex
 from taskgen import meaning
 from taskgen.contacts import LaterSession
 from taskgen.meaning import IntentScores, MeaningModel
-from taskgen.requests import Clause, RequestLanguage, split_request
+from taskgen.requests import Clause, RequestLanguage, is_later_ask, is_question, negated_phrase, orders_the_asks, split_request
 
 OUTCOMES: tuple[str, ...] = ("rolled_back", "escalated", "errored", "failed", "resolved")
 """Outcomes in precedence order: the first that applies wins."""
@@ -65,6 +65,12 @@ class Taxonomy(BaseModel):
         default=0.9, ge=0.0, le=1.0,
         description="a sentence of the request whose own intent confidence reaches this asks for that intent; "
                     "two action intents asked (or carried out by the agent's tools) make the session's intent uncertain",
+    )
+    meaning_disagrees_below: float = Field(
+        default=0.0, ge=0.0, le=1.001,
+        description="the intent is uncertain (meaning_disagrees) when the nearest labelled example of the primary request "
+                    "is of another intent (the keywords or the agent's calls moved the label) and the confidence is "
+                    "below this (0: never; above 1: always)",
     )
     action_intents: list[str] = Field(
         default_factory=list, description="the intents that ask for a change (none listed: every intent but the fallback)"
@@ -129,17 +135,21 @@ class Classification(BaseModel):
     uncertain: bool = False
     uncertain_because: list[str] = Field(
         default_factory=list,
-        description="low_confidence, small_margin, several_requests, text_tool_conflict: the rules that made the intent uncertain",
+        description="low_confidence, small_margin, several_requests, meaning_disagrees, text_tool_conflict: the rules that "
+                    "made the intent uncertain",
     )
-    executed_action: str | None = Field(
-        default=None, description="the intent of the first state-changing call the agent made (not the intent: what was done)"
+    executed_actions: list[str] = Field(
+        default_factory=list,
+        description="the intents of every state-changing call the agent made, in the order first called (not the intent: what was done)",
     )
     outcome_uncertain: bool = Field(
-        default=False, description="the outcome rests only on the agent's own word (or on nothing): low evidence"
+        default=False, description="the outcome rests only on the agent's own word (or on nothing), or the agent's "
+                                   "state-changing calls contradict each other: low evidence"
     )
     outcome_uncertain_because: list[str] = Field(
-        default_factory=list, description="claimed_success_only, no_outcome_signal: why the outcome has low evidence"
-    )
+        default_factory=list,
+        description="claimed_success_only, no_outcome_signal (the outcome is unknown), conflicting_calls: why the outcome "
+                    "has low evidence")
     signals: list[OutcomeSignal] = Field(default_factory=list, description="every outcome signal found, agreeing or not")
     review_questions: list[str] = Field(default_factory=list, description="conflicts and doubts for the task's reviewer")
 
@@ -180,6 +190,8 @@ class _Intent(BaseModel):
     several: bool = False
     executed: list[str] = Field(default_factory=list, description="the action intents the agent's calls carried out, in order")
     conflict: bool = False
+    passed_over: list[str] = Field(default_factory=list, description="earlier asks the first action request came after")
+    meaning_vote: str | None = Field(default=None, description="the intent of the primary request's nearest labelled example")
 
 
 TOOL_CONFIRM_WEIGHT = 0.1
@@ -256,12 +268,18 @@ def _classify_intent(session: Session, taxonomy: Taxonomy) -> _Intent:
             roles[i] = "consequence"
     actions = _actions(taxonomy)
     clear = [model is None or meaning.confidence(row) >= taxonomy.intent_confidence_threshold for row in rows]
-    # the first clear request for an action; else the first request for an action or a clear one; else any
-    order = [("request", True, True), ("fallback", True, True), ("request", None, None), ("request", False, False),
+    # "I never want to cancel my entire order": no clause asking for what the customer refuses is the primary request
+    refused = {_keyword_intent([phrase], set(), taxonomy)[0] for phrase in (
+        negated_phrase(clause.text, taxonomy.request_language) for clause, role in zip(clauses, roles) if role == "negated")
+        if phrase} & actions
+    # the first clear request for an action; else the first request for an action or a clear one; a fallback only
+    # when no request asks for anything; else anything
+    order = [("request", True, True), ("request", None, None), ("fallback", True, True), ("request", False, False),
              ("fallback", True, False), ("fallback", False, False), ("consequence", False, False),
              ("context", True, False), ("context", False, False)]
-    primary = next((i for role, need, sure in order for i in range(len(clauses)) if roles[i] == role and (
-        (best[i] in actions or clear[i]) if need is None else (not need or best[i] in actions) and (not sure or clear[i]))), None)
+    primary = next((i for role, need, sure in order for i in range(len(clauses)) if roles[i] == role and best[i] not in refused
+                    and ((best[i] in actions or clear[i]) if need is None else (not need or best[i] in actions) and (not sure or clear[i]))),
+                   None)
     if model is not None and primary is not None and not clear[primary]:  # a vague request, read with its story
         story = [i for i in range(primary) if roles[i] == "context"][-2:]
         if story:
@@ -274,6 +292,8 @@ def _classify_intent(session: Session, taxonomy: Taxonomy) -> _Intent:
                 rows[primary], nearest[primary], keyword[primary] = row, near, (hint, hint_evidence)
                 best[primary] = intents[max(range(len(row)), key=lambda k: (row[k], -k))]
     evidence = [f"rule:{roles[i]}_clause:{i}" for i in range(len(clauses)) if roles[i] != "request" and len(clauses) > 1]
+    evidence += [f"rule:conditional_clause:{i}" for i in range(len(clauses)) if clauses[i].conditional and roles[i] == "request"]
+    evidence += [f"rule:negated_intent:{intent}" for intent in sorted(refused)]
     evidence += [f"tool:{tool}" for tool in _action_tools(session, taxonomy)]
     threshold = taxonomy.intent_confidence_threshold
     if primary is None:  # the words ask nothing: the calls say what was wanted, else the fallback
@@ -303,16 +323,42 @@ def _classify_intent(session: Session, taxonomy: Taxonomy) -> _Intent:
     others = [value for n, value in enumerate(scored) if n != k]
     margin = scored[k] - max(others) if others and model is not None else None
     runner_up = intents[max((n for n in range(len(scored)) if n != k), key=lambda n: (scored[n], -n))] if others else None
-    asked = {best[i] for i in range(len(clauses)) if (roles[i] in asking and (  # clear on its own, or its keywords agree
+    # A fallback is what to do if the primary request fails: a second request only when it asks for another intent
+    # and the primary request is itself under a condition (two branches, the words cannot say which one held).
+    branching = roles[primary] == "request" and clauses[primary].conditional
+    counted = [i for i in range(len(clauses)) if roles[i] == "request" or (roles[i] == "fallback" and branching)]
+    asked = {best[i] for i in range(len(clauses)) if (i in counted and (  # clear on its own, or its keywords agree
         model is None or meaning.confidence(rows[i]) >= taxonomy.request_confidence or keyword[i][0] == best[i]))
-        or (roles[i] == "context" and model is not None and meaning.confidence(rows[i]) >= taxonomy.request_confidence)}
-    asked = set(_action_requests(asked | {intent}, taxonomy))
+        or (roles[i] == "context" and model is not None and meaning.confidence(rows[i]) >= taxonomy.request_confidence)
+        or (roles[i] == "fallback" and branching)}
+    asked = set(_action_requests(asked - refused | {intent}, taxonomy))
+    # The first request rule, never silently broken: an earlier ask passed over (a question about the order, say)
+    # or a primary request that says it comes later ("Lastly, …") makes the session one of several requests.
+    skipped = [i for i in range(primary) if roles[i] == "request" and best[i] not in refused and (
+        best[i] != intent or is_question(clauses[i].text, taxonomy.request_language))]
+    evidence += [f"rule:skipped_request:{i}" for i in skipped]
+    later_ask = is_later_ask(clauses[primary].text, taxonomy.request_language) and primary > 0
+    if later_ask:
+        evidence.append(f"rule:later_ask:{primary}")
     done = set(executed)
     conflict = bool(executed) and intent not in done
-    several = len(asked) >= 2 or len(done) >= 2 or (not conflict and len(asked | done) >= 2)
+    several = (len(asked) >= 2 or len(done) >= 2 or (not conflict and len(asked | done) >= 2) or bool(skipped) or later_ask)
+    # Later requests after a clear first one that nothing passed over leave the intent in no doubt (it is the first
+    # request by definition; cold review 3, sessions 16 and 19): several_requests flags only a first request in
+    # question. The agent's first action, when there is one, must be that request too.
+    # An instruction on which ask to say first ("first mention the modification then the address") puts the order of
+    # the words in question (cold review 3, session 15).
+    reordered = [i for i, clause in enumerate(clauses) if orders_the_asks(clause.text, taxonomy.request_language)]
+    evidence += [f"rule:ask_order:{i}" for i in reordered]
+    if several and not skipped and not later_ask and not branching and not reordered and clear[primary] \
+            and executed[:1] in ([], [intent]) and set(executed) <= asked:  # and the agent did nothing not asked for
+        several = False
+    asked |= {best[i] for i in skipped}
+    passed_over = [*(f"clause {i}" for i in skipped), *([f"'later' wording in clause {primary}"] if later_ask else [])]
     return _Intent(intent=intent, evidence=list(dict.fromkeys(evidence)), confidence=round(confidence, 4),
                    runner_up=runner_up, margin=None if margin is None else round(margin, 4),
-                   requests=sorted(asked | done), several=several, executed=executed, conflict=conflict)
+                   requests=sorted(asked | done), several=several, executed=executed, conflict=conflict,
+                   passed_over=passed_over, meaning_vote=nearest[primary].split(":")[0] if model is not None else None)
 
 
 def _doubts(found: _Intent, taxonomy: Taxonomy) -> tuple[list[str], str]:
@@ -326,7 +372,12 @@ def _doubts(found: _Intent, taxonomy: Taxonomy) -> tuple[list[str], str]:
         reasons.append(f"is only {found.margin:.2f} ahead of '{found.runner_up}' (less than {taxonomy.intent_min_margin:.2f})")
     if found.several:
         because.append("several_requests")
-        reasons.append(f"is one of several requests in the session ({', '.join(found.requests)})")
+        reasons.append(f"is one of several requests in the session ({', '.join(found.requests)})" + (
+            f", asked after an earlier one ({', '.join(found.passed_over)})" if found.passed_over else ""))
+    if found.meaning_vote and found.meaning_vote != found.intent and found.confidence < taxonomy.meaning_disagrees_below:
+        because.append("meaning_disagrees")
+        reasons.append(f"is not what the request's nearest labelled example says ('{found.meaning_vote}'): keywords or "
+                       "calls moved it")
     if found.conflict:
         because.append("text_tool_conflict")
         reasons.append(f"is what the customer's words ask for, but the agent's calls carried out {', '.join(found.executed)}")
@@ -378,7 +429,8 @@ def matched_language(text: str, phrases_by_language: dict[str, list[str]]) -> st
 def _agent_claims(session: Session, taxonomy: Taxonomy) -> tuple[int | None, list[OutcomeSignal]]:
     """Index of the last agent turn claiming success (None: no claim in words), and the claim signals.
 
-    A state-changing tool call that succeeded is a claim too, by action rather than words."""
+    A state-changing tool call that succeeded is a claim too, by action rather than words: any tool the taxonomy
+    names for an intent, and any other whose name does not start with a read-only prefix."""
     last_claim, signals = None, []
     for index, turn in enumerate(session.turns):
         if turn.role == "agent":
@@ -386,10 +438,27 @@ def _agent_claims(session: Session, taxonomy: Taxonomy) -> tuple[int | None, lis
             if language is not None:
                 last_claim = index
                 signals.append(_signal("traces", f"turn:{index}", f"claimed_success:{language}", "resolved"))
-    action_tools = taxonomy.action_tools
-    done = sorted({call.name for call in session.tool_calls if call.status == "ok" and call.name in action_tools})
+    done = sorted({call.name for call in session.tool_calls if call.status == "ok" and _changes_state(call.name, taxonomy)})
     signals += [_signal("traces", f"tool:{name}", "action_done", "resolved") for name in done]
     return last_claim, signals
+
+
+def _changes_state(name: str, taxonomy: Taxonomy) -> bool:
+    prefixes = tuple(prefix.lower() for prefix in taxonomy.read_only_tool_prefixes)
+    return name in taxonomy.action_tools or not name.lower().startswith(prefixes)
+
+
+def _conflicting_calls(session: Session, taxonomy: Taxonomy) -> list[tuple[int, str, int, str]]:
+    """Pairs of different state-changing calls that succeeded on the same order and the same items
+    ("exchange_delivered_order_items" then "modify_pending_order_items"): an order is delivered or pending,
+    not both, so one of them cannot have done what it says. (call index, tool, call index, tool)."""
+    touched: list[tuple[int, str, str, frozenset]] = []
+    for index, call in enumerate(session.tool_calls):
+        order, items = call.arguments.get("order_id"), call.arguments.get("item_ids")
+        if call.status == "ok" and _changes_state(call.name, taxonomy) and isinstance(order, str) and isinstance(items, list):
+            touched.append((index, call.name, order, frozenset(map(str, items))))
+    return [(i, a, j, b) for n, (i, a, order, items) in enumerate(touched) for (j, b, other, others) in touched[n + 1:]
+            if a != b and order == other and items & others]
 
 
 def _contrary_contacts(
@@ -488,19 +557,27 @@ def reason_category(text: str) -> str:
     return " ".join(words[:6])
 
 
-def _outcome_doubts(outcome: str, signals: list[OutcomeSignal]) -> tuple[list[str], str]:
-    """A `resolved` that rests only on the agent's word (or on no signal at all) has low evidence:
-    nothing the agent did not say itself (a state change, a later contact, a ticket) confirms it."""
-    if outcome != "resolved":
-        return [], ""
-    if not signals:
-        return ["no_outcome_signal"], ("Outcome 'resolved' rests on no signal at all (no claim, no state change, "
-                                       "no later contact). Did the customer get what they asked for?")
-    if all(signal.kind.startswith("claimed_success") for signal in signals):
+def _outcome_doubts(outcome: str, signals: list[OutcomeSignal],
+                    conflicts: Sequence[tuple[int, str, int, str]] = ()) -> tuple[list[str], list[str]]:
+    """A `resolved` that rests only on the agent's word (or on no signal at all) has low evidence: the outcome
+    is unknown, nothing the agent did not say itself (a state change, a later contact, a ticket) confirms it.
+    State-changing calls that contradict each other (`_conflicting_calls`) make any outcome doubtful."""
+    because, questions = [], []
+    if outcome == "resolved" and not signals:
+        because.append("no_outcome_signal")
+        questions.append("Outcome unknown: 'resolved' is only the default, no signal says what happened (no claim, no "
+                         "state change, no later contact). Did the customer get what they asked for?")
+    elif outcome == "resolved" and all(signal.kind.startswith("claimed_success") for signal in signals):
         refs = ", ".join(f"{s.source} {s.ref} ({s.kind})" for s in signals)
-        return ["claimed_success_only"], (f"Outcome 'resolved' rests only on the agent's own claim ({refs}): no state "
-                                          "change, ticket or later contact confirms it. Did the customer get what they asked for?")
-    return [], ""
+        because.append("claimed_success_only")
+        questions.append(f"Outcome unknown: 'resolved' rests only on the agent's own claim ({refs}); no state change, "
+                         "ticket or later contact confirms it. Did the customer get what they asked for?")
+    if conflicts:
+        because.append("conflicting_calls")
+        pairs = "; ".join(f"call {i} {a} and call {j} {b}" for i, a, j, b in conflicts)
+        questions.append(f"Outcome '{outcome}': state-changing calls act on the same order and items in contradicting "
+                         f"ways ({pairs}); at least one cannot have done what it says. Is '{outcome}' right?")
+    return because, questions
 
 
 def classify(session: Session, taxonomy: Taxonomy, later: Sequence[LaterSession] = ()) -> Classification:
@@ -511,10 +588,8 @@ def classify(session: Session, taxonomy: Taxonomy, later: Sequence[LaterSession]
     signature = f"{intent}:{outcome}:{sha256_hex(detail)[:12]}"
     outcome_evidence = [f"{s.source}:{s.ref}:{s.kind}" for s in signals if s.points_to == outcome]
     because, question = _doubts(found, taxonomy)
-    outcome_because, outcome_question = _outcome_doubts(outcome, signals)
-    questions = _review_questions(outcome, signals)
-    if outcome_question:
-        questions.insert(0, outcome_question)
+    outcome_because, outcome_questions = _outcome_doubts(outcome, signals, _conflicting_calls(session, taxonomy))
+    questions = outcome_questions + _review_questions(outcome, signals)
     if question:
         questions.insert(0, question)
     return Classification(
@@ -525,7 +600,7 @@ def classify(session: Session, taxonomy: Taxonomy, later: Sequence[LaterSession]
         intent_confidence=found.confidence,
         uncertain=bool(because),
         uncertain_because=because,
-        executed_action=found.executed[0] if found.executed else None,
+        executed_actions=found.executed,
         outcome_uncertain=bool(outcome_because),
         outcome_uncertain_because=outcome_because,
         signals=signals,

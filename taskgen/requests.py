@@ -8,7 +8,14 @@ gets a role, by the taxonomy's `request_language` (regular expressions, configur
   confirmation …"). Such a clause asks for nothing; when a sentence starts with identity and goes on to
   a request ("You are Yusuf in 19122 and you want to return …"), only the request is kept.
 - `fallback`: what the customer wants only if the first request cannot be done ("if not, cancel it",
-  "otherwise return it"). It is a request (it counts for several requests) but never the primary one.
+  "otherwise return it", "if it is not available, cancel the order": a condition saying the request
+  failed, the language's `failure`). Never the primary request while a request is there. A plain
+  fallback (one request and what to do if it fails) is not a second request; it counts for several
+  requests only when it asks for another intent than a primary request that is itself conditional
+  ("if partial cancellation is possible, return the office items; if not, change my address"): then
+  the words alone cannot say which branch the customer ended up asking for (`taskgen.classify`).
+- a clause under a condition that is not a failure ("if it's not shipped yet, change it", "if the price
+  is over $300, remove it") is a `request` with `conditional` set.
 - `negated`: a request the customer says they do not want ("I never want to cancel"). Not a request.
 - `consequence`: what follows from another request ("… and get a refund", "refund to my credit card"):
   not a request of its own. Which intents follow from which is the taxonomy's `consequences`.
@@ -43,6 +50,18 @@ class RequestLanguage(BaseModel):
     clause_breaks: list[str] = Field(
         default_factory=list, description="where a sentence splits into clauses (the break starts the next clause)")
     fallback: list[str] = Field(default_factory=list, description="a clause that asks only if the first request fails")
+    condition: list[str] = Field(
+        default_factory=list, description="a clause under a condition ('if …'): a fallback when it also has a `failure`, "
+                                          "else a conditional request")
+    failure: list[str] = Field(
+        default_factory=list, description="a condition saying the request cannot be done ('is not available', 'cannot')")
+    question: list[str] = Field(
+        default_factory=list, description="a clause asking to be told something ('you want to know …', '… ?')")
+    ask_order: list[str] = Field(
+        default_factory=list, description="an instruction on which ask to say first ('first mention the modification "
+                                          "then the address'): the order of the words is not the order asked")
+    later_ask: list[str] = Field(
+        default_factory=list, description="a clause saying it is not the first ask ('Lastly, …', 'After this, …')")
     negation: list[str] = Field(default_factory=list, description="a clause that says the customer does not want something")
     request_cues: list[str] = Field(
         default_factory=list, description="a clause that asks for something has one of these (none listed: every clause asks)")
@@ -54,6 +73,8 @@ class Clause:
     role: str
     sentence: int
     """Index of the sentence it came from, in the customer's words."""
+    conditional: bool = False
+    """A request under a condition that is not the failure of another request ("if it's not shipped yet, …")."""
 
 
 _PARENTHESES = re.compile(r"\([^()]*\)|\{[^{}]*\}|\[[^\[\]]*\]")
@@ -96,7 +117,9 @@ def split_request(texts: Sequence[str], languages: dict[str, RequestLanguage]) -
                 break
         for text in _clauses_of(sentence, languages[next(iter(languages))]) if languages else [sentence]:
             if len(text.split()) >= 2:
-                clauses.append(Clause(text, _role(text, languages), number))
+                role = _role(text, languages)
+                conditional = role == "request" and any(_matches(language.condition, text) for language in languages.values())
+                clauses.append(Clause(text, role, number, conditional))
     if not clauses and whole.strip():  # a word or two: the request itself
         clauses.append(Clause(whole.strip(), "request", 0))
     return clauses
@@ -112,6 +135,33 @@ def _role(text: str, languages: dict[str, RequestLanguage]) -> str:
             return "negated"
         if _matches(language.fallback, text):
             return "fallback"
+        if _matches(language.condition, text) and _matches(language.failure, text):
+            return "fallback"
         if language.request_cues and not _matches(language.request_cues, text):
             return "context"
     return "request"
+
+
+def negated_phrase(text: str, languages: dict[str, RequestLanguage]) -> str | None:
+    """The words of a negated clause that say what the customer does not want ("never want to cancel")."""
+    for language in languages.values():
+        pattern = _compiled(tuple(language.negation))
+        match = pattern.search(text) if pattern is not None else None
+        if match is not None:
+            return match.group(0)
+    return None
+
+
+def is_later_ask(text: str, languages: dict[str, RequestLanguage]) -> bool:
+    """The clause says it is not the customer's first ask ("Lastly, you want to …")."""
+    return any(_matches(language.later_ask, text) for language in languages.values())
+
+
+def is_question(text: str, languages: dict[str, RequestLanguage]) -> bool:
+    """The clause asks to be told something rather than for something to be done."""
+    return any(_matches(language.question, text) for language in languages.values())
+
+
+def orders_the_asks(text: str, languages: dict[str, RequestLanguage]) -> bool:
+    """The clause tells which ask to say first ("first mention the modification then the address")."""
+    return any(_matches(language.ask_order, text) for language in languages.values())

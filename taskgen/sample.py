@@ -115,7 +115,7 @@ def sample_by_signature(
 
 
 def coverage_markdown(sample: StratifiedSample) -> str:
-    lines = ["| intent | outcome | before | after | uncertain intent | uncertain outcome |", "|---|---|---:|---:|---:|---:|"]
+    lines = ["| intent | outcome | before | after | uncertain intent | unknown outcome |", "|---|---|---:|---:|---:|---:|"]
     lines += [f"| {row.intent} | {row.outcome} | {row.before} | {row.after} | {row.uncertain} | {row.uncertain_outcome} |"
               for row in sample.coverage]
     lines.append(f"\nSelected {len(sample.selected)} sessions standing for "

@@ -71,7 +71,7 @@ def classification_detail(c: Classification) -> str:
     """The store's `detail` column: what decided the label, what disagreed with it (ids and kinds only),
     the intent's confidence."""
     return canonical_json(c.model_dump(include={"signals", "review_questions", "intent_confidence", "uncertain", "uncertain_because",
-                                     "executed_action", "outcome_uncertain", "outcome_uncertain_because"}))
+                                     "executed_actions", "outcome_uncertain", "outcome_uncertain_because"}))
 
 
 def strata_markdown(cells: Counter) -> str:

@@ -76,13 +76,17 @@ def test_a_small_margin_to_the_runner_up_is_uncertain(taxonomy):
     assert not classify(session, _only(taxonomy, intent_min_margin=0.01)).uncertain
 
 
-def test_two_action_requests_in_the_words_are_uncertain(taxonomy):
-    session = make_session("p", "Please cancel my order #W1000002. Also my password reset link never arrives, I am locked out.",
-                           "cus_1001", ["#W1000002"])
+def test_two_action_requests_in_the_words_are_uncertain_only_when_the_first_is_in_question(taxonomy):
+    """A clear first request followed by another is the first request by definition (cold review 3 called the
+    flag needless, sessions 16 and 19); a first request that is not clear among several is in question."""
+    text = "Please cancel my order #W1000002. Also my password reset link never arrives, I am locked out."
+    session = make_session("p", text, "cus_1001", ["#W1000002"])
     c = classify(session, _only(taxonomy, request_confidence=taxonomy.request_confidence))
-    assert c.uncertain and c.uncertain_because == ["several_requests"]
-    assert "several requests in the session (account_access, cancellation)" in c.review_questions[0]
-    assert classify(session, taxonomy).uncertain  # and under the shipped settings
+    assert c.intent == "cancellation" and not c.uncertain, c.uncertain_because
+    # the same words, the first request not clear enough (a threshold above its confidence): in question
+    doubtful = classify(session, _only(taxonomy, request_confidence=taxonomy.request_confidence, intent_confidence_threshold=0.999))
+    assert "several_requests" in doubtful.uncertain_because, (doubtful.intent_confidence, doubtful.uncertain_because)
+    assert "several requests in the session (account_access, cancellation)" in doubtful.review_questions[0]
 
 
 def test_two_action_requests_carried_out_by_the_agent_are_uncertain_even_when_confident(taxonomy):

@@ -51,8 +51,9 @@ def test_without_a_contrary_contact_the_claim_stands_but_as_low_evidence(taxonom
     c = classify(_refund(turns=[("user", "Great, thank you so much!", "traces")]), taxonomy)
     assert c.outcome == "resolved" and ("traces", "claimed_success:en", "resolved") in _kinds(c)
     assert c.outcome_uncertain and c.outcome_uncertain_because == ["claimed_success_only"]
-    assert c.review_questions == ["Outcome 'resolved' rests only on the agent's own claim (traces turn:1 (claimed_success:en)): "
-                                  "no state change, ticket or later contact confirms it. Did the customer get what they asked for?"]
+    assert c.review_questions == ["Outcome unknown: 'resolved' rests only on the agent's own claim (traces turn:1 "
+                                  "(claimed_success:en)); no state change, ticket or later contact confirms it. Did the "
+                                  "customer get what they asked for?"]
 
 
 def test_a_state_changing_call_that_succeeded_is_more_than_a_claim(taxonomy):
@@ -174,7 +175,7 @@ def test_a_repeat_of_what_the_words_asked_counts_and_the_label_follows_the_words
         Turn(role="agent", text="Done, it has been cancelled.", at=CLOCK + timedelta(minutes=1), source="traces")]})
     again = [LaterSession.of(_later("s-6", "Please cancel my order #W1000001", 20))]
     c = classify(session, keywords, again)
-    assert (c.intent, c.executed_action) == ("cancellation", "return_label")  # what was done is not what was asked
+    assert (c.intent, c.executed_actions) == ("cancellation", ["return_label"])  # what was done is not what was asked
     assert "text_tool_conflict" in c.uncertain_because
     assert c.outcome == "failed" and ("later_session", "repeat_request", "failed") in _kinds(c)
 

@@ -68,12 +68,15 @@ def test_a_consequence_is_not_a_request_of_its_own(taxonomy):
     assert "several_requests" in without.uncertain_because
 
 
-def test_a_fallback_is_never_the_primary_request_but_counts_as_one(taxonomy):
+def test_a_fallback_is_never_the_primary_request_and_a_plain_one_is_no_second_request(taxonomy):
+    """A request and what to do if it fails is one request (cold review 3, session 07); a fallback counts
+    only when the primary request is itself under a condition (two branches)."""
     assert ("fallback", "If it cannot be returned, see if it can be canceled.") in _roles(taxonomy, LAPTOP)
     c = classify(make_session("p", LAPTOP, "cus_1001", []), taxonomy)
-    assert c.intent == "return_label" and "several_requests" in c.uncertain_because, c.uncertain_because
+    assert c.intent == "return_label" and "several_requests" not in c.uncertain_because, c.uncertain_because
     first = "If the blender has not shipped yet, cancel it. Otherwise I'd like to return it when it arrives."
-    assert classify(make_session("p", first, "cus_1001", []), taxonomy).intent == "cancellation"  # only fallbacks: the first
+    branches = classify(make_session("p", first, "cus_1001", []), taxonomy)
+    assert branches.intent == "cancellation" and "several_requests" in branches.uncertain_because
 
 
 def test_a_negated_request_is_not_a_request(taxonomy):
@@ -90,7 +93,7 @@ def test_the_agents_calls_do_not_override_the_customers_words(taxonomy):
     text = "I want to return the headphones from order #W1000002, they hurt my ears."
     cancel = ToolCall(name="cancel_pending_order", arguments={"order_id": "#W1000002"})
     c = classify(make_session("p", text, "cus_1001", ["#W1000002"], [cancel]), taxonomy)
-    assert (c.intent, c.executed_action) == ("return_label", "cancellation")
+    assert (c.intent, c.executed_actions) == ("return_label", ["cancellation"])
     assert c.uncertain and "text_tool_conflict" in c.uncertain_because and c.intent_confidence < 1.0
     assert "carried out cancellation" in c.review_questions[0]
     agreeing = ToolCall(name="return_delivered_order_items", arguments={"order_id": "#W1000002"})
@@ -103,5 +106,5 @@ def test_vague_words_leave_the_intent_to_the_calls(taxonomy):
     vague = "Hi, it's about my order #W1000001 from last week."
     call = ToolCall(name="exchange_delivered_order_items", arguments={"order_id": "#W1000001"})
     c = classify(make_session("p", vague, "cus_1001", ["#W1000001"], [call]), taxonomy)
-    assert (c.intent, c.executed_action) == ("exchange", "exchange") and "rule:intent_from_tools" in c.evidence
+    assert (c.intent, c.executed_actions) == ("exchange", ["exchange"]) and "rule:intent_from_tools" in c.evidence
     assert "text_tool_conflict" not in c.uncertain_because
