@@ -192,9 +192,11 @@ def street_line(rng: random.Random, value: str) -> str:
 def address_unit(rng: random.Random, value: str) -> str:
     """The same unit word and layout, another number."""
     match = _UNIT.search(value)
-    if match is None:
-        return scramble_alnum(value, rng)
-    return value[: match.start(3)] + scramble_alnum(match.group(3), rng) + value[match.end(3) :]
+    number = match.group(3) if match else value
+    new = scramble_alnum(number, rng)
+    if number[:1].isdigit() and number[0] != "0" and new[:1] == "0":  # 'Suite 500' -> 'Suite 963', never 'Suite 063'
+        new = str(rng.randint(1, 9)) + new[1:]
+    return new if match is None else value[: match.start(3)] + new + value[match.end(3) :]
 
 
 def address_unit_with(value: str, number: str) -> str:
