@@ -39,3 +39,24 @@ def test_a_unit_number_gets_no_leading_zero() -> None:
     for seed in range(300):
         assert re.fullmatch(r"Suite [1-9]\d\d", addresses.address_unit(random.Random(seed), "Suite 500"))
         assert re.fullmatch(r"[1-9]\d\d", addresses.address_unit(random.Random(seed), "500"))
+
+
+def test_a_band_or_a_company_is_no_person(scrubber) -> None:
+    """NER calls 'Metallica' and 'Golden Helix' people: a name's last word is a name or a word English does not
+    use; an English word no name list holds ('Helix', 'Metallica') ends no one's name, unless a cue says it does."""
+    texts = ["It was on this street that the clubs where Metallica first played were situated.",
+             "Golden Helix\n\nOur office moved last spring.",
+             "Dear Ryan Ziherl, thanks for the call."]
+    band, company, person = scrubber.scrub_json(texts)[0]
+    assert band == texts[0] and company == texts[1]
+    assert "Ziherl" not in person and "Ryan" not in person
+
+
+def test_a_rare_word_after_a_place_cue_or_before_a_company_form_is_no_person(scrubber) -> None:
+    """A word English does not use is read as a name ('Why is Avtorhan so impulsive?'), but not after 'in' or
+    'city' ('grew up in Kistarcsa', 'refers to X in Keflavíkurflugvöllur') nor before 'Inc' or 'office'."""
+    texts = ["Mr. Ford grew up in Kistarcsa.", "The Xignite office is closed.", "During the 1990s, Junar Inc grew.",
+             "Why is Avtorhan so impulsive?"]
+    town, office, inc, person = scrubber.scrub_json(texts)[0]
+    assert "Kistarcsa" in town and office == texts[1] and "Junar Inc" in inc
+    assert "Avtorhan" not in person
