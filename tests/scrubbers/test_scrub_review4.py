@@ -60,3 +60,16 @@ def test_a_rare_word_after_a_place_cue_or_before_a_company_form_is_no_person(scr
     town, office, inc, person = scrubber.scrub_json(texts)[0]
     assert "Kistarcsa" in town and office == texts[1] and "Junar Inc" in inc
     assert "Avtorhan" not in person
+
+
+def test_a_street_line_with_a_second_number_is_one_unit(scrubber) -> None:
+    """'21 José matía 66 Apt. 617 Paterna del Madera' was replaced word by word: 'José' became a first name, '66'
+    a second street, the town a person, and 'matía' stayed. A line opening with a house number and words before
+    the number a street was found from is one street line, and the town after its unit (particles and all) is its town."""
+    text = "Acme\n\n14 Pedro ramía 52 Apt. 310 Villar del Monte Estonia"
+    (scrubbed,), counts = scrubber.scrub_json([text])
+    line = scrubbed.split("\n")[-1]
+    for word in ("Pedro", "ramía", "52", "310", "Villar", "Monte"):
+        assert word not in line, line
+    assert sum(line.count(suffix) for suffix in addresses.STREET_SUFFIXES) == 1 and "PERSON" not in counts, (line, counts)
+    assert re.fullmatch(r"\d+ [A-Z][a-z]+(?: [A-Z][a-z]+)* Apt\. \d{3} [A-Z][\w ]+", line), line
