@@ -73,3 +73,20 @@ def test_a_street_line_with_a_second_number_is_one_unit(scrubber) -> None:
         assert word not in line, line
     assert sum(line.count(suffix) for suffix in addresses.STREET_SUFFIXES) == 1 and "PERSON" not in counts, (line, counts)
     assert re.fullmatch(r"\d+ [A-Z][a-z]+(?: [A-Z][a-z]+)* Apt\. \d{3} [A-Z][\w ]+", line), line
+
+
+def test_a_country_in_an_address_is_replaced_with_it_and_kept_alone(scrubber) -> None:
+    """gold-07 replaced 'Latvia' after a comma, gold-05 kept it after its town with spaces only: one rule, a
+    country written as a part of an address is the address's and becomes the stand-in's ('United States');
+    alone in a sentence it stays."""
+    spaced, commas, alone = scrubber.scrub_json([
+        "Acme\n\n14 Pedro ramía 52 Apt. 310 Villar del Monte Estonia",
+        "Acme\n63 Via Verbano 62, Villa Darwin, Estonia\n",
+        "She moved to Estonia last year.",
+    ])[0]
+    assert spaced.endswith(" United States") and "Estonia" not in spaced, spaced
+    assert "United States" in commas and "Estonia" not in commas, commas
+    assert alone == "She moved to Estonia last year."
+    assert [(p.kind, "14 Pedro ramía 52 Apt. 310 Villar del Monte Estonia"[p.start : p.end])
+            for p in addresses.parts("14 Pedro ramía 52 Apt. 310 Villar del Monte Estonia")][-2:] == [
+        ("CITY", "Villar del Monte"), ("COUNTRY", "Estonia")]
