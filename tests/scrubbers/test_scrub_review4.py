@@ -1,12 +1,13 @@
 """The fourth cold review's findings (scrub-verdict-3) on text we did not write: each a rule with a case that fails without it."""
 
+import json
 import random
 import re
 
 import phonenumbers
 from faker import Faker
 
-from scrubbers import addresses
+from scrubbers import Scrubber, addresses
 from scrubbers.pseudonyms import _make_email, _make_phone
 
 
@@ -90,3 +91,15 @@ def test_a_country_in_an_address_is_replaced_with_it_and_kept_alone(scrubber) ->
     assert [(p.kind, "14 Pedro ramía 52 Apt. 310 Villar del Monte Estonia"[p.start : p.end])
             for p in addresses.parts("14 Pedro ramía 52 Apt. 310 Villar del Monte Estonia")][-2:] == [
         ("CITY", "Villar del Monte"), ("COUNTRY", "Estonia")]
+
+
+def test_a_name_built_e_mail_keeps_its_reserved_domain(config) -> None:
+    """tau-bench's 'ethan.garcia8085@example.com' got 'cal.dease4691@example.net': an address built from the
+    person's name keeps a reserved domain as written too, whatever the secret (the domain was drawn from it)."""
+    value = [{"content": json.dumps({"name": {"first_name": "Ethan", "last_name": "Garcia"},
+                                     "email": "ethan.garcia8085@example.com"})},
+             "Hi Ethan Garcia, is ethan.garcia8085@example.com right?"]
+    for secret in (b"secret-one", b"secret-two", b"secret-three", b"secret-four", b"secret-five", b"secret-six"):
+        (field, said), _ = Scrubber(config, secret).scrub_json(value)
+        email = json.loads(field["content"])["email"]
+        assert "garcia" not in email and email.endswith("@example.com") and email in said, (secret, email)
