@@ -155,8 +155,18 @@ def parts(value: str) -> list[Part]:
         elif piece.strip().upper() in STATE_NAMES or piece.strip().lower() in _STATE_BY_NAME:
             found.append(Part("STATE", start, end))
         else:
-            found.append(Part("CITY", start, end))
+            found += _town_and_country(value, start, end)
     return found
+
+
+def _town_and_country(value: str, start: int, end: int) -> list[Part]:
+    """A town, or a town and its country written with spaces only ('Paterna del Madera Latvia')."""
+    piece = value[start:end].rstrip()
+    for name in _COUNTRIES:
+        if piece.endswith(" " + name) and piece[: -len(name)].strip():
+            town_end = start + len(piece[: -len(name)].rstrip())
+            return [Part("CITY", start, town_end), Part("COUNTRY", start + len(piece) - len(name), start + len(piece))]
+    return [Part("CITY", start, end)]
 
 
 def _street(value: str, start: int, end: int) -> list[Part]:
@@ -168,7 +178,7 @@ def _street(value: str, start: int, end: int) -> list[Part]:
     result = [Part("STREET_LINE", start, street_end), Part("ADDRESS_UNIT", unit.start(), unit.end())]
     if value[unit.end() : end].strip(" ,."):  # the town after the unit on the same line ('Apt. 591 Reykjavík')
         tail_start = unit.end() + len(value[unit.end() : end]) - len(value[unit.end() : end].lstrip(" ,"))
-        result.append(Part("CITY", tail_start, end))
+        result += _town_and_country(value, tail_start, end)
     return result
 
 
@@ -192,9 +202,11 @@ def street_line(rng: random.Random, value: str) -> str:
 def address_unit(rng: random.Random, value: str) -> str:
     """The same unit word and layout, another number."""
     match = _UNIT.search(value)
-    if match is None:
-        return scramble_alnum(value, rng)
-    return value[: match.start(3)] + scramble_alnum(match.group(3), rng) + value[match.end(3) :]
+    number = match.group(3) if match else value
+    new = scramble_alnum(number, rng)
+    if number[:1].isdigit() and number[0] != "0" and new[:1] == "0":  # 'Suite 500' -> 'Suite 963', never 'Suite 063'
+        new = str(rng.randint(1, 9)) + new[1:]
+    return new if match is None else value[: match.start(3)] + new + value[match.end(3) :]
 
 
 def address_unit_with(value: str, number: str) -> str:

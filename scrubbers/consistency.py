@@ -246,7 +246,9 @@ class ConsistencyMap:
         from_names = self._handle_from_names(local)
         if from_names is None:
             return base
-        reserved = RESERVED_EMAIL_DOMAINS[int(self._pseudonymizer.digest("EMAIL_DOMAIN", domain), 16) % 3]
+        reserved = domain if domain.lower() in RESERVED_EMAIL_DOMAINS else RESERVED_EMAIL_DOMAINS[
+            int(self._pseudonymizer.digest("EMAIL_DOMAIN", domain), 16) % 3
+        ]  # a reserved domain already is no one's: 'example.com' stays as written
         return f"{from_names.lower() if local.islower() else from_names}@{reserved}"
 
     def _url(self, value: str) -> str:

@@ -210,6 +210,10 @@ _STATE_AFTER = regex.compile(
 """A US state's code after a name: the name is a town ('Austin, TX'); codes that are words or a doctor's
 degree ('OK', 'MD') do not count."""
 _NUMBER_BEFORE = regex.compile(r"(?:^|(?<=[\s:]))\d{1,5}[^\S\n]+$")
+_LINE_OPENING_STREET = regex.compile(
+    r"(?:^|(?<=\n))[^\S\n]*\d{1,5}[^\S\n]+\p{L}[\p{L}.'’-]*(?:[^\S\n]+\p{L}[\p{L}.'’-]*){0,3}[^\S\n]+\Z"
+)
+"""A line's house number and street name before a second number ('21 José matía ' before '66 Apt. 617')."""
 _CORNER_BEFORE = regex.compile(r"(?i)\bthe[^\S\n]+corner[^\S\n]+of[^\S\n]+$")
 
 
@@ -283,6 +287,10 @@ def _tidy_streets(text: str, findings: list[Finding]) -> list[Finding]:
                 start -= len(match.group())
             if start != f.start and not any(o is not f and o.end > start and o.start < f.start for o in findings):
                 f = Finding(start, f.end, f.entity_type, f.score)
+            elif start == f.start and text[f.start].isdigit() and (match := _LINE_OPENING_STREET.search(text[max(0, f.start - 60) : f.start])):
+                # '21 José matía 66 Apt. 617': a line opening with a house number and words, then the number the
+                # street was found from, is one street line; a name read inside it is the street's
+                f = Finding(f.start - len(match.group()), f.end, f.entity_type, f.score)
             end = _locality_end(text, f.end)
             inside = [o for o in findings if o is not f and o.start < end and o.end > f.end]
             if end != f.end and all(o.start >= f.end and o.end <= end for o in inside):
@@ -308,7 +316,7 @@ MAX_LOCALITY_PIECES = 4
 
 _AFTER_UNIT = regex.compile(rf"{_UNIT_PIECE}\Z")
 _TOWN_WORDS_AFTER_UNIT = regex.compile(
-    rf"(?:[^\S\n]+(?:\p{{Lu}}[\p{{L}}'’.-]*|{_POSTCODE_WORD})){{1,5}}"
+    rf"(?:[^\S\n]+(?:\p{{Lu}}[\p{{L}}'’.-]*|{_POSTCODE_WORD})(?:[^\S\n]+(?:de|la|le|del|di|da|do|dos|das|du|am|an|im|nad|pod|pri|u)(?=[^\S\n]+\p{{Lu}}))?){{1,5}}"
 )
 _LOWER_TOWN_WORDS_AFTER_UNIT = regex.compile(
     rf"(?:[^\S\n]+(?!(?:{'|'.join(sorted(w for w in STOP_WORDS if w.isalpha()))})\b)\p{{Ll}}[\p{{Ll}}'’-]*){{1,5}}(?=[^\S\n]*(?:$|[,.?!;\n]|[^\S\n]+(?:for|in|at|on|to|and|last|this|please)\b))"

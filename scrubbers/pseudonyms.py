@@ -168,8 +168,10 @@ def _make_person(fake: Faker, rng: random.Random, value: str) -> str:
 
 
 def _make_email(fake: Faker, rng: random.Random, value: str) -> str:
+    """A new local part at a reserved domain: the original's own when it is one already ('example.com' stays)."""
     local = fake.user_name()
-    return f"{same_case(value, local)}@{rng.choice(RESERVED_EMAIL_DOMAINS)}"
+    domain = value.strip().rpartition("@")[2]
+    return f"{same_case(value, local)}@{domain if domain.lower() in RESERVED_EMAIL_DOMAINS else rng.choice(RESERVED_EMAIL_DOMAINS)}"
 
 
 def national_digits(phone: str) -> str:
@@ -183,12 +185,28 @@ def national_digits(phone: str) -> str:
     return digits[1:] if digits.startswith("0") else digits
 
 
+_EXTENSION = re.compile(r"(?i)(?:[^\S\n]*(?:x|ext\.?|extension)[^\S\n]*)\d{1,6}$")
+"""An extension after a number ('619-648-6618x20779', '555 0100 ext. 12'): no part of the national number."""
+MAX_AREA_CODE_TRIES = 32
+
+
 def _make_phone(fake: Faker, rng: random.Random, value: str) -> str:
-    """Same layout and country/trunk prefix; new national digits (the same for every format of one number)."""
+    """Same layout and country/trunk prefix; new national digits (the same for every format of one number).
+
+    A North American number (ten national digits, no other country code) gets a valid area code and
+    exchange (libphonenumber's metadata): '665-...' is no US area code."""
+    extension = _EXTENSION.search(value)
+    if extension and len(digits_only(value[: extension.start()])) >= 7:
+        tail = value[extension.start() :]
+        return _make_phone(fake, rng, value[: extension.start()]) + pour_digits(tail, scramble_alnum(digits_only(tail), rng))
     digits = digits_only(value)
     national = national_digits(value)
     kept = digits[: len(digits) - len(national)]
-    new = str(rng.randint(2, 9)) + "".join(rng.choice("0123456789") for _ in national[1:])
+    north_american = len(national) == 10 and kept in ("", "1") and not value.lstrip().startswith(("00", "0"))
+    for _ in range(MAX_AREA_CODE_TRIES if north_american else 1):
+        new = str(rng.randint(2, 9)) + "".join(rng.choice("0123456789") for _ in national[1:])
+        if not north_american or phonenumbers.is_valid_number(phonenumbers.parse("+1" + new)):
+            break
     return pour_digits(value, kept + new)
 
 

@@ -323,7 +323,15 @@ def ner_name_plausible(text: str, start: int, end: int) -> bool:
         return any(map(_known_or_rare, words))
     if len(words) == 1 and not _known_or_rare(words[0]) and _OPENS.search(text, max(0, start - 4), start):
         return False
+    if words[-1] not in NAME_LISTS and zipf_frequency(words[-1], "en") >= RARE_WORD_ZIPF and not _PERSON_CUE_BEFORE.search(
+        text, max(0, start - 24), start
+    ):
+        return False  # a name ends with a name: 'Golden Helix', 'Metallica' (English words no name list holds) are no one's
     return any(w in NAME_LISTS or zipf_frequency(w, "en") < COMMON_WORD_ZIPF for w in words)
+
+
+_PERSON_CUE_BEFORE = regex.compile(r"(?i:\b(?:mr|mrs|ms|miss|dr|prof|dear|hi|hello|name is|named|called|i am|i'm))\.?,?[^\S\n]+\Z")
+"""Before a name, what says it is a person's ('Dear Uber', 'my name is Helix')."""
 
 
 class NerPersonRecognizer(SpacyRecognizer):
@@ -443,11 +451,21 @@ class PersonRareWordRecognizer(LocalRecognizer):
                 continue
             if _AFTER_PARTICLE.search(text, max(0, match.start() - 8), match.start()):
                 continue
+            if _PLACE_CUE_BEFORE.search(text, max(0, match.start() - 12), match.start()) or ORG_CUE_AFTER.match(text, match.end()):
+                continue  # 'grew up in Kistarcsa', 'Junar Inc', 'the Xignite office': a place, a company
             if (after := _NEXT_CAPITALISED.match(text, match.end())) and _title_case_word(after.group(1)):
                 continue  # a title-case phrase: 'the Packable Down Jacket'
             end = match.end() - 2 if word[-2:] in ("'s", "’s") else match.end()
             results.append(RecognizerResult("PERSON", match.start(), end, self.score))
         return results
+
+
+_PLACE_CUE_BEFORE = regex.compile(r"(?<![\w-])(?i:in|near|city|town|village)[^\S\n]+\Z")
+"""Before a word English does not use, a cue that it is a place ('I am in Buják', 'home city Narsaq')."""
+ORG_CUE_AFTER = regex.compile(
+    r",?[^\S\n]+(?:Inc|LLC|Ltd|Corp|Co|GmbH|PLC|plc|AG|(?i:office|company|band|firm|group|labs|technologies|international))\b"
+)
+"""After a name, what makes it a company's or a band's ('Junar Inc', 'the Xignite office', 'Metallica band')."""
 
 
 _NEXT_CAPITALISED = regex.compile(r"[^\S\n]+(\p{Lu}\p{Ll}+)\b")
