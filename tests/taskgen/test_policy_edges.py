@@ -318,3 +318,28 @@ def test_the_customers_own_fallback_is_what_a_correct_agent_does_when_the_first_
     env = domain.environment(freeze_seed(state, CLOCK))
     reference.reference_agent(domain.policy)(AgentView(prompt=prompt, intent=intent, actor={"customer_id": "cus_1001"}, clock=format_timestamp(CLOCK)), env)
     assert [call.name for call in env.calls if call.name in ("cancel_order", "create_return_label", "refund_order")] == writes
+
+
+@pytest.mark.parametrize("words", [
+    # tau2-bench retail words (cold review 3, pairs 19 and 04): item changes no phrase of the policy names
+    "I want to change my wireless earbuds in order #W1000002 to a blue colored one. I want the price to be the same or lower.",
+    "If the price is greater than $300, ask the agent to cancel it from my order #W1000002. If there are, ask the agent to add "
+    "the cheapest one to my order.",
+])
+def test_an_item_change_filed_as_exchange_goes_to_a_human_whatever_its_words(domain, words):
+    """policy.yaml `intents_outside_tools`: an exchange is an item change the tools cannot make, so the
+    drafter and the reference agent both hand it over, not answer it (they answered both: 'information_only')."""
+    state = _state(status="pending", delivered=None)
+    state["order"]["#W1000002"]["status"] = "pending"
+    decision = rules.decide("exchange", words, state, {"customer_id": "cus_1001"}, CLOCK, domain.policy, "#W1000002")
+    assert (decision.action, decision.rule) == ("escalate", "outside_agent_tools")
+    env = domain.environment(freeze_seed(state, CLOCK))
+    reference.reference_agent(domain.policy)(
+        AgentView(prompt=words, intent="exchange", actor={"customer_id": "cus_1001"}, clock=format_timestamp(CLOCK)), env)
+    assert any(call.name == "escalate_to_human" for call in env.calls)
+
+
+def test_a_question_filed_as_exchange_is_still_answered(domain):
+    state = _state()
+    words = "What is the status of my order #W1000001?"
+    assert rules.decide("exchange", words, state, {"customer_id": "cus_1001"}, CLOCK, domain.policy, "#W1000001").action == "inform"

@@ -15,7 +15,7 @@ BOUNDARIES: tuple[str, ...] = (
     "delivered", "not_cancellable", "cancellable", "order_in_transit", "identity_not_verified",
     "identity_verified", "outside_request",
 )
-"""Every boundary the drafter knows how to cross (taskgen/domains/retail/plans.py: cross_boundary)."""
+"""Every boundary the drafter knows how to cross (taskgen/domains/retail/negatives.py: cross_boundary)."""
 
 
 class AddressChangePolicy(BaseModel):
@@ -36,6 +36,10 @@ class RetailPolicy(BaseModel):
     address_change: AddressChangePolicy = Field(default_factory=AddressChangePolicy)
     identity_required: bool = True
     requests_outside_tools: list[str] = Field(default_factory=list, description="phrases of requests only a human can do")
+    intents_outside_tools: list[str] = Field(
+        default_factory=list,
+        description="intents whose request only a human can carry out, whatever its words (a question only is still answered)",
+    )
     boundaries: dict[str, list[str]] = Field(default_factory=dict, description="intent -> boundaries its negative may cross")
 
     @field_validator("boundaries")

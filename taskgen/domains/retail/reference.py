@@ -196,8 +196,11 @@ _REFUSED_WORDS = {"not", "no", "never", "without", "dont", "don't", "doesn't", "
 
 
 def _outside_tools(view: AgentView, policy: RetailPolicy) -> bool:
-    """policy.yaml `requests_outside_tools`: the customer asks for something only a human can do (a
-    phrase with a 'not' among the three words before it is not asked for: "a refund, not an exchange")."""
+    """policy.yaml `intents_outside_tools` and `requests_outside_tools`: the customer asks for something
+    only a human can do (a phrase with a 'not' among the three words before it is not asked for: "a
+    refund, not an exchange")."""
+    if view.intent in policy.intents_outside_tools:
+        return True
     text = " ".join(view.prompt.lower().split())
     for phrase in policy.requests_outside_tools:
         for found in re.finditer(rf"(?<!\w){re.escape(' '.join(phrase.lower().split()))}(?!\w)", text):

@@ -262,7 +262,7 @@ def decide(
     if intent not in ("order_status", "other") and information_only(prompt):
         # A question only: answered, never a change or a hand-over, whatever the intent's words suggest.
         intent = "order_status" if order_id else "other"
-    outside = asks_outside_tools(prompt, policy) and intent != "order_status"
+    outside = (asks_outside_tools(prompt, policy) or intent in policy.intents_outside_tools) and intent != "order_status"
     if intent not in ORDER_INTENTS and intent not in ("account_access", "address_change") and not outside:
         return Decision(action="inform", rule="information_only")
     if policy.identity_required and actor.get("customer_id") not in state.get("customer", {}):
