@@ -78,6 +78,6 @@ class TaskgenConfig(_Config):
 
     def load_taxonomy(self):
         """The configured taxonomy, else the domain's shipped one."""
-        from taskgen.classify import Taxonomy
+        from taskgen.taxonomy import Taxonomy
 
         return Taxonomy.from_yaml(self.taxonomy_path or self.load_domain().taxonomy_path())

@@ -30,7 +30,8 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 from ingest.models import Session, Signals, ToolCall, Turn, sha256_hex
-from taskgen.classify import Classification, Taxonomy, classify, prepare
+from taskgen.classify import Classification, classify, prepare
+from taskgen.taxonomy import Taxonomy
 from taskgen.contacts import ContactIndex
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"

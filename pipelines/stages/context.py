@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ingest.models import canonical_json, sha256_hex
 from ingest.state_mapping import StateMapping
-from taskgen.classify import Taxonomy
+from taskgen.taxonomy import Taxonomy
 from taskgen.domains import Domain
 
 from pipelines.config import AppConfig

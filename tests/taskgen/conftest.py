@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from retail_fixtures import CLOCK, make_sessions, make_state
-from taskgen.classify import Taxonomy, classify
+from taskgen.classify import classify
+from taskgen.taxonomy import Taxonomy
 from taskgen.domains import get_domain
 from taskgen.draft import draft_pair, starting_seed
 

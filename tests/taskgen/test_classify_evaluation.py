@@ -37,7 +37,7 @@ def test_tallies_confusion_and_splits():
              Case("set", "heldout", make_session("b", "x", "c", []), "cancellation", "failed"),
              Case("set", "dev", make_session("c", "x", "c", []), "refund", "resolved", intent_counted=False)]
     label = lambda session, later: Classification(intent="refund", outcome="resolved", evidence=[], signature="s")  # noqa: E731
-    from taskgen.classify import Taxonomy
+    from taskgen.taxonomy import Taxonomy
 
     report = evaluate(cases, label, Taxonomy(intents={}))
     assert (report.intent[("set", "dev")].right, report.intent[("set", "dev")].total) == (1, 1)
@@ -49,7 +49,7 @@ def test_tallies_confusion_and_splits():
 
 def test_uncertain_share_accuracy_when_certain_and_several_requests_flagged():
     from retail_fixtures import make_session
-    from taskgen.classify import Taxonomy
+    from taskgen.taxonomy import Taxonomy
 
     cases = [Case("set", "heldout", make_session("a", "x", "c", []), "refund", "resolved"),
              Case("set", "heldout", make_session("b", "x", "c", []), "cancellation", "resolved", requests=2),

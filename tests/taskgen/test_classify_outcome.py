@@ -188,7 +188,7 @@ def test_reason_category_keeps_the_first_six_words_without_ids():
 
 
 def test_a_taxonomy_file_is_read_as_utf8(tmp_path):
-    from taskgen.classify import Taxonomy
+    from taskgen.taxonomy import Taxonomy
 
     path = tmp_path / "taxonomy.yaml"
     path.write_bytes("intents: {refund: {keywords: [rückerstattung]}}\n".encode("utf-8"))
