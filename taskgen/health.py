@@ -155,6 +155,8 @@ def health_check(
         flags.append("reference_fails")
     if all(passed.values()):
         flags.append("every_agent_passes")
+    elif passed["reference"] and passed.get("reply_only"):
+        flags.append("reply_alone_passes")
     if pair_discriminates is False:
         flags.append("pair_not_discriminating")
     return HealthResult(
@@ -177,7 +179,7 @@ def _verdict(stub: bool, flags: list[str]) -> Verdict:
         return "stub"
     if "reference_fails" in flags:
         return "broken"
-    if "every_agent_passes" in flags:
+    if "every_agent_passes" in flags or "reply_alone_passes" in flags:
         return "no_discriminating_power"
     if "pair_not_discriminating" in flags:
         return "pair_not_discriminating"

@@ -113,7 +113,7 @@ class Domain(Protocol):
         ...
 
     def agents(self) -> dict[str, Agent]:
-        """'reference', the greedy 'refund_everything'-style agent, and 'do_nothing'."""
+        """'reference', the greedy 'refund_everything'-style agent, 'do_nothing', and 'reply_only' (one reply that states nothing)."""
         ...
 
     def incident_replay(self, behaviour: IncidentBehaviour) -> Agent:

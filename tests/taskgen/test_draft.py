@@ -515,3 +515,23 @@ def test_a_write_asked_for_only_under_a_condition_the_seed_cannot_decide_is_not_
                 "see if it can be canceled.")
     decided = _draft_one(make_session("s-f", fallback, "cus_1001", ["#W1000002"]), domain, taxonomy, intent="cancellation").positive
     assert decided.required_tools == ["cancel_order"] and not any("condition" in question for question in decided.review_questions)
+
+
+def test_a_positive_a_canned_reply_passes_is_not_rated_works(domain, taxonomy):
+    """Cold review 3: a write asked for only under a condition a person decides is allowed, not required,
+    so any trial that replies passes the positive. The `reply_only` probe finds it; a write asked outright
+    is still a task that works."""
+    from taskgen.health import health_check
+    from taskgen.seeds import freeze_seed
+    from retail_fixtures import CLOCK, make_session, make_state
+
+    seed = freeze_seed(make_state(), CLOCK)
+    words = ("I want to know if the kettle in my order #W1000002 is the 2-litre one. If it is not available in 2 litres, "
+             "cancel the order with the reason of no longer needed.")
+    conditional = _draft_one(make_session("s-c", words, "cus_1001", ["#W1000002"]), domain, taxonomy, intent="cancellation").positive
+    result = health_check(conditional, seed, domain)
+    assert result.reference_passed and "reply_alone_passes" in result.flags and result.verdict == "no_discriminating_power"
+    outright = _draft_one(make_session("s-o", "Please cancel my order #W1000002, I no longer need it.", "cus_1001", ["#W1000002"]),
+                          domain, taxonomy, intent="cancellation").positive
+    result = health_check(outright, seed, domain)
+    assert "reply_alone_passes" not in result.flags and result.verdict == "works", result.flags

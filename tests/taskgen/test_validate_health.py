@@ -91,8 +91,10 @@ def test_a_negative_that_accepts_the_positives_behaviour_flags_the_pair(drafted,
     assert [(result.verdict, result.pair_discriminates) for result in honest] == [("works", True), ("works", True)]
     flagged = check_set([pair.positive, lenient], seeds, domain)
     assert [result.partner_reference_passed for result in flagged] == [False, True]
-    assert [result.verdict for result in flagged] == ["pair_not_discriminating", "pair_not_discriminating"]
-    assert all(result.flags == ["pair_not_discriminating"] and result.pair_discriminates is False for result in flagged)
+    assert [result.verdict for result in flagged] == ["pair_not_discriminating", "no_discriminating_power"]
+    assert all(result.pair_discriminates is False for result in flagged)
+    # the lenient negative is passed by a canned reply too (reply_alone_passes), which decides its verdict
+    assert [result.flags for result in flagged] == [["pair_not_discriminating"], ["reply_alone_passes", "pair_not_discriminating"]]
 
 
 def test_stubs_are_kept_out_of_the_figures(drafted, domain):
@@ -103,7 +105,9 @@ def test_stubs_are_kept_out_of_the_figures(drafted, domain):
     assert {result.verdict for result in results if result.task_id in stubs} == {"stub"}
     summary = summarize(results, tasks, version="v-test")
     capability, regression = summary.capability, summary.regression
-    assert (capability.tasks, capability.works, capability.broken, capability.pair_not_discriminating) == (13, 13, 0, 0)
+    # the gift-card question's positive (s-other) is passed by a canned reply: only a judge could tell
+    assert (capability.tasks, capability.works, capability.broken, capability.pair_not_discriminating) == (13, 12, 0, 0)
+    assert capability.no_discriminating_power == 1
     assert (capability.pairs, capability.stub_pairs, capability.discriminating_pairs) == (7, 1, 6)
     assert capability.discriminating_share == 1.0 and capability.stub_share == round(1 / 7, 4)
     assert (regression.tasks, regression.works, regression.pair_not_discriminating, regression.discriminating_pairs) == (2, 2, 0, 1)
@@ -116,7 +120,7 @@ def test_summary_counts_each_verdict_in_its_own_column(drafted, domain):
                                          "expectations": [Expectation(check="refund_exists", args={"order_id": "#W1000001", "amount_cents": 1})]})
     results = check_set([*tasks, impossible], seeds, domain)
     summary = summarize(results, [*tasks, impossible]).capability
-    assert (summary.tasks, summary.works, summary.broken) == (14, 13, 1)
+    assert (summary.tasks, summary.works, summary.broken) == (14, 12, 1)
     assert summary.pairs == 8 and summary.discriminating_pairs == 6 and summary.discriminating_share == round(6 / 7, 4)
 
 
@@ -203,7 +207,7 @@ def test_a_task_with_validation_issues_is_never_reported_as_working(drafted, dom
     assert with_issues(broken, ["tool_conflict"]).verdict == "broken"
     before = summarize(results, tasks).capability
     after = summarize([flagged if index == first else result for index, result in enumerate(results)], tasks).capability
-    assert (after.works, after.invalid) == (before.works - 1, before.invalid + 1) == (12, 1)
+    assert (after.works, after.invalid) == (before.works - 1, before.invalid + 1) == (11, 1)
 
 
 def test_validate_set_names_each_issue_and_its_subject(drafted):
@@ -272,7 +276,7 @@ def test_each_verdict_has_its_own_count_and_an_empty_set_has_zero_rates(drafted,
     summary = summarize(results, tasks)
     assert summary.version == "unreleased"
     counts = summary.capability
-    assert (counts.works, counts.no_discriminating_power, counts.incident_passes, counts.pair_not_discriminating, counts.broken) == (9, 1, 1, 1, 1)
+    assert (counts.works, counts.no_discriminating_power, counts.incident_passes, counts.pair_not_discriminating, counts.broken) == (8, 2, 1, 1, 1)
     assert (counts.reference_pass_rate, counts.refund_all_pass_rate, counts.do_nothing_pass_rate) == (round(12 / 13, 4), round(2 / 13, 4), round(1 / 13, 4))
     empty = summarize([], [])
     assert empty.capability.reference_pass_rate == empty.capability.discriminating_share == empty.regression.stub_share == 0.0
@@ -287,8 +291,11 @@ def test_a_folder_fails_on_a_flagged_task_but_not_on_a_stub(drafted, tmp_path):
     tasks = [task for row in rows for task in (row[3].positive, row[3].negative)]
     write_all(tmp_path / "ok", "0.1.0", tasks, [row[2] for row in rows] + [row[3].negative_seed for row in rows])
     report = check_folder(tmp_path / "ok")
-    assert not report.failed and sum(check.health.stub for check in report.checks) == 1
-    assert report.summary.capability.works == 13
+    other = next(row[3].positive.task_id for row in rows if row[0].session_id == "s-other")
+    # the stub negative fails nothing; the only failure is the question a canned reply passes
+    assert sum(check.health.stub for check in report.checks) == 1
+    assert [check.task.task_id for check in report.checks if check.issues or (check.health.flags and not check.health.stub)] == [other]
+    assert report.summary.capability.works == 12
     rollback = next(row[3] for row in drafted if row[0].session_id == "s-rollback")
     # its negative made to accept what the positive's reference does: the pair no longer discriminates
     lenient = rollback.negative.model_copy(update={"expectations": [Expectation(check="reply_sent")], "required_tools": [], "forbidden_tools": []})
@@ -296,7 +303,7 @@ def test_a_folder_fails_on_a_flagged_task_but_not_on_a_stub(drafted, tmp_path):
     write_all(tmp_path / "all", "0.1.0", every, [row[2] for row in drafted] + [row[3].negative_seed for row in drafted])
     flagged = check_folder(tmp_path / "all")
     assert flagged.failed and {check.task.pair_id for check in flagged.checks if check.health.flags and not check.health.stub} == {
-        next(row[3].positive.pair_id for row in drafted if row[0].session_id == "s-rollback")}
+        next(row[3].positive.pair_id for row in drafted if row[0].session_id == session) for session in ("s-rollback", "s-other")}
 
 
 def test_health_details_the_reference_reasons_the_greedy_agent_and_the_incident_budget(drafted, domain):

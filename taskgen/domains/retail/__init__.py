@@ -99,6 +99,7 @@ class RetailDomain:
             "reference": reference.reference_agent(self.policy),
             "refund_everything": agents.refund_everything,
             "do_nothing": agents.do_nothing,
+            "reply_only": agents.reply_only,
         }
 
     def incident_replay(self, behaviour: IncidentBehaviour) -> Agent:

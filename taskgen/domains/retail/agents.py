@@ -26,6 +26,15 @@ def do_nothing(view: AgentView, env: Environment) -> None:
     """Makes no call at all."""
 
 
+REPLY_ONLY_TEXT = "Thank you for your message. I have looked into it for you."
+
+
+def reply_only(view: AgentView, env: Environment) -> None:
+    """Sends one courteous reply that states nothing and changes nothing: a task it passes along with the
+    reference agent cannot tell a correct agent from a canned answer by its end state."""
+    env.call("send_reply", text=REPLY_ONLY_TEXT)
+
+
 def incident_replay(behaviour: IncidentBehaviour) -> Agent:
     """Does what the incident's agent did: its calls (a call that failed then is recorded, not run), its last reply."""
 
