@@ -535,3 +535,19 @@ def test_a_positive_a_canned_reply_passes_is_not_rated_works(domain, taxonomy):
                           domain, taxonomy, intent="cancellation").positive
     result = health_check(outright, seed, domain)
     assert "reply_alone_passes" not in result.flags and result.verdict == "works", result.flags
+
+
+def test_an_identity_negative_takes_out_the_account_id_the_words_give(domain):
+    """Cold review 4 (tau2-bench words "I am user cust_019f6362b3 living in Rapid City SD 57284"): the
+    identity negative kept the id and zip, so a reader took its customer for a verified one."""
+    from taskgen.domains.retail.negatives import negative_words
+    from taskgen.seeds import freeze_seed
+    from retail_fixtures import CLOCK, make_state
+
+    seed = freeze_seed(make_state(), CLOCK)
+    words = "I am user cus_1001. Please cancel my order #W1000002 because I no longer need it."
+    changed = negative_words("identity_not_verified", words, "", seed, {"customer_id": "cus_1001"}, {"customer_id": "cus_1001"}, domain.policy)
+    assert changed and "cus_1001" not in changed and "#W1000002" in changed
+    assert changed.startswith("I can't give the e-mail address")
+    plain = "Please cancel my order #W1000002 because I no longer need it."  # the app signed the session in: words unchanged
+    assert negative_words("identity_not_verified", plain, "", seed, {"customer_id": "cus_1001"}, {"customer_id": "cus_1001"}, domain.policy) == ""

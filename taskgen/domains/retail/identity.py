@@ -75,11 +75,12 @@ def identified_customer(text: str, customers: dict[str, dict[str, Any]]) -> str 
     return matching[0] if len(matching) == 1 else None
 
 
-def without_identity(text: str, row: dict[str, Any]) -> str:
-    """The words with this customer's e-mail and zip taken out, saying so: a sentence that only gave them
-    goes; in a longer one, the value itself is replaced."""
+def without_identity(text: str, row: dict[str, Any], also: tuple[str, ...] = ()) -> str:
+    """The words with this customer's e-mail and zip (and the values `also` names, such as their account
+    id) taken out, saying so: a sentence that only gave them goes; in a longer one, the value itself is
+    replaced."""
     found = details(row)
-    values = [value for value in (*found["email"], *found["zip"]) if value.strip()]
+    values = [value for value in (*found["email"], *found["zip"], *also) if value.strip()]
     kept = []
     for sentence in _SENTENCE.split(text.strip()):
         if not any(said(sentence, value) for value in values):

@@ -205,6 +205,12 @@ def negative_words(
     head = f"{scope}\n\n" if scope and prompt.startswith(scope) else ""
     if boundary == "identity_not_verified":
         row = _customer_row(seed, schema, actor.get("customer_id"))
+        account_id = actor.get("customer_id") or ""
+        if row is not None and not identity.gives_identity(body, row) and account_id and identity.said(body, account_id):
+            # The words name the account ("I am user cust_019f6362b3 living in … 57284"): not a verification
+            # by the policy, but a reader takes it for one, so the negative's customer cannot give it either.
+            changed = identity.without_identity(body, row, also=(account_id,))
+            return head + changed if identity.identified_customer(changed, customers) is None else None
         if row is None or not identity.gives_identity(body, row):
             return "" if identity.identified_customer(body, customers) is None else None
         changed = identity.without_identity(body, row)
