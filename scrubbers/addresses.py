@@ -91,6 +91,7 @@ _ZIP = re.compile(r"\d{5}(?:-\d{4})?")
 _POSTCODE = re.compile(r"\b(?:\d{3}[^\S\n]?\d{2}|\d{4,6}(?:-\d{3,4})?|[A-Z]{1,2}\d[A-Z\d]?[^\S\n]*\d[A-Z]{2})\b")
 _STATE_ZIP = re.compile(r"\b([A-Z]{2}|" + "|".join(sorted(UsAddress.states, key=len, reverse=True)) + r")[^\S\n]+(\d{5}(?:-\d{4})?)$")
 _TOWN_STATE = re.compile(r"([A-Z][A-Za-z.'-]*(?: [A-Z][A-Za-z.'-]*){0,2}),? (" + "|".join(UsAddress.states_abbr) + r")")
+_TOWN_IN = re.compile(r"[^\S\n]+in[^\S\n]+")
 _SEPARATORS = re.compile(r"[^\S\n]*(?:,|\n)[^\S\n]*")
 
 
@@ -170,7 +171,11 @@ def _town_and_country(value: str, start: int, end: int) -> list[Part]:
 
 
 def _street(value: str, start: int, end: int) -> list[Part]:
-    """A street line, with a unit inside it ('763 Broadway Suite 135') as a part of its own."""
+    """A street line, with a unit inside it ('763 Broadway Suite 135') as a part of its own, and a town after
+    'in' ('12 Ástráðsson street in Keflavíkurflugvöllur')."""
+    town = _TOWN_IN.search(value, start, end)
+    if town and value[town.end() : end][:1].isupper():
+        return _street(value, start, town.start()) + _town_and_country(value, town.end(), end)
     unit = _UNIT.search(value, start, end)
     if unit is None or unit.start() == start:
         return [Part("STREET_LINE", start, end)] if unit is None else [Part("ADDRESS_UNIT", start, end)]
@@ -192,11 +197,14 @@ def unit_key(value: str) -> str:
 
 
 def street_line(rng: random.Random, value: str) -> str:
-    """A US street line: a building number with as many digits as the original's, a street name and a suffix."""
+    """A US street line: a building number with as many digits as the original's (none when it has none:
+    'on Andreassen Street' -> 'on Maple Court'), a street name and a suffix."""
     number = re.search(r"\d+", value)
-    digits = len(number.group()) if number else rng.randint(2, 4)
-    building = str(rng.randint(1, 9)) + "".join(rng.choice("0123456789") for _ in range(digits - 1))
-    return f"{building} {rng.choice(STREET_NAMES)} {rng.choice(STREET_SUFFIXES)}"
+    street = f"{rng.choice(STREET_NAMES)} {rng.choice(STREET_SUFFIXES)}"
+    if number is None:
+        return street
+    building = str(rng.randint(1, 9)) + "".join(rng.choice("0123456789") for _ in range(len(number.group()) - 1))
+    return f"{building} {street}"
 
 
 def address_unit(rng: random.Random, value: str) -> str:

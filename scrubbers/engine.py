@@ -20,6 +20,7 @@ from wordfreq import zipf_frequency
 
 from scrubbers.config import ScrubConfig
 from scrubbers.pseudonyms import PARTICLES
+from scrubbers.recognizers.address import NAMED_STREET
 from scrubbers.recognizers.person import COMMON_WORD_ZIPF, FIRST_NAMES, NAME_LISTS, NOT_NAMES, WORLD_FIRST_NAMES, WORLD_LAST_NAMES, name_like
 from scrubbers.recognizers.table import build_recognizers
 from scrubbers.residual import ResidualScanner
@@ -98,7 +99,7 @@ _TRIGGERS: dict[str, Callable[[str, int], bool]] = {
     "US_SSN": lambda text, digits: digits >= 9,
     "IBAN_CODE": lambda text, digits: digits >= 2,
     "IP_ADDRESS": lambda text, digits: digits >= 1 and ("." in text or ":" in text),
-    "STREET_ADDRESS": lambda text, digits: digits >= 1,
+    "STREET_ADDRESS": lambda text, digits: digits >= 1 or NAMED_STREET.search(text) is not None,
     "DATE_OF_BIRTH": lambda text, digits: digits >= 2,
     "URL": lambda text, digits: "/" in text or "www." in text.lower(),
     "USERNAME": lambda text, digits: _USERNAME_CUES.search(text) is not None,
@@ -325,13 +326,24 @@ _LOWER_TOWN_WORDS_AFTER_UNIT = regex.compile(
 last night'; in an all lower-case text 'apt. 925 kotka ky')."""
 
 
+_TOWN_IN = regex.compile(
+    r"[^\S\n]+in[^\S\n]+((?!(?:(?:Jan|Febr)uary|March|April|May|June|July|August|(?:Sept|Octo|Nov|Dec)ember|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day"
+    rf"|Spring|Summer|Autumn|Fall|Winter)\b)\p{{Lu}}[\p{{L}}'’-]*(?:[^\S\n]+\p{{Lu}}[\p{{L}}'’-]*){{0,2}})"
+    r"(?=[^\S\n]*(?:[,;!?\n]|\.(?:\s|$)|$)|[^\S\n]+\p{Ll})"
+)
+"""The town after a street line and 'in' ('12 Ástráðsson street in Keflavíkurflugvöllur last week'), no month or day."""
+
+
 def _locality_end(text: str, end: int) -> int:
     """Where an address ends when the pieces after its street line are its town, region, postcode and
-    country ('763 Broadway, Suite 135, Philadelphia, PA 19122, USA'): the address is one unit."""
+    country ('763 Broadway, Suite 135, Philadelphia, PA 19122, USA'; '… street in Keflavíkurflugvöllur'):
+    the address is one unit."""
     if _AFTER_UNIT.search(text, max(0, end - 20), end):
         lower = text[max(0, end - 40) : end].islower()
         if match := (_LOWER_TOWN_WORDS_AFTER_UNIT if lower else _TOWN_WORDS_AFTER_UNIT).match(text, end):
             end = match.end()
+    if (match := _TOWN_IN.match(text, end)) and match.group(1).split()[0].lower() not in NOT_NAMES:
+        end = match.end(1)
     for _ in range(MAX_LOCALITY_PIECES):
         match = _LOCALITY_PIECE.match(text, end)
         if match is None or match.group(1).split()[0].lower() in NOT_NAMES:

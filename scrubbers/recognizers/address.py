@@ -5,6 +5,7 @@ from __future__ import annotations
 import regex
 from faker.providers.address.en_US import Provider as UsAddress
 from presidio_analyzer import Pattern
+from wordfreq import zipf_frequency
 
 from scrubbers.recognizers.preset import PresetPatternRecognizer
 
@@ -51,10 +52,29 @@ _STREET_TYPES_AFTER = (
     r"|street|road|lane|avenue|drive|way|court|place|square|terrace|close|crescent|gardens|grove|hill|park|row|walk))"
 )
 """A word ending in a street type ('Puruntie', 'Floridusgasse', 'tér'): the whole word, then one look back at its end."""
+_PLACE_PREPOSITION = r"(?<=\b(?i:on|off|along|down|near|at|onto|opposite|past)[^\S\n]+)"
+"""Where a street is named without its house number: 'lives on Andreassen Street', 'lives off Puruntie'."""
+_TYPE_WORD = (
+    r"(?:Street|St\.|Road|Rd\.|Avenue|Ave\.|Lane|Drive|Boulevard|Blvd\.|Way|Court|Place|Square|Terrace|Close|Crescent"
+    r"|Gardens|Grove|Row|Walk|(?i:street|road|avenue|lane|drive|boulevard|gate|gata|gatan|vei|veien|vej|vejen|tér|utca|út|köz"
+    r"|allé|allee|straße|strasse|laan|straat|ulica|iela|sokak|sokağı|caddesi))(?![\p{L}'’-])"
+)
+"""A street type written as a word of its own after the street's name ('Andreassen Street', 'Kongens gate')."""
+_TYPE_SUFFIX_WORD = (
+    r"\p{Lu}\p{Ll}{2,}(?<=\p{Ll}{2}(?:tie|katu|kuja|polku|gasse|stra(?:ss|ß)e|weg|vej|vejen|veien|vegen|gata|gatan|gade|straat"
+    r"|laan|gracht|utca|ulica|iela|gatvė|tänav|maantee|allee|platz|väg|vägen))(?![\p{L}'’-])"
+)
+"""One word naming a street by its ending ('Puruntie', 'Floridusgasse', 'Kirkevegen'), the ending not the whole word."""
 _UNIT_WORD = r"(?i:apt\.?|apartment|suite|ste\.?|unit|flat|room|rm\.?)"
 _PO_BOX = r"(?i:p\.?[^\S\n]?o\.?[^\S\n]?box)[^\S\n]+\d{1,6}"
 _NAME_WORD = r"(?:\p{Lu}[\p{L}'’.-]*|(?:de|la|le|del|della|di|da|das|do|dos|des|du|van|von|der|den|al|el|y|i)\b|C/)"
 """A word of a street's name: capitalised, or a particle ('Rue de la Sarthe')."""
+_NAMED_STREET = (
+    rf"{_PLACE_PREPOSITION}(?:(?!(?i:the|a|an|this|that|my|our|your|his|her|their)\b)\p{{Lu}}[\p{{L}}'’.-]*[^\S\n]+"
+    rf"(?:(?:{_NAME_WORD})[^\S\n]+){{0,3}}{_TYPE_WORD}|{_TYPE_SUFFIX_WORD})"
+)
+NAMED_STREET = regex.compile(_NAMED_STREET)
+"""A street named without its house number after a place preposition: the one street line without a digit."""
 _UNIT_TAIL = (
     rf"(?:,?[^\S\n]+{_UNIT_WORD}[^\S\n]*\#?\d{{1,5}}[A-Za-z]?\b"
     r"(?:(?:[^\S\n]+(?:\p{Lu}[\p{L}'’.-]*|\p{Ll}{2,3}\b)){1,5}(?=[^\S\n]*(?:$|[,.?!])))?)?"
@@ -97,6 +117,7 @@ class InternationalStreetRecognizer(PresetPatternRecognizer):
             rf"[^\S\n]+{_STREET_TYPES_AFTER}\b\.?{_UNIT_TAIL}",
             0.6,
         ),
+        Pattern("Street named without a house number", _NAMED_STREET, 0.55),
         Pattern("P.O. box", rf"(?<![\w-])(?:\d{{1,5}}[^\S\n]+)?{_PO_BOX}\b", 0.6),
         Pattern("Military address", r"\b(?:PSC|Unit|USNS|USS|USNV|USCGC)[^\n]{1,30}?\n?[^\S\n]*(?:APO|FPO|DPO)[^\S\n]+(?:AA|AE|AP)[^\S\n]+\d{5}\b", 0.6),
     ]
@@ -104,6 +125,8 @@ class InternationalStreetRecognizer(PresetPatternRecognizer):
 
     def validate_result(self, pattern_text: str) -> bool | None:
         words = regex.findall(r"\p{L}+", pattern_text)
+        if len(words) == 1 and not any(c.isdigit() for c in pattern_text) and zipf_frequency(words[0], "en") >= 2.5:
+            return False  # 'on Bertie' is a name English text uses, not a street ending in '-tie'
         return None if words and not all(w.lower() in _NOT_STREET_WORDS for w in words) else False
 
 

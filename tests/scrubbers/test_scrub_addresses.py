@@ -2,6 +2,7 @@
 keyed stand-in, so the same real address reads the same, and coherent, in JSON fields and in sentences."""
 
 import json
+import re
 
 import pytest
 from faker.providers.address.en_US import Provider as UsAddress
@@ -116,3 +117,33 @@ def test_a_town_state_and_zip_without_a_street_are_an_address(detector: Detector
     (said, result), _ = scrubber.scrub_json([text, {"address": {"address1": "1 Elm Street", "state": "TX", "zip": "75001"}}])
     state = result["address"]["state"]
     assert said.endswith(f"You live in {addresses.STATE_NAMES[state]}.") and "Pekin" not in said and "CA, 20022" not in said
+
+
+@pytest.mark.parametrize(("text", "street", "kept"), [
+    ("She lives on Andreassen Street with her dog.", "Andreassen Street", "She lives on "),
+    ("He lives off Puruntie near the station.", "Puruntie", "He lives off "),
+    ("Meet me at Kongens gate tomorrow.", "Kongens gate", "Meet me at "),
+])
+def test_a_street_named_without_a_house_number_is_replaced_without_one(scrubber, text: str, street: str, kept: str) -> None:
+    """A street named without its house number after a place word was left as it was; its stand-in has no number either."""
+    (scrubbed,), _ = scrubber.scrub_json([text])
+    assert street not in scrubbed and scrubbed.startswith(kept), scrubbed
+    assert re.match(re.escape(kept) + r"[A-Z][a-z]+(?: [A-Z][a-z]+)* (?:" + "|".join(addresses.STREET_SUFFIXES) + r")\b", scrubbed)
+
+
+def test_words_that_end_like_a_street_type_after_a_place_word_are_no_street(scrubber) -> None:
+    texts = ["Turn left at the road and walk in Spring along the way.", "I live in Norway and walk on Hattie's farm."]
+    assert scrubber.scrub_json(texts)[0][0] == texts[0]
+    assert scrubber.scrub_json(texts)[0][1].startswith("I live in Norway and walk on ")
+
+
+def test_the_town_after_a_street_line_and_in_goes_with_it(scrubber) -> None:
+    """'… street in Keflavíkurflugvöllur': the street was replaced, its real town kept."""
+    text = "The parcel went to 12 Ástráðsson street in Keflavíkurflugvöllur last week."
+    found = [(p.kind, "12 Ástráðsson street in Keflavíkurflugvöllur"[p.start : p.end])
+             for p in addresses.parts("12 Ástráðsson street in Keflavíkurflugvöllur")]
+    assert found == [("STREET_LINE", "12 Ástráðsson street"), ("CITY", "Keflavíkurflugvöllur")]
+    (scrubbed, month), _ = scrubber.scrub_json([text, "It is at 4 Oak Road in March."])
+    assert "Keflavíkurflugvöllur" not in scrubbed and "Ástráðsson" not in scrubbed
+    assert re.fullmatch(r"The parcel went to \d{2} [A-Z][a-z]+ [A-Z][a-z]+ in [A-Z][\w ]+ last week\.", scrubbed), scrubbed
+    assert month.endswith(" in March.")

@@ -19,3 +19,15 @@ from scrubbers.recognizers.address import InternationalStreetRecognizer
 ])
 def test_international_street_recognizer(text: str, expected: list[str]) -> None:
     assert found(InternationalStreetRecognizer(), text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("She lives on Andreassen Street with her dog", ["Andreassen Street"]),
+    ("lives off Puruntie near the station", ["Puruntie"]),
+    ("walk along Kirkevegen", ["Kirkevegen"]),
+    ("on the Main Street", []),  # an article before: no street's name
+    ("on Bertie", []),  # a first name ending like a street type ('-tie')
+    ("walk in Spring along the way", []),
+])
+def test_a_street_named_without_a_house_number(text: str, expected: list[str]) -> None:
+    assert found(InternationalStreetRecognizer(), text) == expected
