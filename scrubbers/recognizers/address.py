@@ -67,14 +67,23 @@ _TYPE_SUFFIX_WORD = (
 """One word naming a street by its ending ('Puruntie', 'Floridusgasse', 'Kirkevegen'), the ending not the whole word."""
 _UNIT_WORD = r"(?i:apt\.?|apartment|suite|ste\.?|unit|flat|room|rm\.?)"
 _PO_BOX = r"(?i:p\.?[^\S\n]?o\.?[^\S\n]?box)[^\S\n]+\d{1,6}"
-_NAME_WORD = r"(?:\p{Lu}[\p{L}'’.-]*|(?:de|la|le|del|della|di|da|das|do|dos|des|du|van|von|der|den|al|el|y|i)\b|C/)"
-"""A word of a street's name: capitalised, or a particle ('Rue de la Sarthe')."""
+_NAME_WORD = (
+    r"(?:\p{Lu}[\p{L}'’.-]*|(?:de|la|le|del|della|di|da|das|do|dos|des|du|van|von|der|den|al|el|y|i)\b|C/|u\.(?=[^\S\n])"
+    r"|(?:gate|gata|gatan|vei|veien|vej|vejen|vegen|gade|gränd|tér|utca|út|köz|straat|laan|weg|ulica|sokak|sokağı|caddesi|χλμ|οδός)(?!\p{L}))"
+)
+"""A word of a street's name: capitalised, a particle ('Rue de la Sarthe') or a street type in lower case
+('Ingelbrecht Knudssøns gate', 'Pernilles vei', 'χλμ Αλεξανδρούπολης')."""
 _NAMED_STREET = (
     rf"{_PLACE_PREPOSITION}(?:(?!(?i:the|a|an|this|that|my|our|your|his|her|their)\b)\p{{Lu}}[\p{{L}}'’.-]*[^\S\n]+"
     rf"(?:(?:{_NAME_WORD})[^\S\n]+){{0,3}}{_TYPE_WORD}|{_TYPE_SUFFIX_WORD})"
 )
 NAMED_STREET = regex.compile(_NAMED_STREET)
 """A street named without its house number after a place preposition: the one street line without a digit."""
+_LOWER_WORDS = (
+    r"(?:(?!(?:and|or|of|the|for|to|in|on|at|by|with|from|is|are|was|were|an?|more|than|it|we|i|you|he|she|they|them|have|has|had"
+    r"|got|get|bought|about|each|per|x|items?|days?|weeks?|months?|years?|hours?|minutes?|times?|pairs?)\b)\p{Ll}[\p{Ll}'’-]*[^\S\n]+){1,4}"
+)
+"""One to four lower-case words of a street's name ('törneby', 'rúa do paseo'), no English function word among them."""
 _UNIT_TAIL = (
     rf"(?:,?[^\S\n]+{_UNIT_WORD}[^\S\n]*\#?\d{{1,5}}[A-Za-z]?\b"
     r"(?:(?:[^\S\n]+(?:\p{Lu}[\p{L}'’.-]*|\p{Ll}{2,3}\b)){1,5}(?=[^\S\n]*(?:$|[,.?!])))?)?"
@@ -118,6 +127,18 @@ class InternationalStreetRecognizer(PresetPatternRecognizer):
             0.6,
         ),
         Pattern("Street named without a house number", _NAMED_STREET, 0.55),
+        Pattern(
+            "Two numbers, then a street's name to the line's end",
+            rf"(?<![\w.,/-])\d{{1,5}}[^\S\n]+\d{{1,5}}(?:[^\S\n]+{_NAME_WORD}){{1,4}}(?=[^\S\n]*(?:\n|,|$))",
+            0.55,
+        ),
+        Pattern(
+            "Street line in lower case after a unit or an address, or opening a line",
+            rf"(?:(?<=(?:{_UNIT_WORD}[^\S\n]*\#?\d{{1,5}}[A-Za-z]?|(?i:address)(?:[^\S\n]+(?:is|with|to))?:?)[^\S\n]+)(?:\d{{1,5}}[^\S\n]+)?"
+            rf"|^[^\S\n]*\d{{1,5}}[^\S\n]+){_LOWER_WORDS}\d{{1,5}}[a-z]?\b"
+            rf"(?:[^\S\n]+{_UNIT_WORD}[^\S\n]*\#?\d{{1,5}}[A-Za-z]?\b|(?:[^\S\n]+\p{{Ll}}[\p{{Ll}}'’-]*){{1,3}}(?=[^\S\n]*(?:\n|$)))?",
+            0.55,
+        ),
         Pattern("P.O. box", rf"(?<![\w-])(?:\d{{1,5}}[^\S\n]+)?{_PO_BOX}\b", 0.6),
         Pattern("Military address", r"\b(?:PSC|Unit|USNS|USS|USNV|USCGC)[^\n]{1,30}?\n?[^\S\n]*(?:APO|FPO|DPO)[^\S\n]+(?:AA|AE|AP)[^\S\n]+\d{5}\b", 0.6),
     ]

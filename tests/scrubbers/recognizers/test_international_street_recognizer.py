@@ -31,3 +31,20 @@ def test_international_street_recognizer(text: str, expected: list[str]) -> None
 ])
 def test_a_street_named_without_a_house_number(text: str, expected: list[str]) -> None:
     assert found(InternationalStreetRecognizer(), text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # a street type in lower case inside the street's name
+    ("the same: 19 Ingelbrecht Knudssøns gate 222\n Suite 598", ["19 Ingelbrecht Knudssøns gate 222"]),
+    ("at 51 χλμ Αλεξανδρούπολης 133\nDRAMMEN", ["51 χλμ Αλεξανδρούπολης 133"]),
+    # two numbers, then the street's name to the line's end
+    ("my new address is 07 262 Pavlou Drandaki\nKÖPMANHOLMEN", ["07 262 Pavlou Drandaki"]),
+    # a street line in lower case after a unit, after 'address', or opening a line
+    ("mrs. catherine vassiliev apt. 731 96 törneby 2\ngualöv", ["96 törneby 2"]),
+    ("billing address with 71 estrada nacional 105 apt. 335 casal", ["71 estrada nacional 105 apt. 335"]),
+    ("kiddie city\n86 fuente del gallo 4 suite 236 corcubión", ["86 fuente del gallo 4 suite 236"]),
+    ("i bought 3 items for 25 dollars and walked 2 miles", []),
+    ("we have 12 of them and 4 more in 3 days", []),
+])
+def test_street_lines_the_development_half_missed(text: str, expected: list[str]) -> None:
+    assert found(InternationalStreetRecognizer(), text) == expected
