@@ -52,6 +52,7 @@ eval-scrub: install
 	$(BIN)/python -m scrubbers.evaluation
 	$(BIN)/python -m scrubbers.gold
 	$(BIN)/python -m scrubbers.transcripts
+	$(BIN)/python -m scrubbers.phone_examples
 
 eval-classify: install
 	$(BIN)/python -m taskgen.evaluation

@@ -94,7 +94,7 @@ def _always(text: str, digits: int) -> bool:
 
 _USERNAME_CUES = re.compile(r"(?i)@|user|login|handle|screen|gamertag")
 _TRIGGERS: dict[str, Callable[[str, int], bool]] = {
-    "PHONE_NUMBER": lambda text, digits: digits >= 7,
+    "PHONE_NUMBER": lambda text, digits: digits >= 4,
     "CREDIT_CARD": lambda text, digits: digits >= 12,
     "US_SSN": lambda text, digits: digits >= 9,
     "IBAN_CODE": lambda text, digits: digits >= 2,

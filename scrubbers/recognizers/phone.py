@@ -18,8 +18,15 @@ _EXTENSION = r"(?:[^\S\n]*(?:x|ext\.?|extension)[^\S\n]*\d{1,6})?"
 _GROUPS = r"(?:\+|\()?\d[\d \t()./-]{4,18}\d"
 _INTERNATIONAL = r"\+\d{1,3}(?:[ \t.-]?\(0\))?[ \t.-]?(?:\(\d{1,5}\)[ \t.-]?)?\d[\d \t./-]{4,16}\d"
 """'+' and a country code, an optional '(0)' trunk prefix and area code in brackets, then digits."""
-_DIGIT_GROUPS = r"\(?\d{1,5}\)?(?:(?:[ \t./-]{1,2}|(?<=\)))\(?\d{1,8}\)?){1,5}|\d{7,12}"
+_DIGIT_GROUPS = r"(?:\(?\d{1,5}\)?(?:(?:[ \t./-]{1,2}|(?<=\)))\(?\d{1,8}\)?){1,5}|\d{7,12})"
 """Groups of digits ('30/166 1318', '(26)/018-1590', '0786 6661') or one run of 7 to 12 digits."""
+_PHONE_SHAPED = (
+    r"(?:\(\d{1,4}\)[ \t]?\d{2,5}(?:[ .-]\d{2,4}){1,2}"  # an area code in brackets: '(11) 96123-4567'
+    r"|\d{1,4}(?:[ \t]\d{1,5}){1,2}(?:-\d{2,4}){2,3}"  # a space, then hyphens: '011 15-2345-6789', '8 0152 45-09-11'
+    r"|\d{2}(?:[ .]\d{2}){3,4}"  # four or five pairs: '70 12 34 56'
+    r"|\d{2,4}-\d{6,8}|\d{3}-\d{4})"  # an area code and a hyphen: '01-4567890'; a local number: '200-1234'
+)
+"""Layouts only phone numbers are written in, whatever the region: found without a phone word."""
 _LABEL_AFTER = r"(?=[^\S\n]*-?[^\S\n]*(?i:office|fax|mobile|cell|home|work)\b)"
 _LABEL_BEFORE = r"(?<=(?i:\bphone|\btel|\btelephone|\bmobile|\bcell|\bfax|\bcall(?:[^\S\n]+me)?(?:[^\S\n]+at)?)[^\S\n]*(?:number)?[^\S\n]*[:#]?[^\S\n]*)"
 
@@ -36,6 +43,7 @@ class PhoneLayoutRecognizer(PresetPatternRecognizer):
         Pattern("Labelled after", rf"(?<![\w+.-]){_GROUPS}{_EXTENSION}{_LABEL_AFTER}", 0.6),
         Pattern("Labelled before", rf"{_LABEL_BEFORE}{_GROUPS}{_EXTENSION}(?![\w-])", 0.6),
         Pattern("International", rf"(?<![\w+.-]){_INTERNATIONAL}{_EXTENSION}(?!\w|[.-]\d)", 0.55),
+        Pattern("Phone-shaped layout", rf"(?<![\w+./)-]){_PHONE_SHAPED}{_EXTENSION}(?!\w|[.-]\d)", 0.55),
         Pattern("Digit groups", rf"(?<![\w+.-]){_DIGIT_GROUPS}{_EXTENSION}(?!\w|[.-]\d)", 0.3),
     ]
     CONTEXT = ["phone", "call", "tel", "telephone", "mobile", "fax", "office", "cell", "reach", "contact", "text", "dial", "whatsapp"]
@@ -49,3 +57,22 @@ class PhoneLayoutRecognizer(PresetPatternRecognizer):
         if self.NOT_PHONES.fullmatch(pattern_text.strip()) or in_arithmetic(pattern_text, 0, len(pattern_text)):
             return False
         return None if 6 <= digits <= 20 else False
+
+
+class LabelledShortPhoneRecognizer(PresetPatternRecognizer):
+    """A short number a phone word names ('my phone number is 7012', 'tel: 21 234'): the small numbering
+    plans (Tokelau, Niue, the Falklands) have four- and five-digit numbers, which no layout tells from a count."""
+
+    ENTITY = "PHONE_NUMBER"
+    FLAGS = regex.MULTILINE
+    PATTERNS = [
+        Pattern(
+            "Labelled short number",
+            r"(?<=(?i:\bphone|\btel|\btelephone|\bmobile|\bcell|\bfax)(?:[^\S\n]+number)?(?:[^\S\n]+is|[^\S\n]*[:#])?[^\S\n]*)"
+            rf"\d{{1,3}}(?:[ .-]?\d{{2,3}}){{1,2}}{_EXTENSION}(?![\w-]|[.,]\d)",
+            0.6,
+        ),
+    ]
+
+    def validate_result(self, pattern_text: str) -> bool | None:
+        return None if 4 <= sum(c.isdigit() for c in pattern_text.split("x")[0].split("ext")[0]) <= 6 else False

@@ -37,7 +37,7 @@ from scrubbers.recognizers.person import (
     PersonRareWordRecognizer,
     PersonRelationRecognizer,
 )
-from scrubbers.recognizers.phone import PhoneLayoutRecognizer
+from scrubbers.recognizers.phone import LabelledShortPhoneRecognizer, PhoneLayoutRecognizer
 from scrubbers.recognizers.url import PersonalUrlRecognizer
 from scrubbers.recognizers.username import NameBuiltIdRecognizer, UsernameRecognizer
 
@@ -55,7 +55,7 @@ RECOGNIZERS: MappingProxyType[str, tuple[type[EntityRecognizer], ...]] = Mapping
         PersonNamedRecognizer,
     ),
     "EMAIL_ADDRESS": (OfflineEmailRecognizer,),
-    "PHONE_NUMBER": (ValidPhoneRecognizer, PhoneLayoutRecognizer),
+    "PHONE_NUMBER": (ValidPhoneRecognizer, PhoneLayoutRecognizer, LabelledShortPhoneRecognizer),
     "STREET_ADDRESS": (StreetAddressRecognizer, InternationalStreetRecognizer, AddressUnitRecognizer, PostcodeRecognizer),
     "CREDIT_CARD": (CreditCardRecognizer, MastercardTwoSeriesRecognizer, CardLengthRecognizer),
     "IBAN_CODE": (IbanRecognizer, LowerCaseIbanRecognizer),

@@ -30,3 +30,20 @@ def test_digit_groups_are_a_phone_number_only_after_a_phone_word(number: str) ->
     """Below the threshold alone, above it after a context word (Presidio's context enhancement)."""
     assert found(PhoneLayoutRecognizer(), f"You can reach me at {number} after five.") == [number]
     assert found(PhoneLayoutRecognizer(), f"The box holds {number} screws.") == []
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # layouts only phone numbers are written in (phonenumbers' example numbers of regions outside the configured ones)
+    ("The new one is (11) 96123-4567 since May", ["(11) 96123-4567"]),
+    ("The new one is 011 15-2345-6789 since May", ["011 15-2345-6789"]),
+    ("The new one is 8 0152 45-09-11 since May", ["8 0152 45-09-11"]),
+    ("The new one is 70 12 34 56 x1234 since May", ["70 12 34 56 x1234"]),
+    ("The new one is 01-4567890 since May", ["01-4567890"]),
+    ("The new one is 200-1234 since May", ["200-1234"]),
+    # digit groups after a phone word keep their extension
+    ("my phone number is 712 345 x1234, call me", ["712 345 x1234"]),
+    ("I paid 155.33 - 147.05 and 12 34 on 2024-05-12", []),
+])
+def test_phone_shaped_layouts_and_extensions(text: str, expected: list[str]) -> None:
+    assert found(PhoneLayoutRecognizer(), text) == expected
+

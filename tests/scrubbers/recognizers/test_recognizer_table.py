@@ -59,7 +59,7 @@ def test_an_entity_type_without_a_recognizer_is_a_clear_error() -> None:
 @pytest.mark.parametrize(("regions", "expected"), [(("US",), []), (("IL",), ["050-234-5678"])])
 def test_the_configured_phone_regions_reach_the_phone_recognizer(regions: tuple[str, ...], expected: list[str]) -> None:
     """An Israeli number without its country code is valid for 'IL' only: 'US' must not find it."""
-    valid, _layout = build_recognizers(["PHONE_NUMBER"], "en", regions)
+    valid, *_layouts = build_recognizers(["PHONE_NUMBER"], "en", regions)
     assert found(valid, "call 050-234-5678 now") == expected
 
 
