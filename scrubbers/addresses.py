@@ -174,7 +174,7 @@ def _street(value: str, start: int, end: int) -> list[Part]:
     """A street line, with a unit inside it ('763 Broadway Suite 135') as a part of its own, and a town after
     'in' ('12 Ástráðsson street in Keflavíkurflugvöllur')."""
     town = _TOWN_IN.search(value, start, end)
-    if town and value[town.end() : end][:1].isupper():
+    if town and value[town.end() : end][:1].isupper() and not any(c.isdigit() for c in value[town.end() : end]):
         return _street(value, start, town.start()) + _town_and_country(value, town.end(), end)
     unit = _UNIT.search(value, start, end)
     if unit is None or unit.start() == start:

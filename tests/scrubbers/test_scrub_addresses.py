@@ -143,6 +143,7 @@ def test_the_town_after_a_street_line_and_in_goes_with_it(scrubber) -> None:
     found = [(p.kind, "12 Ástráðsson street in Keflavíkurflugvöllur"[p.start : p.end])
              for p in addresses.parts("12 Ástráðsson street in Keflavíkurflugvöllur")]
     assert found == [("STREET_LINE", "12 Ástráðsson street"), ("CITY", "Keflavíkurflugvöllur")]
+    assert [p.kind for p in addresses.parts("Via in Arcione 12")] == ["STREET_LINE"]  # 'in' inside a street's name
     (scrubbed, month), _ = scrubber.scrub_json([text, "It is at 4 Oak Road in March."])
     assert "Keflavíkurflugvöllur" not in scrubbed and "Ástráðsson" not in scrubbed
     assert re.fullmatch(r"The parcel went to \d{2} [A-Z][a-z]+ [A-Z][a-z]+ in [A-Z][\w ]+ last week\.", scrubbed), scrubbed
