@@ -314,8 +314,10 @@ def _doubts(found: _Intent, taxonomy: Taxonomy) -> tuple[list[str], str]:
                        "calls moved it")
     if found.fallbacks:
         because.append("fallback_request")
-        reasons.append(f"has a fallback asking for {', '.join(found.fallbacks)} if it cannot be done, and nothing the "
-                       "agent did shows which branch the session took")
+        taken = [intent for intent in found.fallbacks if intent in found.executed]
+        reasons.append(f"has a fallback asking for {', '.join(found.fallbacks)} if it cannot be done, and " + (
+            f"the agent's calls carried out the fallback ({', '.join(taken)})" if taken
+            else "nothing the agent did shows which branch the session took"))
     if found.conflict:
         because.append("text_tool_conflict")
         reasons.append(f"is what the customer's words ask for, but the agent's calls carried out {', '.join(found.executed)}")

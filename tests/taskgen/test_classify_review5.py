@@ -58,7 +58,9 @@ def test_a_fallback_to_another_intent_is_flagged_until_the_calls_settle_it(taxon
     exchanged = [ToolCall(name="exchange_delivered_order_items", arguments={"order_id": "#W1000001"})]
     assert "fallback_request" not in _words(taxonomy, text, exchanged).uncertain_because
     cancelled = [ToolCall(name="cancel_pending_order", arguments={"order_id": "#W1000001"})]
-    assert {"fallback_request", "text_tool_conflict"} <= set(_words(taxonomy, text, cancelled).uncertain_because)
+    taken = _words(taxonomy, text, cancelled)
+    assert {"fallback_request", "text_tool_conflict"} <= set(taken.uncertain_because)
+    assert "the agent's calls carried out the fallback (cancellation)" in taken.review_questions[0]
 
 
 @meaning_only
