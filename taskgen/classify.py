@@ -46,8 +46,8 @@ class Classification(BaseModel):
     uncertain: bool = False
     uncertain_because: list[str] = Field(
         default_factory=list,
-        description="low_confidence, small_margin, several_requests, meaning_disagrees, text_tool_conflict: the rules that "
-                    "made the intent uncertain",
+        description="low_confidence, small_margin, several_requests, meaning_disagrees, fallback_request, text_tool_conflict: "
+                    "the rules that made the intent uncertain",
     )
     executed_actions: list[str] = Field(
         default_factory=list,
@@ -102,6 +102,7 @@ class _Intent(BaseModel):
     executed: list[str] = Field(default_factory=list, description="the action intents the agent's calls carried out, in order")
     conflict: bool = False
     passed_over: list[str] = Field(default_factory=list, description="earlier asks the first action request came after")
+    fallbacks: list[str] = Field(default_factory=list, description="other action intents asked for if the primary fails")
     meaning_vote: str | None = Field(default=None, description="the intent of the primary request's nearest labelled example")
 
 
@@ -174,6 +175,12 @@ def _classify_intent(session: Session, taxonomy: Taxonomy) -> _Intent:
     best = [intents[max(range(len(row)), key=lambda k: (row[k], -k))] for row in rows]
     roles = [clause.role for clause in clauses]
     asking = ("request", "fallback")
+    for i in range(1, len(clauses) if model is not None else 0):  # "return the luggage and get the same one in red"
+        j = i - 1
+        if (clauses[i].sentence == clauses[j].sentence and roles[i] in asking and roles[j] in asking
+                and best[i] in taxonomy.refinements.get(best[j], ()) and keyword[i][1] == ["rule:fallback"]
+                and meaning.confidence(rows[i]) >= taxonomy.intent_confidence_threshold):
+            rows[j], nearest[j], best[j], roles[i] = rows[i], nearest[i], best[i], "refinement"
     for i, intent in enumerate(best):  # "return it and refund to my card": the refund follows from the return
         if roles[i] in asking and any(best[j] in taxonomy.consequences.get(intent, ()) and roles[j] in asking for j in range(i)):
             roles[i] = "consequence"
@@ -183,13 +190,22 @@ def _classify_intent(session: Session, taxonomy: Taxonomy) -> _Intent:
     refused = {_keyword_intent([phrase], set(), taxonomy)[0] for phrase in (
         negated_phrase(clause.text, taxonomy.request_language) for clause, role in zip(clauses, roles) if role == "negated")
         if phrase} & actions
-    # the first clear request for an action; else the first request for an action or a clear one; a fallback only
-    # when no request asks for anything; else anything
-    order = [("request", True, True), ("request", None, None), ("fallback", True, True), ("request", False, False),
-             ("fallback", True, False), ("fallback", False, False), ("consequence", False, False),
-             ("context", True, False), ("context", False, False)]
-    primary = next((i for role, need, sure in order for i in range(len(clauses)) if roles[i] == role and best[i] not in refused
-                    and ((best[i] in actions or clear[i]) if need is None else (not need or best[i] in actions) and (not sure or clear[i]))),
+    # the first clear request for an action; else the first request for an action its own keywords name (a clear
+    # question before it, "you want to know the tracking number; also exchange or return the tablet", is passed over);
+    # else the first request for an action or a clear one; a fallback only when no request asks for anything; else anything
+    named = [clear[i] or keyword[i][0] == best[i] for i in range(len(clauses))]
+    order = [("request", True, True), ("request", True, named), ("request", None, None), ("fallback", True, True),
+             ("request", False, False), ("fallback", True, False), ("fallback", False, False),
+             ("consequence", False, False), ("context", True, False), ("context", False, False)]
+
+    def fits(i: int, role: str, need: bool | None, sure: bool | list[bool]) -> bool:
+        if roles[i] != role or best[i] in refused:
+            return False
+        if need is None:
+            return best[i] in actions or clear[i]
+        return (not need or best[i] in actions) and (sure[i] if isinstance(sure, list) else not sure or clear[i])
+
+    primary = next((i for role, need, sure in order for i in range(len(clauses)) if fits(i, role, need, sure)),
                    None)
     if model is not None and primary is not None and not clear[primary]:  # a vague request, read with its story
         story = [i for i in range(primary) if roles[i] == "context"][-2:]
@@ -265,11 +281,18 @@ def _classify_intent(session: Session, taxonomy: Taxonomy) -> _Intent:
             and executed[:1] in ([], [intent]) and set(executed) <= asked:  # and the agent did nothing not asked for
         several = False
     asked |= {best[i] for i in skipped}
+    # "exchange it; if that's not possible, return it": the words cannot say which branch the session ended in, unless
+    # the agent's first action was the primary request
+    fallbacks = sorted({best[i] for i in range(len(clauses)) if roles[i] == "fallback" and named[i] and best[i] in actions
+                        and best[i] != intent and best[i] not in refused})
+    if executed[:1] == [intent] and not set(fallbacks) & done:
+        fallbacks = []
+    evidence += [f"rule:fallback_request:{i}" for i in range(len(clauses)) if roles[i] == "fallback" and best[i] in fallbacks]
     passed_over = [*(f"clause {i}" for i in skipped), *([f"'later' wording in clause {primary}"] if later_ask else [])]
     return _Intent(intent=intent, evidence=list(dict.fromkeys(evidence)), confidence=round(confidence, 4),
                    runner_up=runner_up, margin=None if margin is None else round(margin, 4),
                    requests=sorted(asked | done), several=several, executed=executed, conflict=conflict,
-                   passed_over=passed_over, meaning_vote=nearest[primary].split(":")[0] if model is not None else None)
+                   passed_over=passed_over, fallbacks=fallbacks, meaning_vote=nearest[primary].split(":")[0] if model is not None else None)
 
 
 def _doubts(found: _Intent, taxonomy: Taxonomy) -> tuple[list[str], str]:
@@ -289,6 +312,12 @@ def _doubts(found: _Intent, taxonomy: Taxonomy) -> tuple[list[str], str]:
         because.append("meaning_disagrees")
         reasons.append(f"is not what the request's nearest labelled example says ('{found.meaning_vote}'): keywords or "
                        "calls moved it")
+    if found.fallbacks:
+        because.append("fallback_request")
+        taken = [intent for intent in found.fallbacks if intent in found.executed]
+        reasons.append(f"has a fallback asking for {', '.join(found.fallbacks)} if it cannot be done, and " + (
+            f"the agent's calls carried out the fallback ({', '.join(taken)})" if taken
+            else "nothing the agent did shows which branch the session took"))
     if found.conflict:
         because.append("text_tool_conflict")
         reasons.append(f"is what the customer's words ask for, but the agent's calls carried out {', '.join(found.executed)}")

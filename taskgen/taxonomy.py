@@ -73,6 +73,11 @@ class Taxonomy(BaseModel):
         default_factory=dict,
         description="intent -> the intents it follows from: asked after one of them it is a consequence, not a request",
     )
+    refinements: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="intent -> intents that, meant (not named by a keyword) by the next clause of the same sentence, say "
+                    "what the request is: 'return the luggage and get the same one in red' is an exchange",
+    )
 
     @model_validator(mode="after")
     def _action_intents_known(self) -> Taxonomy:
