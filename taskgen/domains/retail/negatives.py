@@ -107,6 +107,13 @@ def cross_boundary(
         schema.set_field(moved, "order", order_id, "status", policy.cancellable_statuses[-1])
         schema.set_field(moved, "order", order_id, "delivered_at", None)
         return moved, actor
+    if boundary == "closed":
+        # The order is cancelled before it shipped: nothing on it can change any more.
+        if not policy.closed_statuses:
+            return None
+        schema.set_field(moved, "order", order_id, "status", policy.closed_statuses[0])
+        schema.set_field(moved, "order", order_id, "delivered_at", None)
+        return moved, actor
     if boundary == "not_cancellable":
         shipped = policy.address_change.escalate_when_order_status_in
         if not shipped:
@@ -148,6 +155,8 @@ def boundary_question(boundary: str, policy: RetailPolicy) -> str:
         "not_delivered": "Can an order that has not been delivered be refunded or returned, or only cancelled?",
         "not_cancellable": f"Only {', '.join(policy.cancellable_statuses)} orders can be cancelled: should a shipped "
         "order get a decline or a return offer?",
+        "closed": f"The order is {policy.closed_statuses[0] if policy.closed_statuses else 'closed'}: must the agent refuse a "
+        "change to it (nothing left to change) rather than hand it to a human?",
         "other_customer": "Should the agent act on, or disclose, an order that belongs to another customer?",
         "order_in_transit": "May the customer change the address while an order is on its way, or must a human decide?",
         "recently_delivered": f"Delivered {max(policy.return_window_days // 2, 1)} days ago, the order is inside the "
