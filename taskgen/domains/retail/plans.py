@@ -178,7 +178,7 @@ def _plan_for(
         same_status = [_check("order_status", order_id=order_id, status=order["status"])]
     same_address: list[Expectation] = []
     if customer_id in state.get("customer", {}):
-        same_address = [_check("address_equals", customer_id=customer_id, address=state["customer"][customer_id].get("address", ""))]
+        same_address = [_check("address_equals", customer_id=customer_id, address=state["customer"][customer_id].get("address") or "")]
     untouched = [*no_new_refund, *same_status, *same_address]
     if decision.action == "refund":
         return Plan(
@@ -413,7 +413,7 @@ def optional_write(plan: Plan, decision: Decision, state: StateRows, order_id: s
         "refund_exists": lambda item: (_check("refunded_total", order_id=order_id, amount_cents=refunded_cents(state, order_id or ""))
                                        if refunded_cents(state, order_id or "") else _check("no_refund", order_id=order_id)),
         "return_label_exists": lambda item: _check("reply_sent"),
-        "address_equals": lambda item: _check("address_equals", customer_id=decision.customer_id, address=customer.get("address", "")) if customer else None,
+        "address_equals": lambda item: _check("address_equals", customer_id=decision.customer_id, address=customer.get("address") or "") if customer else None,
     }
     write_check = {"cancel": "order_status", "refund": "refund_exists", "return_label": "return_label_exists", "update_address": "address_equals"}[decision.action]
     expectations = []
