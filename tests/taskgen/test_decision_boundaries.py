@@ -48,14 +48,16 @@ def test_a_status_refusal_with_an_item_change_on_a_cancelled_order_stays_a_refus
 def test_an_escalating_positive_gets_a_decision_boundary_negative_over_the_identity_one(domain, taxonomy):
     """The 13 escalation positives of cold review 5 all had the identity negative; where the order can be
     cancelled on the seed, the negative is the same request on that cancelled order (boundary `closed`)."""
-    seed = freeze_seed(make_state(), CLOCK)
+    seed = starting_seed(make_state(), CLOCK, domain)  # with its canary rows
     session = make_session("s-x", EXCHANGE, "cus_1001", ["#W1000002"])
     classification = classify(session, taxonomy).model_copy(update={"intent": "exchange"})
     pair = draft_pair(session, classification, seed, domain)
     assert "escalate_to_human" in pair.positive.required_tools
     assert pair.negative.boundary == "closed"
     assert "escalate_to_human" in pair.negative.forbidden_tools
-    assert pair.negative_seed.state["order"]["#W1000002"]["status"] == "cancelled"
+    orders = pair.negative_seed.state["order"]
+    assert {orders[key]["status"] for key in orders if orders[key]["customer_id"] == "cus_1001"} == {"cancelled"}
+    assert orders["#W1000001"]["delivered_at"] is None and orders["#W1000003"]["status"] == "delivered"  # another's: as it was
     positive, negative = health_check(pair.positive, seed, domain, (pair.negative, pair.negative_seed)), health_check(
         pair.negative, pair.negative_seed, domain, (pair.positive, seed))
     assert positive.verdict == negative.verdict == "works", (positive.flags, negative.flags)
@@ -116,3 +118,16 @@ def test_a_fallback_on_the_catalogue_is_not_decided_by_the_orders_status(domain,
     assert positive.required_tools == [] and "cancel_order" not in positive.forbidden_tools
     decided = "I want to return the kettle of my order #W1000002. If it cannot be returned, see if it can be canceled."
     assert _positive(domain, taxonomy, decided, "#W1000002", "return_label").required_tools == ["cancel_order"]
+
+
+def test_the_closed_boundary_needs_no_order_told_by_the_words(domain, taxonomy):
+    """'I want to exchange the charger for a blue one' (no order id, none of the items named): every order of
+    the requester cancelled is refused whichever one they mean, so the pair tests the request, not only identity."""
+    words = "I want to exchange my phone charger for a blue one."
+    seed = starting_seed(make_state(), CLOCK, domain)
+    session = make_session("s-n", words, "cus_1001", ["#W1000002"])
+    pair = draft_pair(session, classify(session, taxonomy).model_copy(update={"intent": "exchange"}), seed, domain)
+    assert pair.negative.boundary == "closed" and "escalate_to_human" in pair.positive.required_tools
+    results = (health_check(pair.positive, seed, domain, (pair.negative, pair.negative_seed)),
+               health_check(pair.negative, pair.negative_seed, domain, (pair.positive, seed)))
+    assert [result.verdict for result in results] == ["works", "works"], [result.flags for result in results]

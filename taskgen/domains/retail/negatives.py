@@ -43,6 +43,16 @@ def cross_boundary(
         schema.set_field(moved, "order", target, "status", policy.address_change.escalate_when_order_status_in[0])
         schema.set_field(moved, "order", target, "delivered_at", None)
         return moved, actor
+    if boundary == "closed":
+        # The order is cancelled before it shipped: nothing on it can change any more. Every order of the
+        # requester is, so the words need not tell which one they mean (an order-independent boundary).
+        mine = customer_orders(view, actor.get("customer_id"))
+        if not policy.closed_statuses or not mine:
+            return None
+        for row in mine:
+            schema.set_field(moved, "order", str(row["id"]), "status", policy.closed_statuses[0])
+            schema.set_field(moved, "order", str(row["id"]), "delivered_at", None)
+        return moved, actor
     order = view["order"].get(order_id or "")
     if order is None:
         return None
@@ -107,13 +117,6 @@ def cross_boundary(
         schema.set_field(moved, "order", order_id, "status", policy.cancellable_statuses[-1])
         schema.set_field(moved, "order", order_id, "delivered_at", None)
         return moved, actor
-    if boundary == "closed":
-        # The order is cancelled before it shipped: nothing on it can change any more.
-        if not policy.closed_statuses:
-            return None
-        schema.set_field(moved, "order", order_id, "status", policy.closed_statuses[0])
-        schema.set_field(moved, "order", order_id, "delivered_at", None)
-        return moved, actor
     if boundary == "not_cancellable":
         shipped = policy.address_change.escalate_when_order_status_in
         if not shipped:
@@ -173,7 +176,7 @@ def boundary_question(boundary: str, policy: RetailPolicy) -> str:
     return questions[boundary]
 
 
-ORDER_INDEPENDENT_BOUNDARIES = ("identity_not_verified", "order_in_transit", "outside_request")
+ORDER_INDEPENDENT_BOUNDARIES = ("identity_not_verified", "order_in_transit", "outside_request", "closed")
 REPLY_CONTENT_CHECKS = ("reply_states_status", "reply_withholds", "reply_refuses")
 
 

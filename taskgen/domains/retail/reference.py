@@ -219,6 +219,9 @@ def _outside_request(view: AgentView, env: Environment, policy: RetailPolicy) ->
     order = order or _only_order(view, env)
     if order is not None and order.get("status") in policy.closed_statuses:
         return _refuse(env, f"change order {order['id']}: it is {order.get('status')}, so nothing on it can change any more")
+    mine = env.call("list_orders", customer_id=view.actor.get("customer_id")) if order is None and view.actor.get("customer_id") else []
+    if mine and all(row.get("status") in policy.closed_statuses for row in mine):
+        return _refuse(env, "change any of your orders: they are all cancelled, so nothing on them can change any more")
     return _hand_over(env, "a request the tools cannot carry out")
 
 

@@ -94,6 +94,12 @@ def words_tell_order(prompt: str, order_id: str, state: StateRows, actor: dict[s
     return matching == [order_id]
 
 
+def all_orders_closed(state: StateRows, actor: dict[str, str], policy: RetailPolicy) -> bool:
+    """Every order of the requester is closed (cancelled): whichever one the words mean, nothing can change."""
+    orders = customer_orders(state, actor.get("customer_id"))
+    return bool(orders) and all(order.get("status") in policy.closed_statuses for order in orders)
+
+
 def _inside_window(order: dict, clock: datetime, days: int) -> bool:
     """Delivered at most `days` ago; always, when the product keeps no delivery date (no window to judge)."""
     if "delivered_at" not in order:
@@ -323,7 +329,8 @@ def decide(
         order = state["order"].get(order_id or "")  # the canonical view carries every role's kind
         if order is not None and order.get("customer_id") != actor.get("customer_id"):
             return Decision(action="decline", rule="not_order_owner", order_id=order_id)
-        if order is not None and order.get("status") in policy.closed_statuses and words_tell_order(prompt, str(order_id), state, actor):
+        told = order is not None and order.get("status") in policy.closed_statuses and words_tell_order(prompt, str(order_id), state, actor)
+        if told or all_orders_closed(state, actor, policy):
             # Nothing left to change (a cancelled order): refused, not handed on.
             return Decision(action="decline", rule="order_closed", order_id=order_id)
         return Decision(action="escalate", rule="outside_agent_tools", order_id=order_id)
