@@ -460,7 +460,8 @@ def write_sample(config_path: Path, count: int, path: Path, label: str) -> None:
             seed = seeds[task.seed_id]
             view = RetailSchema.from_document(seed.domain_schema).canonical(seed.state)
             lines += [f"### {task.polarity}" + (f" (boundary crossed: {task.boundary})" if task.polarity == "negative" else ""), "",
-                      f"- requester: {task.actor.get('customer_id') or 'not verified'}; clock {seed.clock}; budget {task.budget.turns} turns, {task.budget.tokens} tokens",
+                      f"- requester: {task.actor.get('customer_id') or 'not verified'}" + "".join(f" (address on the seed: {row.get('address') or 'unknown'})" for key, row in view["customer"].items() if key == task.actor.get("customer_id"))
+                      + f"; clock {seed.clock}; budget {task.budget.turns} turns, {task.budget.tokens} tokens" + (f"; seed uncertain: {'; '.join(seed.uncertain)}" if seed.uncertain else ""),
                       f"- expectations: {'; '.join(item.describe() for item in task.expectations)}",
                       f"- required tools: {', '.join(task.required_tools) or 'none'}; forbidden: {', '.join(task.forbidden_tools) or 'none'}",
                       *(f"- rubric (judge): {item}" for item in task.rubric)]
@@ -468,13 +469,18 @@ def write_sample(config_path: Path, count: int, path: Path, label: str) -> None:
             owner = task.actor.get("customer_id") or (view["order"].get(order_id or "", {}).get("customer_id"))
             for row in sorted(view["order"].values(), key=lambda row: str(row["id"])):
                 if row["id"] == order_id or row.get("customer_id") == owner:
-                    items = ", ".join(str(item.get("name")) for item in row.get("items") or [] if isinstance(item, dict))
+                    items = ", ".join(_item_text(item) for item in row.get("items") or [] if isinstance(item, dict))
                     dates = "".join(f", {field} {row[field]}" for field in ("created_at", "delivered_at") if field in row)
                     lines.append(f"- seed order {row['id']}{' (the target)' if row['id'] == order_id else ''}: owner {row.get('customer_id')}, "
                                  f"status {row.get('status')}, total {row.get('total_cents')} cents{dates}; items: {items}")
             lines.append("")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _item_text(item: dict) -> str:  # what a reader needs to judge the words: which variant
+    options = item.get("options") if isinstance(item.get("options"), dict) else {}
+    return f"{item.get('name')}" + (f" ({', '.join(f'{key} {value}' for key, value in options.items())})" if options else "")
 
 
 def _excerpt(task, seed) -> dict[str, Any]:
@@ -486,7 +492,7 @@ def _excerpt(task, seed) -> dict[str, Any]:
     order_id = task.target.get("order_id")
     owner = task.actor.get("customer_id") or view["order"].get(order_id or "", {}).get("customer_id")
     orders = {key: {field: row.get(field) for field in ("customer_id", "status", "total_cents", "created_at", "delivered_at") if field in row}
-              | {"items": [item.get("name") for item in row.get("items") or [] if isinstance(item, dict)]}
+              | {"items": [_item_text(item) for item in row.get("items") or [] if isinstance(item, dict)]}
               for key, row in sorted(view["order"].items()) if key == order_id or row.get("customer_id") == owner}
     customers = {key: {field: row.get(field) for field in ("name", "email", "address") if field in row}
                  for key, row in sorted(view["customer"].items()) if key == owner or key == task.actor.get("customer_id")}

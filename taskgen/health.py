@@ -153,7 +153,9 @@ def health_check(
         flags.append("incident_behaviour_passes")
     if not passed["reference"]:
         flags.append("reference_fails")
-    if all(passed.values()):
+    if is_stub(task):
+        pass  # a stub expects nothing yet, so any reply passes it: that is what `stub` says, not a flag
+    elif all(passed.values()):
         flags.append("every_agent_passes")
     elif passed["reference"] and passed.get("reply_only"):
         flags.append("reply_alone_passes")

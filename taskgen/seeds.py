@@ -131,6 +131,23 @@ def _state_named_by_call(kind: str, row: dict[str, Any], call_name: str) -> list
             if isinstance(value, str) and stem in value.lower() and value.lower() != left[0]]
 
 
+def _fields_set_by(row: dict[str, Any], row_id: str, arguments: Any) -> list[str]:
+    """Columns of the row that hold exactly what a write's arguments set: a column named as an argument
+    with its value (`address`), or an object column whose every field is an argument with that value
+    (tau-bench's `modify_user_address(address1, city, zip…)` on the `address` object). Ids are left out."""
+    if not isinstance(arguments, dict):
+        return []
+    found = []
+    for column, value in sorted(row.items()):
+        if value is None or column.endswith("_id") or column == "id" or str(value) == row_id:
+            continue
+        if column in arguments and not isinstance(value, (dict, list)) and _same(arguments[column], value):
+            found.append(column)
+        elif isinstance(value, dict) and value and all(key in arguments and _same(arguments[key], item) for key, item in value.items()):
+            found.append(column)
+    return found
+
+
 _GENERIC_NOUNS = frozenset({"order", "item", "user", "customer", "account", "payment", "method", "detail", "details", "info"})
 
 
@@ -155,6 +172,7 @@ def state_as_of_incident(
     index = [(kind, row_id) for kind, rows in sorted(restored_state.items()) for row_id in sorted(rows)]
     observed: set[tuple[str, str]] = set()
     written: dict[tuple[str, str], str] = {}
+    written_args: dict[tuple[str, str], list[Any]] = {}
     restored: list[str] = []
     for call in session.tool_calls:
         if _READ_CALL.match(call.name) is None:
@@ -164,6 +182,7 @@ def state_as_of_incident(
             for kind, row_id in index:
                 if row_id in named and (kind, row_id) not in observed:
                     written.setdefault((kind, row_id), call.name)
+                    written_args.setdefault((kind, row_id), []).append(call.arguments)
             continue
         if call.status != "ok":
             continue
@@ -181,6 +200,14 @@ def state_as_of_incident(
         for column, value in _state_named_by_call(kind, restored_state[kind][row_id], name):
             restored_state[kind][row_id][column] = value
             restored.append(f"{kind} {row_id}: {column} (named by the incident's own {name})")
+    for (kind, row_id), calls in sorted(written_args.items()):
+        # The incident's own write never stays in its seed: a field holding exactly what it wrote is emptied
+        # (its value before is unknown; the row is listed as uncertain below).
+        row = restored_state[kind][row_id]
+        for arguments in calls:
+            for column in _fields_set_by(row, row_id, arguments):
+                row[column] = None
+                restored.append(f"{kind} {row_id}: {column} (emptied: it held the incident's own {written[(kind, row_id)]})")
     uncertain = [f"{kind} {row_id}: changed by the incident's own {name} before the agent saw it" for (kind, row_id), name in sorted(written.items())]
     for kind, column in sorted((updated_by or {}).items()):
         for row_id, row in sorted(restored_state.get(kind, {}).items()):
@@ -194,6 +221,7 @@ def state_as_of_incident(
                 uncertain.append(f"{kind} {row_id}: changed after the incident ({column} {format_timestamp(changed)})")
     aware_clock = clock if clock.tzinfo else clock.replace(tzinfo=UTC)
     later: dict[tuple[str, str], str] = {}
+    later_args: dict[tuple[str, str], list[Any]] = {}
     for other in sorted(later_sessions or [], key=lambda other: (other.incident_at or aware_clock, other.session_id)):
         if other.session_id == session.session_id or other.incident_at is None or other.incident_at <= aware_clock:
             continue
@@ -204,12 +232,18 @@ def state_as_of_incident(
             for kind, row_id in index:
                 if row_id in named and (kind, row_id) not in observed and (kind, row_id) not in written:
                     later.setdefault((kind, row_id), call.name)
+                    later_args.setdefault((kind, row_id), []).append(call.arguments)
     for (kind, row_id), name in sorted(later.items()):
         undone = _state_named_by_call(kind, restored_state[kind][row_id], name)
         for column, value in undone:
             restored_state[kind][row_id][column] = value
             restored.append(f"{kind} {row_id}: {column} (undone: a later session's {name})")
-        if not undone:
+        for arguments in later_args[(kind, row_id)]:
+            for column in _fields_set_by(restored_state[kind][row_id], row_id, arguments):
+                restored_state[kind][row_id][column] = None
+                restored.append(f"{kind} {row_id}: {column} (emptied: it held a later session's {name})")
+                uncertain.append(f"{kind} {row_id}: {column} held a later session's {name}, emptied: its value as of the clock is unknown")
+        if not undone and not any(entry.startswith(f"{kind} {row_id}: ") for entry in uncertain):
             uncertain.append(f"{kind} {row_id}: changed by a later session's {name}, which cannot be undone")
     return AsOfIncident(state=restored_state, restored=restored, uncertain=uncertain)
 

@@ -13,3 +13,11 @@ def test_a_failed_pipeline_or_an_empty_run_is_a_reason_to_fail():
     assert run_failures(subprocess.CompletedProcess([], 0, "", ""), {"pairs": 26}) == []
     silent = run_failures(subprocess.CompletedProcess([], 2, "", ""), {"pairs": 3})
     assert silent == ["the pipeline exited 2: it said nothing about why"]
+
+
+def test_a_cold_reader_sees_each_items_options():
+    """Cold review 5: prompts ask for 'the 1000ml bottle' or 'the silicone watch'; the sample showed names only."""
+    from bench.soundness import _item_text
+
+    assert _item_text({"name": "Water Bottle", "options": {"capacity": "1000ml", "color": "red"}}) == "Water Bottle (capacity 1000ml, color red)"
+    assert _item_text({"name": "Kettle"}) == "Kettle"

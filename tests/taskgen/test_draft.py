@@ -301,6 +301,17 @@ def test_a_request_the_tools_cannot_do_goes_to_a_human_and_its_negative_is_anoth
                            [ToolCall(name="exchange_delivered_order_items", arguments={"order_id": "#W1000001", "item_ids": ["1"]})])
     pair = _draft_one(session, domain, taxonomy)
     assert pair.positive.intent == "exchange" and "escalate_to_human" in pair.positive.required_tools
+    # the request's own boundary first (cold review 5): the order cancelled, nothing left to change, refused
+    assert pair.negative.boundary == "closed" and "escalate_to_human" in pair.negative.forbidden_tools
+    from taskgen.draft import draft_pair as draft
+
+    without_closed = domain.policy.model_copy(update={"boundaries": {**domain.policy.boundaries, "exchange": ["other_customer"]}})
+    from taskgen.classify import classify as classify_session
+    from taskgen.seeds import freeze_seed as freeze
+    from retail_fixtures import CLOCK as clock, make_state as state_of
+
+    pair = pair.model_copy(update={"negative": draft(session, classify_session(session, taxonomy), freeze(state_of(), clock), domain,
+                                                     policy=without_closed).negative})
     # someone else's order: refused, and nothing of it said (not handed on, which would act on it)
     assert pair.negative.boundary == "other_customer" and pair.negative.actor == {"customer_id": "cus_1001"}
     assert {"reply_refuses", "not_escalated", "reply_withholds"} <= {item.check for item in pair.negative.expectations}
@@ -346,7 +357,7 @@ def test_boundaries_come_from_the_policy_file(domain, taxonomy):
 
     classification = classify(session, taxonomy)
     seed = freeze_seed(make_state(), CLOCK)
-    assert draft_pair(session, classification, seed, domain).negative.boundary == "other_customer"  # the first of policy.yaml's list
+    assert draft_pair(session, classification, seed, domain).negative.boundary == "closed"  # the first of policy.yaml's list
     policy = domain.policy.model_copy(update={"boundaries": {**domain.policy.boundaries, classification.intent: ["identity_not_verified"]}})
     assert draft_pair(session, classification, seed, domain, policy=policy).negative.boundary == "identity_not_verified"
     policy = domain.policy.model_copy(update={"boundaries": {**domain.policy.boundaries, classification.intent: []}})

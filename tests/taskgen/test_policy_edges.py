@@ -164,7 +164,7 @@ def test_a_request_outside_the_tools_goes_to_a_human_once_the_requester_is_known
         env = domain.environment(seed)
         view = AgentView(prompt="I want to exchange the kettle for a bigger one.", intent="other", actor=actor, clock=seed.clock)
         reference.reference_agent(domain.policy)(view, env)
-        assert [call.name for call in env.calls] == calls
+        assert [call.name for call in env.calls if not call.name.startswith(("get_", "list_"))] == calls  # reads: the order's status
     env = domain.environment(seed)
     reference.reference_agent(domain.policy)(AgentView(prompt="Do you sell kettles?", intent="other", actor={"customer_id": "cus_1001"}, clock=seed.clock), env)
     assert [call.name for call in env.calls] == ["send_reply"]
@@ -256,7 +256,7 @@ def test_a_request_outside_the_tools_of_several_words_is_read_as_the_phrase(doma
     env = domain.environment(freeze_seed(_state(), CLOCK))
     view = AgentView(prompt="Please change the  Size of my kettle order.", intent="other", actor={"customer_id": "cus_1001"}, clock=format_timestamp(CLOCK))
     reference.reference_agent(domain.policy)(view, env)
-    assert [call.name for call in env.calls] == ["escalate_to_human", "send_reply"]
+    assert [call.name for call in env.calls if not call.name.startswith(("get_", "list_"))] == ["escalate_to_human", "send_reply"]
 
 
 @pytest.mark.parametrize(

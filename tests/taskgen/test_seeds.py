@@ -74,15 +74,25 @@ def test_a_row_the_incident_wrote_before_seeing_it_is_uncertain_and_asked_about(
     ])
     as_of = state_as_of_incident(session, _morning_after(), CLOCK)
     assert as_of.uncertain == ["customer cus_1003: changed by the incident's own update_address before the agent saw it"]
+    # the incident's own write never stays in its seed (cold review 5): the field it set is emptied, its old value unknown
+    assert as_of.state["customer"]["cus_1003"]["address"] is None
+    assert "customer cus_1003: address (emptied: it held the incident's own update_address)" in as_of.restored
+    assert as_of.state["customer"]["cus_1003"]["name"] == make_state()["customer"]["cus_1003"]["name"]
     seed = freeze_seed(as_of.state, CLOCK, uncertain=as_of.uncertain)
     pair = draft_pair(session, classify(session, taxonomy), seed, domain)
     assert pair.positive.seed_uncertain == as_of.uncertain == pair.negative.seed_uncertain
     assert any("cannot tell how customer cus_1003 stood" in q for q in pair.positive.review_questions)
-    assert any("already holds on the seed" in q for q in pair.positive.review_questions)
-    # and the task is refused, not only asked about: a validation issue, so health never calls it working
+    assert not any("already holds on the seed" in q for q in pair.positive.review_questions)
     from taskgen.validate import validate_task
 
-    assert "satisfied_by_seed" in [issue.code for issue in validate_task(pair.positive, seed, domain)]
+    assert "satisfied_by_seed" not in [issue.code for issue in validate_task(pair.positive, seed, domain)]
+    # a structured address (tau-bench's `address` object, written field by field) is emptied the same way
+    structured = {"address1": "742 Evergreen Terrace", "city": "Springfield", "state": "OR", "zip": "97403"}
+    state = _morning_after()
+    state["customer"]["cus_1003"]["address"] = dict(structured)
+    written = make_session("s-t", "Move me.", "cus_1003", [], [
+        ToolCall(name="modify_user_address", arguments={"user_id": "cus_1003", **structured}, result={"ok": True})])
+    assert state_as_of_incident(written, state, CLOCK).state["customer"]["cus_1003"]["address"] is None
     before = freeze_seed(_morning_after() | {"customer": make_state()["customer"]}, CLOCK)
     redrafted = draft_pair(session, classify(session, taxonomy), before, domain)
     assert "satisfied_by_seed" not in [issue.code for issue in validate_task(redrafted.positive, before, domain)]
@@ -173,3 +183,20 @@ def test_a_later_sessions_write_on_a_row_this_session_never_saw_is_undone_from_t
     assert state_as_of_incident(earlier, state, CLOCK, later_sessions=[before]).state["order"]["#W1000002"]["status"] == "pending (item modified)"
     # without the ledger, nothing is undone
     assert state_as_of_incident(earlier, state, CLOCK).state["order"]["#W1000002"]["status"] == "pending (item modified)"
+
+
+def test_a_later_sessions_address_write_on_a_row_this_session_never_saw_is_emptied_and_flagged():
+    """A later session of the day moved the customer (the write's arguments are the address the row now
+    holds): read the morning after, that address is not the one this session started from."""
+    from datetime import timedelta
+
+    address = "742 Evergreen Terrace, Springfield, OR 97403"
+    state = make_state()
+    state["customer"]["cus_1001"]["address"] = address
+    earlier = make_session("s-early", "Where is #W1000002?", "cus_1001", ["#W1000002"])
+    later = make_session("s-late", f"Move me to {address}.", "cus_1001", [], [
+        ToolCall(name="update_address", arguments={"customer_id": "cus_1001", "address": address}, result={"ok": True})])
+    later = later.model_copy(update={"started_at": CLOCK + timedelta(hours=1)})
+    as_of = state_as_of_incident(earlier, state, CLOCK, later_sessions=[earlier, later])
+    assert as_of.state["customer"]["cus_1001"]["address"] is None
+    assert as_of.uncertain == ["customer cus_1001: address held a later session's update_address, emptied: its value as of the clock is unknown"]

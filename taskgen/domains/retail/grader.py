@@ -57,7 +57,7 @@ def _normalized(text: object) -> str:
 
 def _address_equals(state: StateRows, args: dict) -> bool:
     customer = state.get("customer", {}).get(str(args["customer_id"]), {})
-    return _normalized(customer.get("address", "")) == _normalized(args["address"])
+    return _normalized(customer.get("address") or "") == _normalized(args["address"])  # None: unknown (an emptied field)
 
 
 def _escalated(state: StateRows, args: dict) -> bool:

@@ -43,6 +43,16 @@ def cross_boundary(
         schema.set_field(moved, "order", target, "status", policy.address_change.escalate_when_order_status_in[0])
         schema.set_field(moved, "order", target, "delivered_at", None)
         return moved, actor
+    if boundary == "closed":
+        # The order is cancelled before it shipped: nothing on it can change any more. Every order of the
+        # requester is, so the words need not tell which one they mean (an order-independent boundary).
+        mine = customer_orders(view, actor.get("customer_id"))
+        if not policy.closed_statuses or not mine:
+            return None
+        for row in mine:
+            schema.set_field(moved, "order", str(row["id"]), "status", policy.closed_statuses[0])
+            schema.set_field(moved, "order", str(row["id"]), "delivered_at", None)
+        return moved, actor
     order = view["order"].get(order_id or "")
     if order is None:
         return None
@@ -148,6 +158,8 @@ def boundary_question(boundary: str, policy: RetailPolicy) -> str:
         "not_delivered": "Can an order that has not been delivered be refunded or returned, or only cancelled?",
         "not_cancellable": f"Only {', '.join(policy.cancellable_statuses)} orders can be cancelled: should a shipped "
         "order get a decline or a return offer?",
+        "closed": f"The order is {policy.closed_statuses[0] if policy.closed_statuses else 'closed'}: must the agent refuse a "
+        "change to it (nothing left to change) rather than hand it to a human?",
         "other_customer": "Should the agent act on, or disclose, an order that belongs to another customer?",
         "order_in_transit": "May the customer change the address while an order is on its way, or must a human decide?",
         "recently_delivered": f"Delivered {max(policy.return_window_days // 2, 1)} days ago, the order is inside the "
@@ -164,7 +176,7 @@ def boundary_question(boundary: str, policy: RetailPolicy) -> str:
     return questions[boundary]
 
 
-ORDER_INDEPENDENT_BOUNDARIES = ("identity_not_verified", "order_in_transit", "outside_request")
+ORDER_INDEPENDENT_BOUNDARIES = ("identity_not_verified", "order_in_transit", "outside_request", "closed")
 REPLY_CONTENT_CHECKS = ("reply_states_status", "reply_withholds", "reply_refuses")
 
 

@@ -12,7 +12,7 @@ from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.grader import holds, is_reply_check
 from taskgen.domains.retail.rules import (
     ORDER_INTENTS, Decision, conditional_write, decide, fallback_decided, order_ids_in,
-    refunded_cents, requested_order_id,
+    refunded_cents, requested_order_id, said_not_wanted, write_ruling, fallback_on_catalogue,
 )
 from taskgen.domains.retail.schema import RetailSchema
 from taskgen.seeds import Seed, parse_timestamp
@@ -178,7 +178,7 @@ def _plan_for(
         same_status = [_check("order_status", order_id=order_id, status=order["status"])]
     same_address: list[Expectation] = []
     if customer_id in state.get("customer", {}):
-        same_address = [_check("address_equals", customer_id=customer_id, address=state["customer"][customer_id].get("address", ""))]
+        same_address = [_check("address_equals", customer_id=customer_id, address=state["customer"][customer_id].get("address") or "")]
     untouched = [*no_new_refund, *same_status, *same_address]
     if decision.action == "refund":
         return Plan(
@@ -367,17 +367,21 @@ def plan_positive(
             f"The expected end state of '{decision.action}' already holds on the seed: the incident's own change is "
             "probably in it. Restore the field as it stood before the session, or reject the task."
         )
-    decided = decision.rule.startswith("customer_fallback_") or fallback_decided(
+    decided = (decision.rule.startswith("customer_fallback_") and not fallback_on_catalogue(prompt, decision.action)) or fallback_decided(
         prompt, decision.action, decision.order_id, state, seed.clock_datetime, policy)
-    condition = None if decided else conditional_write(prompt, decision.action)
+    condition = None if decided else (conditional_write(prompt, decision.action) or (
+        fallback_on_catalogue(prompt, decision.action) if decision.rule.startswith("customer_fallback_") else None))
     if decision.action in ACTION_KINDS and condition:
-        # The seed decides a fallback on the order's status (rules.decide); any other condition it cannot:
-        # the write is allowed, not required, and a person decides.
+        # The seed decides a fallback on the order's status (rules.decide); a condition on the catalogue
+        # (an item available, a price) or any other it cannot: the write is allowed, not required, and a person decides.
         plan = optional_write(plan, decision, state, order_id)
         questions.append(
             f"The customer asks for '{decision.action}' only under a condition the seed cannot decide (\"{condition}\"): "
             "the task neither requires nor forbids it. Does the condition hold as of the incident, and should the task require it?"
         )
+    if decision.action == "escalate" and decision.rule == "outside_agent_tools" and order_id:
+        plan, asked = human_change_fallbacks(plan, prompt, state, actor, seed.clock_datetime, policy, order_id)
+        questions += asked
     others = other_named_orders(session, prompt, order_id, actor, state, schema)
     plan = plan.model_copy(update={"expectations": [*plan.expectations, *untouched_orders(others, state)]})
     questions += prompt_seed_conflicts(prompt, order_id, state, seed.clock, policy)
@@ -409,7 +413,7 @@ def optional_write(plan: Plan, decision: Decision, state: StateRows, order_id: s
         "refund_exists": lambda item: (_check("refunded_total", order_id=order_id, amount_cents=refunded_cents(state, order_id or ""))
                                        if refunded_cents(state, order_id or "") else _check("no_refund", order_id=order_id)),
         "return_label_exists": lambda item: _check("reply_sent"),
-        "address_equals": lambda item: _check("address_equals", customer_id=decision.customer_id, address=customer.get("address", "")) if customer else None,
+        "address_equals": lambda item: _check("address_equals", customer_id=decision.customer_id, address=customer.get("address") or "") if customer else None,
     }
     write_check = {"cancel": "order_status", "refund": "refund_exists", "return_label": "return_label_exists", "update_address": "address_equals"}[decision.action]
     expectations = []
@@ -423,6 +427,48 @@ def optional_write(plan: Plan, decision: Decision, state: StateRows, order_id: s
     rubric = ["Judge: does the reply answer what the customer asked, and act on their condition only as it holds (checking it "
               "first, never assuming it)?"]
     return plan.model_copy(update={"expectations": expectations, "required_tools": [], "rubric": rubric})
+
+
+_FALLBACK_WRITES = {"cancel": ("cancellation", "cancel_order"), "return_label": ("return_label", "create_return_label"),
+                    "refund": ("refund", "refund_order")}
+
+
+def human_change_fallbacks(
+    plan: Plan, prompt: str, state: StateRows, actor: dict[str, str], clock, policy: RetailPolicy, order_id: str
+) -> tuple[Plan, list[str]]:
+    """A change only a human makes (handed over) with a write the customer asks for only under a condition
+    ("If not, I want to return my current one"; "If it is not available, cancel the whole order"). What the
+    seed decides, it decides: a write the policy refuses on the seed (its status, window, owner) stays
+    forbidden, the rule quoted. A write the policy allows hangs on a condition only the human can settle
+    (whether the change can be made): allowed, not required, with a review question."""
+    questions: list[str] = []
+    for action, (intent, tool) in _FALLBACK_WRITES.items():
+        condition = conditional_write(prompt, action)
+        if condition is None or said_not_wanted(prompt, action) or order_id not in state.get("order", {}):
+            continue
+        ruling = write_ruling(intent, order_id, state, actor, clock, policy)
+        if ruling.action != action:
+            questions.append(
+                f"The customer asks for '{action}' only under a condition (\"{condition}\"); the policy on the seed refuses it "
+                f"(rule {ruling.rule}), so the task forbids it whatever the condition. Is that right?")
+            continue
+        plan = _allow_write(plan, action, tool, order_id, ruling)
+        questions.append(
+            f"The customer asks for '{action}' only under a condition the seed cannot decide (\"{condition}\"); the policy on "
+            f"the seed allows it (rule {ruling.rule}): the task neither requires nor forbids it. Does the condition hold as of "
+            "the incident, and should the task require it?")
+    return plan, questions
+
+
+def _allow_write(plan: Plan, action: str, tool: str, order_id: str, ruling: Decision) -> Plan:
+    """The plan with one write allowed but not required: its end state or the seed's, either passes."""
+    written = {"cancel": _check("order_status", order_id=order_id, status="cancelled"),
+               "refund": _check("refund_exists", order_id=order_id, amount_cents=ruling.amount_cents or 0)}.get(action)
+    touched = {"cancel": ("order_status",), "refund": ("no_refund", "refunded_total")}.get(action, ())
+    expectations = [Expectation(check="any_of", any_of=[written, item])
+                    if written is not None and item.check in touched and item.args.get("order_id") == order_id else item
+                    for item in plan.expectations]
+    return plan.model_copy(update={"expectations": expectations, "forbidden_tools": [name for name in plan.forbidden_tools if name != tool]})
 
 
 def other_named_orders(session: Session, prompt: str, order_id: str | None, actor: dict[str, str], state: StateRows, schema: RetailSchema) -> list[str]:

@@ -13,7 +13,7 @@ DEFAULT_POLICY_PATH = Path(__file__).with_name("policy.yaml")
 BOUNDARIES: tuple[str, ...] = (
     "return_window", "auto_refund_limit", "not_delivered", "other_customer", "recently_delivered",
     "delivered", "not_cancellable", "cancellable", "order_in_transit", "identity_not_verified",
-    "identity_verified", "outside_request",
+    "identity_verified", "outside_request", "closed",
 )
 """Every boundary the drafter knows how to cross (taskgen/domains/retail/negatives.py: cross_boundary)."""
 
@@ -33,6 +33,10 @@ class RetailPolicy(BaseModel):
     refundable_statuses: list[str]
     returnable_statuses: list[str]
     cancellable_statuses: list[str]
+    closed_statuses: list[str] = Field(
+        default_factory=list,
+        description="statuses of an order that takes no change any more (cancelled): a change only a human makes is refused on it",
+    )
     address_change: AddressChangePolicy = Field(default_factory=AddressChangePolicy)
     identity_required: bool = True
     requests_outside_tools: list[str] = Field(default_factory=list, description="phrases of requests only a human can do")

@@ -178,7 +178,8 @@ def _order_request(view: AgentView, env: Environment, policy: RetailPolicy) -> N
     if order.get("customer_id") != view.actor.get("customer_id"):
         return _refuse(env, "help with an order that is not on your account")
     clock = parse_timestamp(view.clock)
-    human_can = _outside_tools(view, policy)
+    # policy.yaml `closed_statuses`: a cancelled order takes no change, not even one a human makes.
+    human_can = _outside_tools(view, policy) and order.get("status") not in policy.closed_statuses
     if view.intent in _ALLOWED_STATUSES:
         if order.get("status") not in getattr(policy, _ALLOWED_STATUSES[view.intent]):
             # what the customer said to do instead, if the order's status allows it
@@ -215,6 +216,12 @@ def _outside_request(view: AgentView, env: Environment, policy: RetailPolicy) ->
     order = _named_order(view, env)
     if order is not None and order.get("customer_id") != view.actor.get("customer_id"):
         return _refuse(env, "help with an order that is not on your account")
+    order = order or _only_order(view, env)
+    if order is not None and order.get("status") in policy.closed_statuses:
+        return _refuse(env, f"change order {order['id']}: it is {order.get('status')}, so nothing on it can change any more")
+    mine = env.call("list_orders", customer_id=view.actor.get("customer_id")) if order is None and view.actor.get("customer_id") else []
+    if mine and all(row.get("status") in policy.closed_statuses for row in mine):
+        return _refuse(env, "change any of your orders: they are all cancelled, so nothing on them can change any more")
     return _hand_over(env, "a request the tools cannot carry out")
 
 

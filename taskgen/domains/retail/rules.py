@@ -82,6 +82,24 @@ def requested_order_id(prompt: str, state: StateRows, actor: dict[str, str], sch
     return matching[0] if len(matching) == 1 else None
 
 
+def words_tell_order(prompt: str, order_id: str, state: StateRows, actor: dict[str, str]) -> bool:
+    """The customer's words tell this order without the agent's help: they carry its id, or it is the
+    requester's one order, or the one of their orders whose items they name (`requested_order_id`)."""
+    if re.search(r"(?<![\w-])#?" + re.escape(order_id.lstrip("#")) + r"(?!\w)", prompt):
+        return True
+    orders = customer_orders(state, actor.get("customer_id"))
+    if len(orders) == 1:
+        return str(orders[0]["id"]) == order_id
+    matching = [str(order["id"]) for order in orders if any(_mentions(prompt, name) for name in item_names(state, str(order["id"])))]
+    return matching == [order_id]
+
+
+def all_orders_closed(state: StateRows, actor: dict[str, str], policy: RetailPolicy) -> bool:
+    """Every order of the requester is closed (cancelled): whichever one the words mean, nothing can change."""
+    orders = customer_orders(state, actor.get("customer_id"))
+    return bool(orders) and all(order.get("status") in policy.closed_statuses for order in orders)
+
+
 def _inside_window(order: dict, clock: datetime, days: int) -> bool:
     """Delivered at most `days` ago; always, when the product keeps no delivery date (no window to judge)."""
     if "delivered_at" not in order:
@@ -232,6 +250,39 @@ def conditional_write(prompt: str, action: str) -> str | None:
     return mentioning[0]
 
 
+_UNDECIDED_CONDITION = re.compile(
+    r"availab|in stock|out of stock|sold out|price|cost|cheaper|expensive|\$|\bbucks\b|\bdollars\b|zoom|colou?r|\bsize\b|"
+    r"version|option|model|capacity|material", re.IGNORECASE)
+"""A condition about the catalogue (an item or variant available, a price, an option), not about the order's
+status: the status rules cannot decide it, whatever the order's status is."""
+
+
+def fallback_on_catalogue(prompt: str, action: str) -> str | None:
+    """The customer's fallback to `action` hangs on a condition about the catalogue ("If it is not available,
+    cancel the whole order"; "if the price is more than 3000, cancel"): the words of that condition, else None."""
+    intent = {"cancel": "cancellation", "return_label": "return_label", "refund": "refund"}.get(action)
+    for match in _FALLBACK.finditer(prompt):
+        if _FALLBACK_INTENT[(match.group(1) or match.group(2)).lower()] == intent and _UNDECIDED_CONDITION.search(match.group(0)):
+            return match.group(0)
+    return None
+
+
+def said_not_wanted(prompt: str, action: str) -> bool:
+    """The customer says they do not want `action` ("I never want to cancel my entire order")."""
+    verb = _ACTION_VERBS.get(action)
+    return verb is not None and re.search(
+        r"\b(?:never|not|don't|dont|won't)\s+(?:\w+\s+)?(?:want|wish|like|need)\s+(?:you\s+)?to\s+(?:\w+\s+)?(?:"
+        + verb.replace("\\b", "") + ")", prompt, re.IGNORECASE) is not None
+
+
+def write_ruling(intent: str, order_id: str, state: StateRows, actor: dict[str, str], clock: datetime, policy: RetailPolicy) -> Decision:
+    """What the policy on the seed says of a write the customer names as their fallback, on its own:
+    the identity and ownership gates, then the order's own rules (status, window, limit)."""
+    if policy.identity_required and actor.get("customer_id") not in state.get("customer", {}):
+        return Decision(action="decline", rule="identity_not_verified")
+    return _order_gate(order_id, state, actor) or _decide_order(intent, order_id, state, clock, policy)
+
+
 def fallback_decided(prompt: str, action: str, order_id: str | None, state: StateRows, clock: datetime, policy: RetailPolicy) -> bool:
     """The condition around `action` is one the seed decides: the customer names it as their fallback
     ("if it cannot be returned, see if it can be canceled") and the order's status rules out what they
@@ -239,6 +290,8 @@ def fallback_decided(prompt: str, action: str, order_id: str | None, state: Stat
     intent = {"cancel": "cancellation", "return_label": "return_label", "refund": "refund"}.get(action)
     if intent is None or order_id not in state.get("order", {}) or intent not in fallback_intents(prompt):
         return False
+    if fallback_on_catalogue(prompt, action):
+        return False  # "if it is not available, cancel": no status rule decides that
     outright = [sentence for sentence in request_sentences(prompt) if not _CONDITION.search(sentence)]
     asked = [other for other, verb in (("return_label", _ACTION_VERBS["return_label"]), ("refund", _ACTION_VERBS["refund"]),
                                        ("cancellation", _ACTION_VERBS["cancel"]))
@@ -276,6 +329,10 @@ def decide(
         order = state["order"].get(order_id or "")  # the canonical view carries every role's kind
         if order is not None and order.get("customer_id") != actor.get("customer_id"):
             return Decision(action="decline", rule="not_order_owner", order_id=order_id)
+        told = order is not None and order.get("status") in policy.closed_statuses and words_tell_order(prompt, str(order_id), state, actor)
+        if told or all_orders_closed(state, actor, policy):
+            # Nothing left to change (a cancelled order): refused, not handed on.
+            return Decision(action="decline", rule="order_closed", order_id=order_id)
         return Decision(action="escalate", rule="outside_agent_tools", order_id=order_id)
     if order_id is None:
         return Decision(action="decline", rule="order_not_found")
@@ -291,7 +348,7 @@ def decide(
             instead = _decide_order(other, order_id, state, clock, policy)
             if instead.action != "decline":
                 return instead.model_copy(update={"rule": f"customer_fallback_{instead.rule}"})
-    if decision.rule in _STATUS_REFUSALS and outside:
+    if decision.rule in _STATUS_REFUSALS and outside and state["order"][order_id].get("status") not in policy.closed_statuses:
         # The order's status rules the tool out, but the customer also asks for a change only a human
         # can make (an item change on a pending order): that goes to a human, not a refusal.
         return Decision(action="escalate", rule="outside_agent_tools", order_id=order_id)
