@@ -90,7 +90,7 @@ def _run_days(config_path: Path, config: AppConfig, days: list[str], workers: in
         TextColumn("[bold]nightly refresh"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
         TimeElapsedColumn(), console=console, transient=False,
     ) as progress:
-        task = progress.add_task(f"{days[0]} .. {days[-1]}", total=len(days) * runs_per_day(config))
+        task = progress.add_task(f"{days[0]} .. {days[-1]}", total=sum(runs_per_day(config, day) for day in days))
 
         def done(outcome) -> None:
             progress.advance(task)

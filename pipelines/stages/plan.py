@@ -193,10 +193,11 @@ def day_outcomes(days: list[str], hours: dict[str, list[RunOutcome]], ran: dict[
     a failure naming the first hour's run), with its hours' failures and failed checks."""
     outcomes = []
     for day in days:
-        first = hours[day][0]
-        outcome = ran.get(day) or RunOutcome(run_id=first.run_id, partition=day, success=False,
-                                             failures=["an hour's run failed: the day's sample and tasks were not made"],
-                                             url=first.url)
+        outcome = ran.get(day)
+        if outcome is None:  # not run: one of its hours failed (a day may have no hour with records)
+            first = hours[day][0]
+            outcome = RunOutcome(run_id=first.run_id, partition=day, success=False,
+                                 failures=["an hour's run failed: the day's sample and tasks were not made"], url=first.url)
         for hour in sorted(hours.get(day, []), key=lambda o: o.partition):
             outcome.failures += [f"{hour.partition}: {failure}" for failure in hour.failures]
             outcome.failed_checks += hour.failed_checks
