@@ -84,7 +84,8 @@ def _days(day: str | None, start: str | None, end: str | None) -> list[str]:
 
 
 def _run_days(config_path: Path, config: AppConfig, days: list[str], workers: int, executor: str) -> list:
-    from pipelines.defs.runner import run_partitions, runs_per_day
+    from pipelines.defs.runner import run_partitions
+    from pipelines.stages.plan import runs_per_day
 
     with Progress(
         TextColumn("[bold]nightly refresh"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),

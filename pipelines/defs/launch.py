@@ -17,10 +17,8 @@ than waiting in the queue, which only `dagster-daemon` works). The command then 
 
 from __future__ import annotations
 
-import ctypes
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -36,6 +34,7 @@ import yaml
 
 from pipelines.config import CONFIG_FILE_ENV, EXECUTOR_ENV, ConfigError
 from pipelines.stages.dagster_home import launch_home
+from pipelines.stages.processes import dies_with
 
 if TYPE_CHECKING:
     from dagster import DagsterInstance
@@ -71,28 +70,6 @@ def _environment(home: Path, config_path: Path, executor: str) -> dict[str, str]
     return env
 
 
-PR_SET_PDEATHSIG = 1
-"""prctl(2): the signal a Linux process gets when the thread that started it ends (its process killed, even by SIGKILL)."""
-
-
-def _dies_with(parent: int):
-    """A `preexec_fn` (Linux) that has the child killed when its parent `parent` dies however it
-    dies, so a code server never outlives the command that started it. SIGKILL, not SIGTERM: a
-    server told to stop after it had served a run was seen waiting minutes in its graceful
-    shutdown. The signal follows the starting thread: `code_server` keeps its thread for as long
-    as the server serves. Elsewhere, or without prctl, it does nothing."""
-    def preexec() -> None:
-        try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        except (OSError, AttributeError):  # not Linux: the server is stopped by `code_server` only
-            return
-        if os.getppid() != parent:  # the parent died before prctl took hold
-            os._exit(1)
-
-    return preexec if sys.platform.startswith("linux") else None
-
-
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind(("127.0.0.1", 0))
@@ -105,7 +82,7 @@ def code_server(home: Path, config_path: Path, *, executor: str = "") -> Iterato
     configuration (TRACE2TASK_CONFIG) and executor (TRACE2TASK_EXECUTOR); yield a workspace file
     that points `dagster job launch` at it. The server (and the runs it started, all waited for by
     then) is stopped when the command is done, and dies with the command's process if that is killed
-(`_dies_with`)."""
+(`pipelines.stages.processes.dies_with`)."""
     location, module, working_directory = _location()
     folder = launch_home(home)
     port, name = _free_port(), uuid.uuid4().hex
@@ -114,7 +91,7 @@ def code_server(home: Path, config_path: Path, *, executor: str = "") -> Iterato
                "-h", "127.0.0.1", "-p", str(port), "--location-name", location]
     with log_path.open("w", encoding="utf-8") as log:
         server = subprocess.Popen(command, env=_environment(home, config_path, executor), cwd=config_path.resolve().parent,
-                                  stdout=log, stderr=subprocess.STDOUT, preexec_fn=_dies_with(os.getpid()))
+                                  stdout=log, stderr=subprocess.STDOUT, preexec_fn=dies_with(os.getpid()))
     workspace = folder / f"workspace-{name}.yaml"
     try:
         deadline = time.monotonic() + SERVER_START_SECONDS

@@ -110,8 +110,7 @@ def test_a_command_starts_one_code_server_for_all_its_runs(tmp_path, monkeypatch
                              dagster_url="http://127.0.0.1:3000")
     monkeypatch.setattr(runner, "configure", lambda *args: None)
     landed = {"2026-11-16": ["2026-11-16-03:00", "2026-11-16-17:00"], "2026-11-17": [], "2026-11-18": ["2026-11-18-00:00"]}
-    monkeypatch.setattr(runner, "open_store", lambda config: SimpleNamespace(dispose=lambda: None))
-    monkeypatch.setattr(runner, "landed_hours", lambda store, day: landed[day])
+    monkeypatch.setattr(runner.plan, "hours_to_run", lambda config, days: [h for day in days for h in landed[day]])
     days = ["2026-11-16", "2026-11-17", "2026-11-18"]
     outcomes = runner.run_partitions(config, tmp_path / "t.yaml", days, workers=2, executor="multiprocess")
     assert [o.partition for o in outcomes] == days and all(o.success for o in outcomes)
