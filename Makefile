@@ -22,7 +22,8 @@ demo: install
 test: install
 	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadgroup -m "not hourly"
 
-# A day's 25 hourly runs with the multiprocess executor on PostgreSQL against the daily run (~9 minutes).
+# A day by hour (a run for each of its 14 hours holding records, then the day's) with the multiprocess executor
+# on PostgreSQL against the daily run (several minutes).
 test-hourly: install
 	$(BIN)/pytest -n 0 -m hourly
 

@@ -123,7 +123,9 @@ def _route(ordered: list[RawRecord], continued: dict[str, str] | None) -> tuple[
     quarantined: list[QuarantinedRecord] = []
 
     def session(session_id: str, record: RawRecord) -> _Parts:
-        entry = parts.setdefault(session_id, _Parts())
+        entry = parts.get(session_id)
+        if entry is None:  # not setdefault: a _Parts made for every record costs more than the routing
+            entry = parts[session_id] = _Parts()
         entry.provenance.append(record.provenance())
         return entry
 

@@ -12,7 +12,7 @@ import json
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 SOURCES: tuple[str, ...] = ("tickets", "traces", "error_logs", "escalations", "deploys")
 """The five incident sources; a drop folder has one subfolder per source."""
@@ -56,6 +56,17 @@ class RawRecord(_Model):
     trace_id: str | None = None
     payload: dict[str, Any]
     sha256: str = Field(description="sha256 of the record's canonical bytes; the ledger key")
+    _canonical: str | None = PrivateAttr(default=None)
+    """The payload's canonical JSON as the reader hashed it (`with_canonical`), so landing does not encode it again."""
+
+    def with_canonical(self, canonical: str) -> RawRecord:
+        """This record, knowing its payload's canonical JSON (the reader's, hashed for `sha256`)."""
+        self._canonical = canonical
+        return self
+
+    def canonical_payload(self) -> str:
+        """`canonical_json` of the payload (as the reader hashed it, when it said so)."""
+        return self._canonical if self._canonical is not None else canonical_json(self.payload)
 
     def provenance(self) -> Provenance:
         return Provenance(

@@ -94,8 +94,9 @@ class PartitionsConfig(_Section):
     )
     by: Literal["day", "hour"] = Field(
         default="day",
-        description="day: one run a day; hour: landing and assembly run per hour (24 runs a day, spread "
-        "over workers), then the day's run from classification on; the tasks are the same",
+        description="day: one run a day; hour: landing and assembly run per hour (a run for each hour "
+        "holding landed records, at most 24 a day, spread over workers), then the day's run from "
+        "classification on; the tasks are the same",
     )
 
 

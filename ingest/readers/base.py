@@ -74,7 +74,8 @@ class Where:
         trace_id: str | None = None,
     ) -> RawRecord | QuarantinedRecord:
         """A RawRecord keyed by the sha256 of the payload's canonical JSON, or a quarantine if too big."""
-        canonical = canonical_json(payload).encode("utf-8")
+        text = canonical_json(payload)
+        canonical = text.encode("utf-8")
         if len(canonical) > max_bytes:
             return self.quarantine(f"record over {max_bytes} bytes", canonical)
         return RawRecord(
@@ -88,7 +89,7 @@ class Where:
             trace_id=trace_id,
             payload=payload,
             sha256=sha256_hex(canonical),
-        )
+        ).with_canonical(text)
 
 
 def describe_validation_error(error: ValidationError) -> str:

@@ -84,13 +84,14 @@ def _days(day: str | None, start: str | None, end: str | None) -> list[str]:
 
 
 def _run_days(config_path: Path, config: AppConfig, days: list[str], workers: int, executor: str) -> list:
-    from pipelines.defs.runner import run_partitions, runs_per_day
+    from pipelines.defs.runner import run_partitions
+    from pipelines.stages.plan import runs_per_day
 
     with Progress(
         TextColumn("[bold]nightly refresh"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
         TimeElapsedColumn(), console=console, transient=False,
     ) as progress:
-        task = progress.add_task(f"{days[0]} .. {days[-1]}", total=len(days) * runs_per_day(config))
+        task = progress.add_task(f"{days[0]} .. {days[-1]}", total=sum(runs_per_day(config, day) for day in days))
 
         def done(outcome) -> None:
             progress.advance(task)

@@ -21,7 +21,10 @@ from pipelines.store.rows import TaskRow
 from pipelines.store.repository import Store
 
 QUARANTINE_BELOW_LIMIT = "quarantine_below_limit"
-QUARANTINE_DESCRIPTION = "The day's quarantined share of this source is at most `quarantine_max_share`."
+QUARANTINE_DESCRIPTION = (
+    "The share of this source's records of the day quarantined at landing is at most `quarantine_max_share` "
+    "(assembly's dangling links are not counted: by hour, they would reach the check of a later hour)."
+)
 EVERY_INTENT_COVERED = "every_intent_covered"
 NO_PERSONAL_DATA_RESIDUE = "no_personal_data_residue"
 RESIDUE_DESCRIPTION = (

@@ -34,6 +34,7 @@ import yaml
 
 from pipelines.config import CONFIG_FILE_ENV, EXECUTOR_ENV, ConfigError
 from pipelines.stages.dagster_home import launch_home
+from pipelines.stages.processes import dies_with
 
 if TYPE_CHECKING:
     from dagster import DagsterInstance
@@ -80,7 +81,8 @@ def code_server(home: Path, config_path: Path, *, executor: str = "") -> Iterato
     """Serve workspace.yaml's code location for one command, loaded once with the command's
     configuration (TRACE2TASK_CONFIG) and executor (TRACE2TASK_EXECUTOR); yield a workspace file
     that points `dagster job launch` at it. The server (and the runs it started, all waited for by
-    then) is stopped when the command is done."""
+    then) is stopped when the command is done, and dies with the command's process if that is killed
+(`pipelines.stages.processes.dies_with`)."""
     location, module, working_directory = _location()
     folder = launch_home(home)
     port, name = _free_port(), uuid.uuid4().hex
@@ -89,7 +91,7 @@ def code_server(home: Path, config_path: Path, *, executor: str = "") -> Iterato
                "-h", "127.0.0.1", "-p", str(port), "--location-name", location]
     with log_path.open("w", encoding="utf-8") as log:
         server = subprocess.Popen(command, env=_environment(home, config_path, executor), cwd=config_path.resolve().parent,
-                                  stdout=log, stderr=subprocess.STDOUT)
+                                  stdout=log, stderr=subprocess.STDOUT, preexec_fn=dies_with(os.getpid()))
     workspace = folder / f"workspace-{name}.yaml"
     try:
         deadline = time.monotonic() + SERVER_START_SECONDS

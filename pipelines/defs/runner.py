@@ -20,7 +20,7 @@ from pipelines.defs.launch import code_server, launch_and_wait
 from pipelines.stages import plan
 from pipelines.stages.dagster_home import dagster_home
 from pipelines.stages.plan import IncidentPlan, RefreshPlan, RunOutcome, day_outcomes, failed_checks, run_url, step_failures
-from pipelines.stages.windows import Window, hours_of
+from pipelines.stages.windows import Window
 from pipelines.telemetry import TRACEPARENT_TAG, configure, stage_span, trace_carrier
 
 if TYPE_CHECKING:
@@ -69,11 +69,6 @@ def _run_config(config_path: Path, incident_id: str) -> dict:
 
 HOURLY_JOB = "sessions_by_hour"
 """With `partitions.by: hour`, the job of an hour's partition: landing and assembly."""
-
-
-def runs_per_day(config: AppConfig) -> int:
-    """The Dagster runs a day's refresh makes: one, or 24 hours' and the day's."""
-    return 25 if config.partitions.by == "hour" else 1
 
 
 def run_partition(
@@ -130,11 +125,12 @@ def run_partitions(
     """Run the nightly job for each day, `workers` runs at a time (one process each), all launched
     at one code server started for the command (`pipelines.defs.launch.code_server`).
 
-    With `partitions.by: hour`, each day is first its 24 hours' runs of `sessions_by_hour`
-    (landing and assembly, spread over the workers like days), then the day's run of the
+    With `partitions.by: hour`, each day is first the runs of `sessions_by_hour` of its hours that
+    hold landed records (`plan.hours_to_run`: landing and assembly, spread over the workers like
+    days; the command landed every source before), then the day's run of the
     nightly job from classification on; a day one of whose hours failed is not run, and its
     outcome carries the hours' failures and failed checks. `on_done` sees every run, hours too
-    (`runs_per_day` says how many a day makes)."""
+    (`plan.runs_per_day` says how many a day makes)."""
     instance = dagster_instance(config)  # made (under its lock) before any launch reads it
     with code_server(Path(dagster_home(config)), config_path, executor=executor) as workspace:
         def run_all(runs: list[tuple[str, str]]) -> list[RunOutcome]:
@@ -142,7 +138,7 @@ def run_partitions(
 
         if config.partitions.by != "hour":
             return run_all([("nightly_refresh", day) for day in partitions])
-        hours = run_all([(HOURLY_JOB, hour) for day in partitions for hour in hours_of(day)])
+        hours = run_all([(HOURLY_JOB, hour) for hour in plan.hours_to_run(config, partitions)])
         by_day: dict[str, list[RunOutcome]] = {}
         for outcome in hours:
             by_day.setdefault(Window.of(outcome.partition).day, []).append(outcome)

@@ -58,9 +58,10 @@ def assemble_day(
     window = Window.of(day)
     day = window.day
     if not only:  # the window's sessions a chunk at a time (pipelines.stages.day_records): memory does not grow with the day
+        scan = day_records.scan_window(store, window, None if window.hourly else run.settings_digest)
         if not window.hourly:
-            record_day_run(store, run, run_id, day, started)
-        written, quarantined = day_records.assemble_window(store, run.config.ingest, window)
+            _record_run(store, run_id, day, "nightly", started, scan.fingerprint, run.settings_digest, incident=False)
+        written, quarantined = day_records.assemble_window(store, run.config.ingest, window, scan)
         store.quarantine(quarantined, day=day, stage="assemble", run_id=run_id)
         by_source = store.tally(RawRecordRow.source, where=[day_records.in_window(window)])
         return AssembleResult(sessions=written, quarantined=len(quarantined), records_by_source=dict(sorted(by_source.items())))

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from sqlalchemy import Select, and_, select, union
@@ -34,6 +35,9 @@ from pipelines.store.rows import RawErrorMessageRow, RawLinkRow, RawRecordRow, R
 
 _RECORD = RawRecordRow.__table__
 _LINK = RawLinkRow.__table__
+_READ = [_RECORD.c[name] for name in ("sha256", "source", "kind", "external_id", "file", "position", "occurred_at",
+                                      "session_id", "trace_id", "thread", "payload")]
+"""The columns a record is read back with (`raw_record`, and its thread): not when it was landed."""
 
 
 def _of(window: Window | str) -> Window:
@@ -109,27 +113,74 @@ def _in_day(day: Window | str):
     return RawRecordRow.sha256.in_(window_records(day))
 
 
-def _candidate_sessions(store: Store, window: Window) -> list[str]:
-    """Every session id the window's records name or link to (a superset of the sessions they make)."""
-    named = store.distinct(RawRecordRow.session_id, _in_day(window), RawRecordRow.session_id.is_not(None))
-    linked = store.distinct(RawLinkRow.session_id, RawLinkRow.sha256.in_(window_records(window)))
-    return sorted(set(named) | set(linked))
+@dataclass
+class WindowScan:
+    """What one pass over a window's records (`window_records`, read once, in sha256 order) tells
+    assembly: every session they name or link to (a superset of the sessions they make), the
+    records that name no session (dangling links are among them), the traces of their spans that
+    name no session, and with a settings digest the day's fingerprint (`streamed_fingerprint`)."""
+    candidates: list[str]
+    unnamed_records: list[str]
+    unnamed_span_traces: set[str]
+    fingerprint: str | None
 
 
-def _unnamed_traces(store: Store, day: str) -> bool:
-    """Whether a trace of the day has spans that no span or GenAI event of it names a session for."""
-    r = _RECORD.c
-    named = select(r.trace_id).where(r.kind.in_(("span", "genai_event")), r.session_id.is_not(None))
-    query = select(r.trace_id).where(r.sha256.in_(day_records(day)), r.kind == "span", r.trace_id.not_in(named)).limit(1)
+def scan_window(store: Store, window: Window | str, digest: str | None = None) -> WindowScan:
+    """`WindowScan` of the window, its records read once: each evaluation of `window_records` reads
+    the day's records and their neighbours again, most of a day's query time."""
+    window = _of(window)
+    r, link = _RECORD.c, _LINK.c
+    query = (
+        select(r.sha256, r.kind, r.session_id, r.trace_id, link.session_id)
+        .select_from(_RECORD.outerjoin(_LINK, link.sha256 == r.sha256))
+        .where(r.sha256.in_(window_records(window)))
+        .order_by(r.sha256)
+    )
+    fingerprint = hashlib.sha256(digest.encode("utf-8")) if digest is not None else None
+    sessions: set[str] = set()
+    unnamed: list[str] = []
+    span_traces: set[str] = set()
+    previous = None
     with store.raw_engine.connect() as conn:
-        return conn.execute(query).first() is not None
+        for sha, kind, session_id, trace_id, linked in conn.execution_options(yield_per=5000).execute(query):
+            if linked is not None:
+                sessions.add(linked)
+            if sha == previous:  # the same record again, for another session it links to
+                continue
+            previous = sha
+            if fingerprint is not None:
+                fingerprint.update(sha.encode("utf-8"))
+            if session_id is not None:
+                sessions.add(session_id)
+            elif kind == "span":
+                if trace_id is not None:
+                    span_traces.add(trace_id)
+            else:
+                unnamed.append(sha)
+    return WindowScan(candidates=sorted(sessions), unnamed_records=sorted(unnamed), unnamed_span_traces=span_traces,
+                      fingerprint=fingerprint.hexdigest() if fingerprint is not None else None)
 
 
-def _continued(store: Store, day: str) -> dict[str, str]:
-    """trace id -> session for the day's traces no conversation id names. Resolving them compares
-    each run with every earlier run of the day, so the day's spans are read at once: only when
-    such traces are there (a framework that names no conversation, such as the OpenAI Agents SDK)."""
-    if not _unnamed_traces(store, day):
+def _unnamed_traces(store: Store, scan: WindowScan) -> bool:
+    """Whether a trace of the window's records has spans that no span or GenAI event of it (in the
+    whole raw zone) names a session for."""
+    r = _RECORD.c
+    traces = sorted(scan.unnamed_span_traces)
+    with store.raw_engine.connect() as conn:
+        for chunk in _chunks(traces):
+            named = {trace for (trace,) in conn.execute(select(r.trace_id).distinct().where(
+                r.trace_id.in_(chunk), r.kind.in_(("span", "genai_event")), r.session_id.is_not(None)))}
+            if len(named) < len(chunk):
+                return True
+    return False
+
+
+def _continued(store: Store, day: str, scan: WindowScan) -> dict[str, str]:
+    """trace id -> session for the day's traces no conversation id names (`scan`: the day's).
+    Resolving them compares each run with every earlier run of the day, so the day's spans are
+    read at once: only when such traces are there (a framework that names no conversation, such
+    as the OpenAI Agents SDK)."""
+    if not _unnamed_traces(store, scan):
         return {}
     rows = store.rows(RawRecordRow, _in_day(day), RawRecordRow.kind.in_(("span", "genai_event")))
     return continued_runs(raw_record(row) for row in rows)
@@ -148,7 +199,7 @@ def records_reader(store: Store, continued: dict[str, str]) -> Callable[[list[st
         found: dict[str, object] = {}
         with store.raw_engine.connect() as conn:
             def add(*where) -> None:
-                for row in conn.execute(select(_RECORD).where(*where)):
+                for row in conn.execute(select(*_READ).where(*where)):
                     found.setdefault(row.sha256, row)
 
             add(r.session_id.in_(ids))
@@ -169,18 +220,15 @@ def _chunks(values: list, size: int = 900) -> Iterator[list]:
         yield values[start : start + size]
 
 
-def _unclaimed(store: Store, day: Window, continued: dict[str, str]) -> list[QuarantinedRecord]:
+def _unclaimed(store: Store, ids: list[str], continued: dict[str, str]) -> list[QuarantinedRecord]:
     """The window's records no session claims (dangling links), a chunk at a time: each record that
-    names no session, with the spans of its trace and the records of its ticket thread (read as
-    plain rows, as `records_reader` reads them)."""
+    names no session (`ids`, sorted: `WindowScan.unnamed_records`), with the spans of its trace and
+    the records of its ticket thread (read as plain rows, as `records_reader` reads them)."""
     found: dict[tuple, QuarantinedRecord] = {}
-    ids = store.values(RawRecordRow.sha256, _in_day(day), RawRecordRow.session_id.is_(None),
-                       RawRecordRow.kind != "span")
-    ids.sort()
     r = _RECORD.c
     with store.raw_engine.connect() as conn:
         def rows(*where) -> dict[str, object]:
-            return {row.sha256: row for row in conn.execute(select(_RECORD).where(*where))}
+            return {row.sha256: row for row in conn.execute(select(*_READ).where(*where))}
 
         for start in range(0, len(ids), 900):
             chunk = rows(r.sha256.in_(ids[start : start + 900]))
@@ -196,17 +244,19 @@ def _unclaimed(store: Store, day: Window, continued: dict[str, str]) -> list[Qua
     return [found[key] for key in sorted(found)]
 
 
-def assemble_window(store: Store, config: IngestConfig, window: Window | str) -> tuple[int, list[QuarantinedRecord]]:
+def assemble_window(store: Store, config: IngestConfig, window: Window | str,
+                    scan: WindowScan | None = None) -> tuple[int, list[QuarantinedRecord]]:
     """Assemble and write (raw zone) the sessions that started in the window (or have no time at
     all), a chunk at a time, without their error templates; keep the distinct error messages of
     every session the window's records make (`apply_day_templates` mines the day's templates
     from them). Returns how many sessions, and the window's records no session claims.
 
     Unnamed traces that continue a run (`_continued`) are resolved over the whole day, as a day
-    in one piece resolves them."""
+    in one piece resolves them. `scan` is the window's `scan_window`, if the caller made it."""
     window = _of(window)
-    continued = _continued(store, window.day)
-    candidates = sorted(set(_candidate_sessions(store, window)) | set(continued.values()))
+    scan = scan or scan_window(store, window)
+    continued = _continued(store, window.day, scan if not window.hourly else scan_window(store, window.day))
+    candidates = sorted(set(scan.candidates) | set(continued.values()))
     messages: set[str] = set()
     written, batch = 0, []
     now = datetime.now(timezone.utc)
@@ -236,7 +286,7 @@ def assemble_window(store: Store, config: IngestConfig, window: Window | str) ->
     rows = [dict(window=window.key, day=window.day, sha256=sha256_hex(m), message=m, kept_at=now) for m in sorted(messages)]
     for start in range(0, len(rows), 1000):
         store.upsert(RawErrorMessageRow, rows[start : start + 1000])
-    return written, _unclaimed(store, window, continued)
+    return written, _unclaimed(store, scan.unnamed_records, continued)
 
 
 def apply_day_templates(store: Store, day: str, sessions: Iterator[Session]) -> Iterator[Session]:

@@ -19,6 +19,7 @@ from pipelines.stages.fingerprint import unchanged_partitions
 from pipelines.stages.partition import first_day
 from pipelines.stages.preflight import check_partitions, check_reachable, check_sources, land_everything, landed_days
 from pipelines.stages.summary import RunSummary, last_failed_checks, record_failed_checks, summarize_days
+from pipelines.stages.windows import landed_hours
 from pipelines.store.repository import open_store
 from pipelines.store.rows import TaskRow
 
@@ -193,13 +194,29 @@ def day_outcomes(days: list[str], hours: dict[str, list[RunOutcome]], ran: dict[
     a failure naming the first hour's run), with its hours' failures and failed checks."""
     outcomes = []
     for day in days:
-        first = hours[day][0]
-        outcome = ran.get(day) or RunOutcome(run_id=first.run_id, partition=day, success=False,
-                                             failures=["an hour's run failed: the day's sample and tasks were not made"],
-                                             url=first.url)
+        outcome = ran.get(day)
+        if outcome is None:  # not run: one of its hours failed (a day may have no hour with records)
+            first = hours[day][0]
+            outcome = RunOutcome(run_id=first.run_id, partition=day, success=False,
+                                 failures=["an hour's run failed: the day's sample and tasks were not made"], url=first.url)
         for hour in sorted(hours.get(day, []), key=lambda o: o.partition):
             outcome.failures += [f"{hour.partition}: {failure}" for failure in hour.failures]
             outcome.failed_checks += hour.failed_checks
             outcome.success = outcome.success and hour.success
         outcomes.append(outcome)
     return outcomes
+
+
+def hours_to_run(config: AppConfig, days: list[str]) -> list[str]:
+    """By hour (`partitions.by: hour`), the hourly partitions of these days that hold landed records
+    (`landed_hours`: an hour without records has nothing to assemble and is not launched)."""
+    store = open_store(config)
+    try:
+        return [hour for day in days for hour in landed_hours(store, day)]
+    finally:
+        store.dispose()
+
+
+def runs_per_day(config: AppConfig, day: str) -> int:
+    """The Dagster runs a day's refresh makes: one, or by hour its `hours_to_run` and the day's."""
+    return 1 + len(hours_to_run(config, [day])) if config.partitions.by == "hour" else 1

@@ -64,14 +64,32 @@ def hours_of(day: str) -> list[str]:
     return [(start + timedelta(hours=h)).strftime(HOUR_KEY) for h in range(24)]
 
 
+def landed_hours(store, day: str) -> list[str]:
+    """The hourly partition keys of the day's hours that hold landed records, in order: an hour with
+    none has nothing to assemble (its sessions start in the hours their records are in), so a
+    small day by hour is a few runs, not 24."""
+    from sqlalchemy import select
+
+    from pipelines.stages.day_records import in_window
+    from pipelines.store.rows import RawRecordRow
+
+    r = RawRecordRow.__table__.c
+    with store.raw_engine.connect() as conn:
+        return [hour for hour in hours_of(day)
+                if conn.execute(select(r.sha256).where(in_window(Window.of(hour))).limit(1)).first() is not None]
+
+
 def landed_counts(store, source: str, key: str) -> tuple[int, int, int]:
-    """A source's records landed for the partition `key`, and its day's records and quarantined
-    ones (the quarantine check weighs a day's: a record quarantined at landing may have no time)."""
+    """A source's records landed for the partition `key`, and its day's records and the day's records
+    quarantined at landing (the quarantine check weighs a day's: a record quarantined at landing may
+    have no time). Only landing's: the records assembly quarantines as dangling links are another
+    stage's, and by hour they would reach one hour's check from the hours assembled before it."""
     from pipelines.stages.day_records import in_window
     from pipelines.store.rows import QuarantineRow, RawRecordRow
 
     window = Window.of(key)
     in_partition = store.count(RawRecordRow, RawRecordRow.source == source, in_window(window))
     in_day = store.count(RawRecordRow, RawRecordRow.source == source, RawRecordRow.day == window.day)
-    quarantined = store.count(QuarantineRow, QuarantineRow.source == source, QuarantineRow.day == window.day)
+    quarantined = store.count(QuarantineRow, QuarantineRow.source == source, QuarantineRow.day == window.day,
+                              QuarantineRow.stage == "ingest")
     return in_partition, in_day, quarantined

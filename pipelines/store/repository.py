@@ -25,7 +25,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
 from sqlmodel import Session, SQLModel, create_engine
 
 from ingest.errors import UserFacingError
-from ingest.models import QuarantinedRecord, RawRecord, canonical_json
+from ingest.models import QuarantinedRecord, RawRecord
 
 from pipelines.config import AppConfig
 from pipelines.store.rows import (
@@ -244,7 +244,7 @@ class Store:
                 sha256=r.sha256, source=r.source, kind=r.kind, external_id=r.external_id, file=r.file,
                 position=r.position, occurred_at=r.occurred_at, day=day_of(r.occurred_at),
                 session_id=r.session_id, trace_id=r.trace_id, thread=thread_of(r),
-                payload=canonical_json(r.payload), landed_at=now,
+                payload=r.canonical_payload(), landed_at=now,
             )
             for r in new
         ]

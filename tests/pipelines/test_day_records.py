@@ -8,11 +8,11 @@ import pytest
 from ingest.assemble import assemble_sessions
 from ingest.config import IngestConfig
 from ingest.demo import generate_drop
-from ingest.models import SOURCES, Session
+from ingest.models import SOURCES, QuarantinedRecord, Session
 from pipelines.stages import day_records
 from pipelines.stages.land import land_source
 from pipelines.stages.partition import raw_sessions
-from pipelines.stages.windows import hours_of
+from pipelines.stages.windows import hours_of, landed_counts, landed_hours
 from pipelines.store.repository import day_of
 from pipelines.store.rows import RawLinkRow, RawRecordRow, RawSessionRow
 
@@ -75,3 +75,26 @@ def test_chunked_days_equal_the_day_assembled_at_once(landed, by):
         templated += sum(e.template != e.message for s in expected for e in s.signals.errors)
         unclaimed += len(quarantined)
     assert templated and unclaimed  # the drop has templated errors and dangling records to get right
+
+
+def test_a_day_by_hour_runs_only_the_hours_holding_records(landed):
+    rows = landed.rows(RawRecordRow)
+    hours = {}
+    for r in rows:
+        if r.day:
+            hours.setdefault(r.day, set()).add(f"{r.day}-{r.occurred_at:%H}:00")
+    assert any(len(found) < 24 for found in hours.values())  # else launching every hour would pass too
+    for day, found in hours.items():
+        assert landed_hours(landed, day) == sorted(found)
+    assert landed_hours(landed, "2026-12-25") == []
+
+
+def test_the_quarantine_check_counts_landings_quarantine_not_assemblys(landed):
+    """By hour, an hour's check would otherwise see what the hours assembled before it quarantined."""
+    day = "2026-11-16"
+    before = landed_counts(landed, "tickets", f"{day}-05:00")
+    entry = QuarantinedRecord(source="tickets", file="tickets/x.json", position=1, reason="dangling link: test")
+    landed.quarantine([entry], day=day, stage="assemble", run_id="earlier-hour")
+    assert landed_counts(landed, "tickets", f"{day}-05:00") == before
+    landed.quarantine([entry.model_copy(update={"reason": "not JSON"})], day=day, stage="ingest", run_id="t")
+    assert landed_counts(landed, "tickets", f"{day}-05:00")[2] == before[2] + 1

@@ -84,7 +84,8 @@ def test_a_commands_executor_travels_to_the_code_server_and_only_then(tmp_path, 
 
 @pytest.mark.parametrize("by", ["day", "hour"])
 def test_a_command_starts_one_code_server_for_all_its_runs(tmp_path, monkeypatch, by):
-    """Three days (by hour, 72 hours' runs and 3 days'), all launched at the one server the command started."""
+    """Three days (by hour, the runs of the hours holding records and the 3 days'), all launched at the
+    one server the command started; an hour without records is not launched."""
     from contextlib import contextmanager
     from types import SimpleNamespace
 
@@ -108,8 +109,12 @@ def test_a_command_starts_one_code_server_for_all_its_runs(tmp_path, monkeypatch
     config = SimpleNamespace(partitions=SimpleNamespace(by=by), telemetry=None, base_dir=tmp_path,
                              dagster_url="http://127.0.0.1:3000")
     monkeypatch.setattr(runner, "configure", lambda *args: None)
+    landed = {"2026-11-16": ["2026-11-16-03:00", "2026-11-16-17:00"], "2026-11-17": [], "2026-11-18": ["2026-11-18-00:00"]}
+    monkeypatch.setattr(runner.plan, "hours_to_run", lambda config, days: [h for day in days for h in landed[day]])
     days = ["2026-11-16", "2026-11-17", "2026-11-18"]
     outcomes = runner.run_partitions(config, tmp_path / "t.yaml", days, workers=2, executor="multiprocess")
     assert [o.partition for o in outcomes] == days and all(o.success for o in outcomes)
     assert served == ["multiprocess"]
-    assert len(launched) == (3 if by == "day" else 75) and {w for w, _ in launched} == {tmp_path / "workspace-1.yaml"}
+    assert len(launched) == (3 if by == "day" else 3 + 3) and {w for w, _ in launched} == {tmp_path / "workspace-1.yaml"}
+    if by == "hour":
+        assert [job for _, job in launched].count(runner.HOURLY_JOB) == 3
