@@ -17,7 +17,8 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Sequence
+import uuid
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -34,6 +35,7 @@ TRACE2TASK = str(Path(sys.executable).with_name("trace2task"))
 SECRET = "pipeline-test-secret-of-32-bytes-or-more"
 RUN_TIMEOUT = 900
 PG_ADMIN = dict(host="127.0.0.1", port=5432, dbname="test", user="root", connect_timeout=3)
+PG_URL = "postgresql+psycopg2://root@127.0.0.1:5432"
 
 DEMO_OUTPUT_SHA256 = "537000a98aebb18a8c4f8adfd0fe0ce35277824426d51f5de09599c71d605e50"
 """Every task, seed and the manifest of the default world (40 sessions, 2 days, seed 11) run with
@@ -147,6 +149,29 @@ def make_world(
         world.dagster_home.mkdir()
         (world.dagster_home / "dagster.yaml").write_bytes(dagster_yaml.read_bytes())
     return world
+
+
+@contextlib.contextmanager
+def throwaway_postgres() -> Iterator[str]:
+    """A new, empty database on the PostgreSQL server at 127.0.0.1:5432 (its SQLAlchemy URL),
+    dropped with whatever still holds it open when the block ends. The test is skipped, with the
+    reason, when psycopg2 is missing or the server does not answer. (The `postgres_url` fixture of
+    tests/conftest.py.)"""
+    psycopg2 = pytest.importorskip("psycopg2", reason="psycopg2 is not installed")
+    try:
+        admin = psycopg2.connect(**PG_ADMIN)
+    except psycopg2.OperationalError as exc:
+        pytest.skip(f"PostgreSQL at 127.0.0.1:5432 does not answer: {str(exc).strip().splitlines()[0]}")
+    admin.autocommit = True
+    name = f"t2t_{uuid.uuid4().hex[:12]}"
+    try:
+        with admin.cursor() as cursor:
+            cursor.execute(f"CREATE DATABASE {name}")
+        yield f"{PG_URL}/{name}"
+    finally:
+        with admin.cursor() as cursor:
+            cursor.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        admin.close()
 
 
 def ran_world(root: Path, drop: Path, *, env: dict[str, str] | None = None, **options) -> World:
