@@ -423,10 +423,10 @@ def test_pair_decisions_land_exactly_as_the_cli_makes_them(ran, tmp_path):
     assert client.post(f"/pair/{pair_id}/approve", data={"force": "yes"}).status_code == 200
     assert client.post(f"/pair/{pair_id}/reject", data={"reason": "wrong order id"}).status_code == 200
     config = str(by_cli / "trace2task.yaml")
-    refused = world.cli("review", "approve", pair_id, "--config", config, "--reviewer", REVIEWER)
+    refused = world.cli_in_process("review", "approve", pair_id, "--config", config, "--reviewer", REVIEWER)
     assert refused.returncode != 0 and _mirror(by_cli) == []  # the CLI leaves no pair half approved either
     for args in (("approve", pair_id, "--force"), ("reject", pair_id, "--reason", "wrong order id")):
-        result = world.cli("review", *args, "--config", config, "--reviewer", REVIEWER)
+        result = world.cli_in_process("review", *args, "--config", config, "--reviewer", REVIEWER)
         assert result.returncode == 0, (args, result.stderr)
     for task in members:
         assert _task_file(by_page, task.task_id) == _task_file(by_cli, task.task_id), task.task_id
