@@ -191,15 +191,18 @@ class StagesRun:
     written: int
 
 
-def run_stages(config_path: Path, secret: str = SECRET) -> StagesRun:
-    """Every landed day through every stage as plain functions, in the order of the asset graph, in
-    this process and without Dagster: the output is byte for byte the CLI's (`DEMO_OUTPUT_SHA256`)."""
+def run_stages(config_path: Path, secret: str = SECRET, *, incident_id: str = "", days: list[str] | None = None) -> StagesRun:
+    """Every landed day (or `days`) through every stage as plain functions, in the order of the
+    asset graph, in this process and without Dagster: the output is byte for byte the CLI's
+    (`DEMO_OUTPUT_SHA256`). With `incident_id`, the on-call path as `trace2task incident` runs it:
+    the incident's day, its sessions only, under its scope."""
     from pipelines.config import load_config
     from pipelines.stages.assemble import assemble_day
     from pipelines.stages.classify import classify_day, sample_day
     from pipelines.stages.context import RunContext
     from pipelines.stages.draft import draft_day
     from pipelines.stages.freeze import freeze_day
+    from pipelines.stages.plan import plan_incident
     from pipelines.stages.preflight import land_everything, landed_days
     from pipelines.stages.residue import residue_day
     from pipelines.stages.scrub import scrub_day
@@ -212,17 +215,23 @@ def run_stages(config_path: Path, secret: str = SECRET) -> StagesRun:
         config = load_config(config_path)
         run, store = RunContext(config), open_store(config)
         state = AppState.open(config.state_location(), config.path(config.state.mapping))
-        land_everything(store, config)
+        if incident_id:
+            plan = plan_incident(config, incident_id)
+            days, only, scope = [plan.day], plan.sessions, incident_id
+        else:
+            land_everything(store, config)
+            days, only, scope = days or landed_days(store), [], "nightly"  # a day may hold only late records: nothing to draft
         stages = StagesRun(run, store, {}, 0, 0)
-        for day in landed_days(store):  # a day may hold only late records (tickets): nothing to draft
-            assemble_day(store, run, day, run_id=f"stages-{day}", only=[])
-            classify_day(store, run, day, only=[])
-            sample_day(store, run, day, scope="nightly", only=[])
-            stages.scrub_failures += scrub_day(store, run, state, day, scope="nightly", run_id=f"stages-{day}").failed
-            stages.residues[day] = residue_day(store, state, day, scope="nightly")
-            freeze_day(store, run, day, scope="nightly")
-            stages.written += draft_day(store, run, day, scope="nightly", run_id=f"stages-{day}").written
-            validate_day(store, run, day, scope="nightly", run_id=f"stages-{day}")
+        for day in days:
+            run_id = f"stages-{scope}-{day}" if incident_id else f"stages-{day}"
+            assemble_day(store, run, day, run_id=run_id, only=only, scope=scope)
+            classify_day(store, run, day, only=only, run_id=run_id)
+            sample_day(store, run, day, scope=scope, only=only)
+            stages.scrub_failures += scrub_day(store, run, state, day, scope=scope, run_id=run_id).failed
+            stages.residues[day] = residue_day(store, state, day, scope=scope)
+            freeze_day(store, run, day, scope=scope)
+            stages.written += draft_day(store, run, day, scope=scope, run_id=run_id).written
+            validate_day(store, run, day, scope=scope, run_id=run_id)
     return stages
 
 
