@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ingest.config import EntityRule
+from ingest.leaves import json_container, leaves
 from ingest.models import ToolCall, Turn
 
 
@@ -49,13 +50,14 @@ class EntityFinder:
         such payloads), found without assembling the session."""
         found: dict[str, set[str]] = {}
         self._by_key(payload, found)
-        for text in _strings(payload):
-            self._by_text(text, found)
+        for _, text in leaves(payload, json_in_strings=True):
+            if isinstance(text, str):
+                self._by_text(text, found)
         return {kind: sorted(ids) for kind, ids in sorted(found.items()) if ids}
 
     def _by_key(self, value: Any, found: dict[str, set[str]]) -> None:
         if isinstance(value, str):
-            nested = _json_container(value)
+            nested = json_container(value)
             if nested is not None:
                 self._by_key(nested, found)
         elif isinstance(value, dict):
@@ -75,21 +77,6 @@ class EntityFinder:
                 found.setdefault(kind, set()).add(entity_id)
 
 
-def _strings(value: Any) -> Iterable[str]:
-    """Every string in a JSON value, and those of the JSON containers encoded in its strings."""
-    if isinstance(value, str):
-        yield value
-        nested = _json_container(value)
-        if nested is not None:
-            yield from _strings(nested)
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
-
-
 def _scalar_ids(value: Any) -> list[str]:
     if isinstance(value, bool) or value is None:
         return []
@@ -99,15 +86,3 @@ def _scalar_ids(value: Any) -> list[str]:
     if isinstance(value, list):
         return [entity_id for item in value for entity_id in _scalar_ids(item) if not isinstance(item, list)]
     return []
-
-
-def _json_container(text: str) -> Any:
-    """A dict or list encoded in `text`, else None."""
-    stripped = text.strip()
-    if not stripped.startswith(("{", "[")):
-        return None
-    try:
-        value = json.loads(stripped)
-    except (ValueError, RecursionError):
-        return None
-    return value if isinstance(value, (dict, list)) else None

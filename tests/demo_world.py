@@ -17,7 +17,8 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Sequence
+import uuid
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -34,6 +35,7 @@ TRACE2TASK = str(Path(sys.executable).with_name("trace2task"))
 SECRET = "pipeline-test-secret-of-32-bytes-or-more"
 RUN_TIMEOUT = 900
 PG_ADMIN = dict(host="127.0.0.1", port=5432, dbname="test", user="root", connect_timeout=3)
+PG_URL = "postgresql+psycopg2://root@127.0.0.1:5432"
 
 DEMO_OUTPUT_SHA256 = "190efd9e1427667361f3ff7c6ae46c9dc514740965b770c28c962237b16c79c5"
 """Every task, seed and the manifest of the default world (40 sessions, 2 days, seed 11) run with
@@ -149,6 +151,29 @@ def make_world(
     return world
 
 
+@contextlib.contextmanager
+def throwaway_postgres() -> Iterator[str]:
+    """A new, empty database on the PostgreSQL server at 127.0.0.1:5432 (its SQLAlchemy URL),
+    dropped with whatever still holds it open when the block ends. The test is skipped, with the
+    reason, when psycopg2 is missing or the server does not answer. (The `postgres_url` fixture of
+    tests/conftest.py.)"""
+    psycopg2 = pytest.importorskip("psycopg2", reason="psycopg2 is not installed")
+    try:
+        admin = psycopg2.connect(**PG_ADMIN)
+    except psycopg2.OperationalError as exc:
+        pytest.skip(f"PostgreSQL at 127.0.0.1:5432 does not answer: {str(exc).strip().splitlines()[0]}")
+    admin.autocommit = True
+    name = f"t2t_{uuid.uuid4().hex[:12]}"
+    try:
+        with admin.cursor() as cursor:
+            cursor.execute(f"CREATE DATABASE {name}")
+        yield f"{PG_URL}/{name}"
+    finally:
+        with admin.cursor() as cursor:
+            cursor.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        admin.close()
+
+
 def ran_world(root: Path, drop: Path, *, env: dict[str, str] | None = None, **options) -> World:
     """A world over a copy of `drop`, every day run through the CLI; a failure shows its output."""
     world = make_world(root, drop=drop, **options)
@@ -166,15 +191,18 @@ class StagesRun:
     written: int
 
 
-def run_stages(config_path: Path, secret: str = SECRET) -> StagesRun:
-    """Every landed day through every stage as plain functions, in the order of the asset graph, in
-    this process and without Dagster: the output is byte for byte the CLI's (`DEMO_OUTPUT_SHA256`)."""
+def run_stages(config_path: Path, secret: str = SECRET, *, incident_id: str = "", days: list[str] | None = None) -> StagesRun:
+    """Every landed day (or `days`) through every stage as plain functions, in the order of the
+    asset graph, in this process and without Dagster: the output is byte for byte the CLI's
+    (`DEMO_OUTPUT_SHA256`). With `incident_id`, the on-call path as `trace2task incident` runs it:
+    the incident's day, its sessions only, under its scope."""
     from pipelines.config import load_config
     from pipelines.stages.assemble import assemble_day
     from pipelines.stages.classify import classify_day, sample_day
     from pipelines.stages.context import RunContext
     from pipelines.stages.draft import draft_day
     from pipelines.stages.freeze import freeze_day
+    from pipelines.stages.plan import plan_incident
     from pipelines.stages.preflight import land_everything, landed_days
     from pipelines.stages.residue import residue_day
     from pipelines.stages.scrub import scrub_day
@@ -187,17 +215,23 @@ def run_stages(config_path: Path, secret: str = SECRET) -> StagesRun:
         config = load_config(config_path)
         run, store = RunContext(config), open_store(config)
         state = AppState.open(config.state_location(), config.path(config.state.mapping))
-        land_everything(store, config)
+        if incident_id:
+            plan = plan_incident(config, incident_id)
+            days, only, scope = [plan.day], plan.sessions, incident_id
+        else:
+            land_everything(store, config)
+            days, only, scope = days or landed_days(store), [], "nightly"  # a day may hold only late records: nothing to draft
         stages = StagesRun(run, store, {}, 0, 0)
-        for day in landed_days(store):  # a day may hold only late records (tickets): nothing to draft
-            assemble_day(store, run, day, run_id=f"stages-{day}", only=[])
-            classify_day(store, run, day, only=[])
-            sample_day(store, run, day, scope="nightly", only=[])
-            stages.scrub_failures += scrub_day(store, run, state, day, scope="nightly", run_id=f"stages-{day}").failed
-            stages.residues[day] = residue_day(store, state, day, scope="nightly")
-            freeze_day(store, run, day, scope="nightly")
-            stages.written += draft_day(store, run, day, scope="nightly", run_id=f"stages-{day}").written
-            validate_day(store, run, day, scope="nightly", run_id=f"stages-{day}")
+        for day in days:
+            run_id = f"stages-{scope}-{day}" if incident_id else f"stages-{day}"
+            assemble_day(store, run, day, run_id=run_id, only=only, scope=scope)
+            classify_day(store, run, day, only=only, run_id=run_id)
+            sample_day(store, run, day, scope=scope, only=only)
+            stages.scrub_failures += scrub_day(store, run, state, day, scope=scope, run_id=run_id).failed
+            stages.residues[day] = residue_day(store, state, day, scope=scope)
+            freeze_day(store, run, day, scope=scope)
+            stages.written += draft_day(store, run, day, scope=scope, run_id=run_id).written
+            validate_day(store, run, day, scope=scope, run_id=run_id)
     return stages
 
 

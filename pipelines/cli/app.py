@@ -84,7 +84,7 @@ def _days(day: str | None, start: str | None, end: str | None) -> list[str]:
 
 
 def _run_days(config_path: Path, config: AppConfig, days: list[str], workers: int, executor: str) -> list:
-    from pipelines.defs.runner import run_partitions
+    from pipelines.cli.runner import run_partitions
     from pipelines.stages.plan import runs_per_day
 
     with Progress(
@@ -282,7 +282,7 @@ def run(
         help="in_process: a process per run; multiprocess: a process per step (default: the configuration's `executor`)")] = None,
 ) -> None:
     """The nightly refresh over the configured sources folder, for one day or a date range."""
-    from pipelines.defs.runner import plan_refresh
+    from pipelines.cli.runner import plan_refresh
     from pipelines.stages.plan import skipped_outcomes
 
     if all_days and (day or start or end):
@@ -301,7 +301,7 @@ def incident(
     config_path: ConfigOption = Path(DEFAULT_CONFIG_FILE),
 ) -> None:
     """The on-call path: one incident to a draft task and its negative stub, now."""
-    from pipelines.defs.runner import plan_incident, run_partition
+    from pipelines.cli.runner import plan_incident, run_partition
     from pipelines.stages.plan import incident_tasks
 
     config = _config(config_path)

@@ -1,4 +1,5 @@
-"""Launch a run of the workspace's code location, as the UI, the schedule and the sensor do.
+"""Launch a run of the workspace's code location, as the UI, the schedule and the sensor do: the
+Dagster side of the CLI's runner (`pipelines.cli.runner`), which opens the instance here too.
 
 The CLI's runs are the workspace's runs: `dagster job launch -w workspace.yaml` loads the code
 location workspace.yaml describes (`pipelines.defs.definitions`, the one `make ui` serves), records
@@ -17,6 +18,7 @@ than waiting in the queue, which only `dagster-daemon` works). The command then 
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import socket
@@ -32,8 +34,8 @@ from typing import TYPE_CHECKING
 
 import yaml
 
-from pipelines.config import CONFIG_FILE_ENV, EXECUTOR_ENV, ConfigError
-from pipelines.stages.dagster_home import launch_home
+from pipelines.config import CONFIG_FILE_ENV, EXECUTOR_ENV, AppConfig, ConfigError
+from pipelines.stages.dagster_home import dagster_home, launch_home
 from pipelines.stages.processes import dies_with
 
 if TYPE_CHECKING:
@@ -52,6 +54,24 @@ class Launched:
     success: bool
     events: list
     launch_error: str = ""
+
+
+def dagster_instance(config: AppConfig) -> DagsterInstance:
+    """The persistent instance in the configured Dagster home (made with the project's dagster.yaml)."""
+    return _open_instance(dagster_home(config))
+
+
+def _open_instance(home: str) -> DagsterInstance:
+    """Open the instance under a lock: two commands creating a new home's storage at once
+    (the nightly run and the on-call path) would otherwise race to create its tables."""
+    from dagster import DagsterInstance
+
+    with open(Path(home) / ".trace2task-open.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            return DagsterInstance.from_config(home)
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def _location() -> tuple[str, str, Path]:

@@ -1,7 +1,7 @@
 """The Dagster homes a command uses: the configured one (made from the project's dagster.yaml,
 with the run launcher trace2task.yaml names), and the CLI's launch home beside it.
 
-Plain files: Dagster reads them when an instance opens (`pipelines.defs.runner`, `pipelines.defs.launch`).
+Plain files: Dagster reads them when an instance opens (`pipelines.defs.launch`).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 (checks, landing, the days unchanged since their last run) or of an incident (its sessions and
 day), the outcome of each run with the checks it failed, and the summary written from the store.
 
-Plain functions: `pipelines.defs.runner` launches the runs between the plan and the summary.
+Plain functions: `pipelines.cli.runner` launches the runs between the plan and the summary.
 """
 
 from __future__ import annotations

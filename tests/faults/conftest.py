@@ -2,23 +2,8 @@
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
-from demo_world import PG_ADMIN, World, first_escalation, make_world, output_tree, run_stages
-
-
-def _postgres_database():
-    psycopg2 = pytest.importorskip("psycopg2", reason="psycopg2 is not installed")
-    try:
-        admin = psycopg2.connect(**PG_ADMIN)
-    except psycopg2.OperationalError as exc:
-        pytest.skip(f"PostgreSQL at 127.0.0.1:5432 does not answer: {str(exc).strip().splitlines()[0]}")
-    admin.autocommit = True
-    name = f"t2t_{uuid.uuid4().hex[:12]}"
-    with admin.cursor() as cursor:
-        cursor.execute(f"CREATE DATABASE {name}")
-    return admin, name
+from demo_world import World, first_escalation, make_world, output_tree, run_stages, throwaway_postgres
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -27,14 +12,8 @@ def backend(request, tmp_path):
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path}/store/store.db", f"sqlite:///{tmp_path}/store/raw.db"
         return
-    admin, name = _postgres_database()
-    url = f"postgresql+psycopg2://root@127.0.0.1:5432/{name}"
-    try:
+    with throwaway_postgres() as url:
         yield url, url
-    finally:
-        with admin.cursor() as cursor:
-            cursor.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-        admin.close()
 
 
 @pytest.fixture

@@ -13,34 +13,15 @@ quarantined."""
 from __future__ import annotations
 
 import json
-import uuid
 
 import psycopg2
 import pytest
 
-from demo_world import PG_ADMIN, PROJECT_ROOT, first_escalation, make_world, output_tree, write_drop
+from demo_world import PROJECT_ROOT, first_escalation, make_world, output_tree, write_drop
 
 DAY = "2026-11-16"
 DAGSTER_POSTGRES_YAML = PROJECT_ROOT / "docs" / "dagster-postgres.yaml"
 pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.xdist_group("hourly_postgres")]
-
-
-@pytest.fixture
-def database():
-    try:
-        admin = psycopg2.connect(**PG_ADMIN)
-    except psycopg2.OperationalError as exc:
-        pytest.skip(f"PostgreSQL at 127.0.0.1:5432 does not answer: {str(exc).strip().splitlines()[0]}")
-    admin.autocommit = True
-    name = f"t2t_{uuid.uuid4().hex[:12]}"
-    with admin.cursor() as cursor:
-        cursor.execute(f"CREATE DATABASE {name}")
-    try:
-        yield f"postgresql+psycopg2://root@127.0.0.1:5432/{name}"
-    finally:
-        with admin.cursor() as cursor:
-            cursor.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-        admin.close()
 
 
 def _query(url: str, sql: str) -> list[tuple]:
@@ -56,19 +37,19 @@ def demo_drop(tmp_path):
     return write_drop(tmp_path / "demo", sessions=12, days=1)
 
 
-def test_an_hourly_multiprocess_run_on_postgres_makes_the_daily_runs_tasks(tmp_path, demo_drop, database):
+def test_an_hourly_multiprocess_run_on_postgres_makes_the_daily_runs_tasks(tmp_path, demo_drop, postgres_url):
     daily = make_world(tmp_path / "daily", drop=demo_drop)
     result = daily.cli("run", "--date", DAY, "--config", str(daily.config), "--workers", "1")
     assert result.returncode == 0, result.stderr[-3000:]
 
-    hourly = make_world(tmp_path / "hourly", drop=demo_drop, store_url=database, raw_url=database,
+    hourly = make_world(tmp_path / "hourly", drop=demo_drop, store_url=postgres_url, raw_url=postgres_url,
                         dagster_yaml=DAGSTER_POSTGRES_YAML)
     with hourly.config.open("a", encoding="utf-8") as fh:
         # forkserver with the definitions preloaded: each step's process starts without importing them again
         fh.write("partitions: {by: hour}\nexecutor: {name: multiprocess, config: {max_concurrent: 2, start_method: "
                  "{forkserver: {preload_modules: [pipelines.defs.definitions]}}}}\n")
     result = hourly.cli("run", "--date", DAY, "--config", str(hourly.config), "--workers", "2",
-                        env={"DAGSTER_POSTGRES_URL": database})
+                        env={"DAGSTER_POSTGRES_URL": postgres_url})
     assert result.returncode == 0, result.stderr[-3000:]
 
     want, got = output_tree(daily.out), output_tree(hourly.out)
@@ -78,19 +59,19 @@ def test_an_hourly_multiprocess_run_on_postgres_makes_the_daily_runs_tasks(tmp_p
 
     # the runs are Dagster's, recorded in PostgreSQL: the hours holding records and the day, each
     # step in its own process
-    landed = _query(database, "SELECT DISTINCT to_char(occurred_at, 'YYYY-MM-DD-HH24:00') FROM raw_record "
+    landed = _query(postgres_url, "SELECT DISTINCT to_char(occurred_at, 'YYYY-MM-DD-HH24:00') FROM raw_record "
                               f"WHERE day = '{DAY}'")
     assert 1 < len(landed) < 24  # some hours hold none: they are not launched
-    runs = _query(database, "SELECT pipeline_name, status, count(*) FROM runs GROUP BY pipeline_name, status")
+    runs = _query(postgres_url, "SELECT pipeline_name, status, count(*) FROM runs GROUP BY pipeline_name, status")
     assert sorted(runs) == [("nightly_refresh", "SUCCESS", 1), ("sessions_by_hour", "SUCCESS", len(landed))]
-    hours = _query(database, "SELECT DISTINCT value FROM run_tags WHERE key = 'dagster/partition' AND value LIKE '%:00'")
+    hours = _query(postgres_url, "SELECT DISTINCT value FROM run_tags WHERE key = 'dagster/partition' AND value LIKE '%:00'")
     assert sorted(hours) == sorted(landed)
-    workers = _query(database, "SELECT count(*) FROM event_logs WHERE dagster_event_type = 'STEP_WORKER_STARTED'")[0][0]
+    workers = _query(postgres_url, "SELECT count(*) FROM event_logs WHERE dagster_event_type = 'STEP_WORKER_STARTED'")[0][0]
     assert workers == len(landed) * 2 + 6  # landing and assembly per hour, the day's six steps
 
     # the on-call path: by hour, the incident job (the day's assets) lands and assembles the incident itself
     escalation = first_escalation(demo_drop)
-    for world, env in ((daily, None), (hourly, {"DAGSTER_POSTGRES_URL": database})):
+    for world, env in ((daily, None), (hourly, {"DAGSTER_POSTGRES_URL": postgres_url})):
         result = world.cli("incident", escalation, "--config", str(world.config), env=env)
         assert result.returncode == 0, result.stderr[-3000:]
     assert output_tree(hourly.out) == output_tree(daily.out)

@@ -89,7 +89,7 @@ def test_a_command_starts_one_code_server_for_all_its_runs(tmp_path, monkeypatch
     from contextlib import contextmanager
     from types import SimpleNamespace
 
-    from pipelines.defs import runner
+    from pipelines.cli import runner
 
     served, launched = [], []
 

@@ -83,6 +83,6 @@ def test_a_record_before_the_configured_start_is_quarantined_with_file_line_and_
 def test_a_day_before_the_configured_start_is_one_line(tmp_path, demo_drop):
     world = make_world(tmp_path / "w", drop=demo_drop)
     _with_start(world, "2026-11-17")
-    result = world.cli("run", "--date", "2026-11-16", "--config", str(world.config))
+    result = world.cli_in_process("run", "--date", "2026-11-16", "--config", str(world.config))
     assert result.returncode == 2
     assert "2026-11-16 is before the first partition 2026-11-17" in one_line_error(result)

@@ -1,4 +1,6 @@
-"""The nightly refresh through the CLI and Dagster, end to end on a demo drop."""
+"""The nightly refresh through the CLI and Dagster, end to end on a demo drop.
+
+A rerun and a late record (what `run` finds unchanged and skips) are test_pipeline_stages.py's."""
 
 import json
 import sqlite3
@@ -6,7 +8,7 @@ import stat
 
 import pytest
 from dagster import DagsterInstance
-from demo_world import DEMO_OUTPUT_SHA256, SECRET, find_planted, output_digest, planted_values, tree_bytes
+from demo_world import DEMO_OUTPUT_SHA256, find_planted, output_digest, planted_values
 
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("nightly")]
@@ -97,20 +99,6 @@ def test_planted_order_ids_survive_into_their_seeds(world, first_run):
     assert checked > 0
 
 
-def test_rerun_reads_nothing_new_and_writes_identical_files(world, first_run):
-    before = tree_bytes(world.out / "tasks"), tree_bytes(world.out / "seeds")
-    con = sqlite3.connect(world.root / ".trace2task" / "store.db")
-    ledger_before = con.execute("select count(*) from ledger").fetchone()[0]
-    con.close()
-    result = world.cli("run", "--config", str(world.config), "--all")
-    assert result.returncode == 0, result.stderr[-2000:]
-    assert (tree_bytes(world.out / "tasks"), tree_bytes(world.out / "seeds")) == before
-    con = sqlite3.connect(world.root / ".trace2task" / "store.db")
-    assert con.execute("select count(*) from ledger").fetchone()[0] == ledger_before
-    assert con.execute("select count(*) from source_cursor").fetchone()[0] > 0
-    con.close()
-
-
 def test_validate_passes_the_written_set_and_flags_a_broken_task(world, first_run, tmp_path):
     import shutil
 
@@ -127,41 +115,3 @@ def test_validate_passes_the_written_set_and_flags_a_broken_task(world, first_ru
     broken = world.cli_in_process("validate", str(copy))
     assert broken.returncode == 1
     assert task["task_id"] in broken.stdout
-
-
-def _skipped_days(stdout: str) -> set[str]:
-    lines = [line for line in stdout.splitlines() if line.startswith("unchanged since their last run, skipped: ")]
-    return set(lines[0].split(": ", 1)[1].split(", ")) if lines else set()
-
-
-def test_a_late_record_reruns_its_own_day_and_no_other(world, first_run, monkeypatch):
-    """Last in this module: it adds a record to the drop."""
-    quiet = world.cli("run", "--config", str(world.config), "--all")
-    every_day = _skipped_days(quiet.stdout)
-    assert quiet.returncode == 0 and len(every_day) >= 2
-    first_file = sorted((world.drop / "escalations").glob("*.jsonl"))[0]
-    escalation = json.loads(first_file.read_text().splitlines()[0])
-    escalation["id"] = "esc-late-000001"
-    (world.drop / "escalations" / f"{first_file.stem}-late.jsonl").write_text(json.dumps(escalation) + "\n")
-    late = world.cli("run", "--config", str(world.config), "--all")
-    assert late.returncode == 0, late.stderr[-2000:]
-    assert _skipped_days(late.stdout) == every_day - {first_file.stem}
-
-    # The days found unchanged by their fingerprint are noted as checked: the next command
-    # knows every day unchanged without reading any day's records again.
-    from pipelines.config import load_config
-    from pipelines.stages import day_records
-    from pipelines.stages.context import RunContext
-    from pipelines.stages.fingerprint import unchanged_partitions
-    from pipelines.store.repository import Store
-
-    monkeypatch.setenv("TRACE2TASK_SECRET", SECRET)
-    config = load_config(world.config)
-    store = Store(config.sqlalchemy_url(config.store.url), config.sqlalchemy_url(config.store.raw_url))
-
-    def no_fingerprint(store, day, settings):
-        raise AssertionError(f"{day}'s fingerprint was computed again")
-
-    monkeypatch.setattr(day_records, "streamed_fingerprint", no_fingerprint)
-    assert unchanged_partitions(store, RunContext(config), sorted(every_day)) == every_day
-    store.dispose()

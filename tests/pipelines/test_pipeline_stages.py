@@ -4,16 +4,20 @@ The output must be byte for byte the one the CLI's Dagster runs give (`DEMO_OUTP
 which test_pipeline_nightly checks on the CLI's output): one code path, two ways to call it.
 """
 
+import json
 import subprocess
 import sys
 
 import pytest
-from demo_world import DEMO_OUTPUT_SHA256, output_digest, run_stages
+from demo_world import DEMO_OUTPUT_SHA256, SECRET, output_digest, run_stages, tree_bytes
 
+from pipelines.stages import day_records
 from pipelines.stages.assemble import IncidentNotFound, scope_sessions
 from pipelines.stages.draft import SeedNotFrozen, draft_day
+from pipelines.stages.fingerprint import unchanged_partitions
 from pipelines.stages.freeze import freeze_day
-from pipelines.store.rows import FrozenSeedRow, SeedRow, TaskRow
+from pipelines.stages.preflight import land_everything, landed_days
+from pipelines.store.rows import CursorRow, FrozenSeedRow, LedgerRow, SeedRow, TaskRow
 
 
 @pytest.fixture(scope="module")
@@ -72,3 +76,40 @@ def test_an_unknown_incident_names_its_id_only(stages_run):
     with pytest.raises(IncidentNotFound, match="'no-such-incident'"):
         scope_sessions(store, "no-such-incident")
     assert scope_sessions(store, "") == []
+
+
+def test_landing_again_reads_nothing_new_and_a_day_run_again_writes_identical_files(world, stages_run):
+    run, store, _ = stages_run
+    before = tree_bytes(world.out / "tasks"), tree_bytes(world.out / "seeds")
+    ledger = store.count(LedgerRow)
+    land_everything(store, run.config)
+    assert store.count(LedgerRow) == ledger and store.count(CursorRow) > 0
+    first_day = landed_days(store)[0]
+    again = run_stages(world.config, days=[first_day])
+    again.store.dispose()
+    assert again.written > 0 and again.scrub_failures == 0  # the day's pairs drafted again, to the same bytes
+    assert (tree_bytes(world.out / "tasks"), tree_bytes(world.out / "seeds")) == before
+
+
+def test_a_late_record_changes_its_own_day_and_no_other(world, stages_run, monkeypatch):
+    """Last in this module: it adds a record to the drop. What `trace2task run` skips as unchanged
+    (`unchanged_partitions`, which the CLI's plan asks before it launches any run)."""
+    run, store, _ = stages_run
+    monkeypatch.setenv("TRACE2TASK_SECRET", SECRET)
+    every_day = set(landed_days(store))
+    assert len(every_day) >= 2 and unchanged_partitions(store, run, sorted(every_day)) == every_day
+    first_file = sorted((world.drop / "escalations").glob("*.jsonl"))[0]
+    escalation = json.loads(first_file.read_text().splitlines()[0])
+    escalation["id"] = "esc-late-000001"
+    (world.drop / "escalations" / f"{first_file.stem}-late.jsonl").write_text(json.dumps(escalation) + "\n")
+    land_everything(store, run.config)
+    others = every_day - {first_file.stem}
+    assert unchanged_partitions(store, run, sorted(every_day)) == others
+
+    # The days found unchanged by their fingerprint are noted as checked: the next command knows
+    # them unchanged without reading any day's records again.
+    def no_fingerprint(store, day, settings):
+        raise AssertionError(f"{day}'s fingerprint was computed again")
+
+    monkeypatch.setattr(day_records, "streamed_fingerprint", no_fingerprint)
+    assert unchanged_partitions(store, run, sorted(others)) == others

@@ -1,27 +1,13 @@
 """The store on SQLite and on PostgreSQL: idempotent landing, cursors, incident lookup."""
 
-import uuid
 from datetime import datetime, timezone
 
 import pytest
 
+from demo_world import throwaway_postgres
 from ingest.models import QuarantinedRecord, RawRecord, canonical_json, sha256_hex
 from pipelines.store.rows import CursorRow, LedgerRow, QuarantineRow, RawRecordRow
 from pipelines.store.repository import Store, StoreUnavailable
-
-PG = "postgresql+psycopg2://root@127.0.0.1:5432"
-
-
-def _postgres_database():
-    psycopg2 = pytest.importorskip("psycopg2")
-    try:
-        admin = psycopg2.connect(host="127.0.0.1", port=5432, dbname="test", user="root", connect_timeout=3)
-    except psycopg2.OperationalError as exc:
-        pytest.skip(f"no PostgreSQL server at 127.0.0.1:5432 ({str(exc).strip().splitlines()[0]})")
-    admin.autocommit = True
-    name = f"t2t_{uuid.uuid4().hex[:10]}"
-    admin.cursor().execute(f"CREATE DATABASE {name}")
-    return admin, name
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
@@ -31,13 +17,10 @@ def store(request, tmp_path):
         yield store
         store.dispose()
         return
-    admin, name = _postgres_database()
-    store = Store(f"{PG}/{name}", f"{PG}/{name}")
-    yield store
-    store.dispose()
-    admin.cursor().execute(f"DROP DATABASE {name} WITH (FORCE)")
-    admin.close()
-
+    with throwaway_postgres() as url:
+        store = Store(url, url)
+        yield store
+        store.dispose()
 
 
 def test_each_table_is_read_from_its_own_database(tmp_path):

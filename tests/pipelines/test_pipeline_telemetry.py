@@ -55,7 +55,7 @@ def test_a_run_has_a_span_that_holds_its_stage_spans(world, monkeypatch, tmp_pat
     import yaml
 
     from pipelines.config import load_config
-    from pipelines.defs.runner import run_partition
+    from pipelines.cli.runner import run_partition
 
     monkeypatch.setenv("TRACE2TASK_SECRET", SECRET)
     settings = yaml.safe_load(world.config.read_text())

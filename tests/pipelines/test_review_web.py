@@ -342,30 +342,24 @@ def _plant(value, canary: str):
 
 
 @pytest.mark.postgres
-def test_the_page_on_a_postgresql_store(tmp_path):
+def test_the_page_on_a_postgresql_store(tmp_path, postgres_url):
     """The same page on a run whose store and raw zone are PostgreSQL: provenance from its task_run
     table, a decision mirrored into its review_event table."""
     from demo_world import make_world
-    from test_pipeline_store import PG, _postgres_database
 
-    admin, name = _postgres_database()
-    try:
-        world = make_world(tmp_path / "pg", sessions=12, days=1, store_url=f"{PG}/{name}", raw_url=f"{PG}/{name}")
-        run_stages(world.config).store.dispose()
-        client = _client(world.config)
-        task = sorted(_tasks(world.root).values(), key=lambda t: t.task_id)[0]
-        store = _store(world.root)
-        run_ids = {row.run_id for row in store.rows(TaskRunRow, TaskRunRow.task_id == task.task_id)}
-        html = client.get(f"/pair/{task.pair_id}").text
-        assert run_ids and all(f'href="{DAGSTER}/runs/{run_id}"' in html for run_id in run_ids)
-        assert client.post(f"/task/{task.task_id}/retire", data={"reason": "duplicate"}).status_code == 200
-        rows = store.rows(ReviewEventRow, ReviewEventRow.task_id == task.task_id)
-        assert [(row.kind, json.loads(row.body)["status"], json.loads(row.body)["reviewer"]) for row in rows] == [
-            ("verdict", "retired", REVIEWER)]
-        store.dispose()
-    finally:
-        admin.cursor().execute(f"DROP DATABASE {name} WITH (FORCE)")
-        admin.close()
+    world = make_world(tmp_path / "pg", sessions=12, days=1, store_url=postgres_url, raw_url=postgres_url)
+    run_stages(world.config).store.dispose()
+    client = _client(world.config)
+    task = sorted(_tasks(world.root).values(), key=lambda t: t.task_id)[0]
+    store = _store(world.root)
+    run_ids = {row.run_id for row in store.rows(TaskRunRow, TaskRunRow.task_id == task.task_id)}
+    html = client.get(f"/pair/{task.pair_id}").text
+    assert run_ids and all(f'href="{DAGSTER}/runs/{run_id}"' in html for run_id in run_ids)
+    assert client.post(f"/task/{task.task_id}/retire", data={"reason": "duplicate"}).status_code == 200
+    rows = store.rows(ReviewEventRow, ReviewEventRow.task_id == task.task_id)
+    assert [(row.kind, json.loads(row.body)["status"], json.loads(row.body)["reviewer"]) for row in rows] == [
+        ("verdict", "retired", REVIEWER)]
+    store.dispose()
 
 
 def _pair_with_blockers(root: Path) -> tuple[str, list]:
@@ -423,10 +417,10 @@ def test_pair_decisions_land_exactly_as_the_cli_makes_them(ran, tmp_path):
     assert client.post(f"/pair/{pair_id}/approve", data={"force": "yes"}).status_code == 200
     assert client.post(f"/pair/{pair_id}/reject", data={"reason": "wrong order id"}).status_code == 200
     config = str(by_cli / "trace2task.yaml")
-    refused = world.cli("review", "approve", pair_id, "--config", config, "--reviewer", REVIEWER)
+    refused = world.cli_in_process("review", "approve", pair_id, "--config", config, "--reviewer", REVIEWER)
     assert refused.returncode != 0 and _mirror(by_cli) == []  # the CLI leaves no pair half approved either
     for args in (("approve", pair_id, "--force"), ("reject", pair_id, "--reason", "wrong order id")):
-        result = world.cli("review", *args, "--config", config, "--reviewer", REVIEWER)
+        result = world.cli_in_process("review", *args, "--config", config, "--reviewer", REVIEWER)
         assert result.returncode == 0, (args, result.stderr)
     for task in members:
         assert _task_file(by_page, task.task_id) == _task_file(by_cli, task.task_id), task.task_id

@@ -9,16 +9,15 @@ fixes PYTHONHASHSEED (to different values), so the comparison gives the same ver
 from __future__ import annotations
 
 import difflib
-import secrets
 import socket
 from pathlib import Path
 
 import psycopg2
 import pytest
 
-from demo_world import PROJECT_ROOT, ran_world
+from demo_world import PROJECT_ROOT, ran_world, throwaway_postgres
 
-PG_HOST, PG_PORT, PG_USER, PG_ADMIN_DB = "127.0.0.1", 5432, "root", "test"
+PG_HOST, PG_PORT, PG_USER = "127.0.0.1", 5432, "root"
 DAGSTER_POSTGRES_YAML = PROJECT_ROOT / "docs" / "dagster-postgres.yaml"
 
 
@@ -38,25 +37,11 @@ pytestmark = [
 ]
 
 
-def _admin_connection():
-    connection = psycopg2.connect(host=PG_HOST, port=PG_PORT, user=PG_USER, dbname=PG_ADMIN_DB)
-    connection.autocommit = True
-    return connection
-
-
 @pytest.fixture(scope="module")
 def database():
-    """A fresh database on the server, dropped afterwards."""
-    name = f"t2t_{secrets.token_hex(6)}"
-    admin = _admin_connection()
-    try:
-        with admin.cursor() as cursor:
-            cursor.execute(f"CREATE DATABASE {name}")
-        yield name
-        with admin.cursor() as cursor:
-            cursor.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-    finally:
-        admin.close()
+    """A fresh database on the server (its name), dropped afterwards."""
+    with throwaway_postgres() as url:
+        yield url.rsplit("/", 1)[1]
 
 
 def _query(database: str, sql: str) -> list[tuple]:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from typing import Any
 
+from ingest.leaves import leaves
 from ingest.models import StateRows, ToolCall
 from taskgen.task import Budget, DraftTask, Expectation, Verdict
 
@@ -127,19 +127,6 @@ def _reply_promises_no_refund(state: StateRows, args: dict) -> bool:
     return not any(_REFUND_PROMISE.search(sentence) and not _NEGATION.search(sentence) for sentence in sentences)
 
 
-def _leaves(value: Any) -> Iterator[str]:
-    if isinstance(value, dict):
-        for item in value.values():
-            yield from _leaves(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _leaves(item)
-    elif isinstance(value, bool) or value is None:
-        return
-    else:
-        yield str(value)
-
-
 def _linked_rows(state: StateRows, row: dict) -> list[dict]:
     """The rows a row points to by value (its customer, for an order), found without knowing column names."""
     values = {str(value) for key, value in row.items() if key != "id" and isinstance(value, (str, int))}
@@ -153,8 +140,8 @@ def private_values(state: StateRows, order_id: str, requester: str | None) -> se
     if order is None:
         return set()
     own_rows = [row for rows in state.values() for key, row in rows.items() if key == requester]
-    own = {value.lower() for row in own_rows for value in _leaves(row)}
-    values = set(_leaves(order)) | {value for row in _linked_rows(state, order) for value in _leaves(row)}
+    own = {str(value).lower() for row in own_rows for _, value in leaves(row)}
+    values = {str(value) for row in [order, *_linked_rows(state, order)] for _, value in leaves(row)}
     amounts = {f"{int(value) / 100:.2f}" for key, value in order.items() if "cents" in key and isinstance(value, int)}
     return {value for value in values | amounts if len(value) >= 4 and value != order_id and value.lower() not in own}
 

@@ -15,8 +15,9 @@ zip/postcode), matched as whole tokens: a zip inside a longer number or id is no
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Any
+
+from ingest.leaves import leaves
 
 CANNOT_SAY = "I can't give the e-mail address or the zip code on my account: I don't remember them."
 """What the identity negative's customer says in place of the details that would identify them."""
@@ -25,22 +26,11 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _OPENING = re.compile(r"(?:hi|hello|hey|good (?:morning|afternoon|evening))\b|(?:my name is|i'm|i am) [A-Z]", re.IGNORECASE)
 
 
-def _leaves(value: Any, key: str = "") -> Iterator[tuple[str, str]]:
-    """(column path, text) of every scalar leaf of a row."""
-    if isinstance(value, dict):
-        for child_key, child in value.items():
-            yield from _leaves(child, f"{key}.{child_key}" if key else str(child_key))
-    elif isinstance(value, list):
-        for child in value:
-            yield from _leaves(child, key)
-    elif value is not None and not isinstance(value, bool):
-        yield key, str(value)
-
-
 def details(row: dict[str, Any]) -> dict[str, list[str]]:
     """A customer row's identifying values: the words of its name, its e-mail addresses, its zip codes."""
     names, emails, zips = [], [], []
-    for path, text in _leaves(row):
+    for path, value in leaves(row):
+        text = str(value)
         column = path.rsplit(".", 1)[-1].lower()
         if "@" in text and "mail" in path.lower():
             emails.append(text)

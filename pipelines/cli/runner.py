@@ -1,14 +1,14 @@
-"""Launch the Dagster jobs from the command line, recorded in a persistent Dagster instance.
+"""The CLI's one runner: the Dagster jobs a command launches, recorded in a persistent Dagster instance.
 
-The CLI's one way in: it plans a refresh or an incident (`pipelines.stages.plan`: checks,
-landing, the days unchanged since their last run), launches the same jobs the schedule, the sensor and the UI
-run from the workspace's code location (`pipelines.defs.launch`), so every run shows in the UI's
-run list, timeline and lineage and re-executes from the UI, and reads each run's outcome.
+It plans a refresh or an incident (`pipelines.stages.plan`: checks, landing, the days unchanged
+since their last run), launches the same jobs the schedule, the sensor and the UI run from the
+workspace's code location (`pipelines.defs.launch`, the only part that touches Dagster), so every
+run shows in the UI's run list, timeline and lineage and re-executes from the UI, and reads each
+run's outcome. Plain code: the runs' order, workers, hours before their day, spans and outcomes.
 """
 
 from __future__ import annotations
 
-import fcntl
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from pipelines.config import AppConfig
 from pipelines.defs.engines import executor_for
-from pipelines.defs.launch import code_server, launch_and_wait
+from pipelines.defs.launch import code_server, dagster_instance, launch_and_wait
 from pipelines.stages import plan
 from pipelines.stages.dagster_home import dagster_home
 from pipelines.stages.plan import IncidentPlan, RefreshPlan, RunOutcome, day_outcomes, failed_checks, run_url, step_failures
@@ -24,7 +24,8 @@ from pipelines.stages.windows import Window
 from pipelines.telemetry import TRACEPARENT_TAG, configure, stage_span, trace_carrier
 
 if TYPE_CHECKING:
-    from dagster import DagsterInstance
+    from pipelines.defs.launch import DagsterInstance
+
 
 def plan_refresh(config: AppConfig, days: list[str] | None) -> RefreshPlan:
     """`pipelines.stages.plan.plan_refresh`, the configured executor checked first: a missing
@@ -37,24 +38,6 @@ def plan_incident(config: AppConfig, incident_id: str) -> IncidentPlan:
     """`pipelines.stages.plan.plan_incident`, the configured executor checked first."""
     executor_for(config.executor)
     return plan.plan_incident(config, incident_id)
-
-
-def dagster_instance(config: AppConfig) -> DagsterInstance:
-    """The persistent instance in the configured Dagster home (made with the project's dagster.yaml)."""
-    return _open_instance(dagster_home(config))
-
-
-def _open_instance(home: str) -> DagsterInstance:
-    """Open the instance under a lock: two commands creating a new home's storage at once
-    (the nightly run and the on-call path) would otherwise race to create its tables."""
-    from dagster import DagsterInstance
-
-    with open(Path(home) / ".trace2task-open.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            return DagsterInstance.from_config(home)
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def _run_config(config_path: Path, incident_id: str) -> dict:
