@@ -295,8 +295,8 @@ def _classify_intent(session: Session, taxonomy: Taxonomy) -> _Intent:
     # two or more kinds of state change carried out: the session is one of several requests, however clear the words
     several = several or len(done) >= 2
     # calls explained by the words are no conflict: a fallback carried out, or what the intent is done through
-    # ("refund" through a return: the taxonomy's consequences)
-    conflict = conflict and bool(done - set(fallbacks) - set(taxonomy.consequences.get(intent, ())))
+    # ("refund" through a return: the taxonomy's done_through)
+    conflict = conflict and bool(done - set(fallbacks) - set(taxonomy.done_through.get(intent, ())))
     evidence += [f"rule:fallback_request:{i}" for i in range(len(clauses)) if roles[i] == "fallback" and best[i] in fallbacks]
     passed_over = [*(f"clause {i}" for i in skipped), *([f"'later' wording in clause {primary}"] if later_ask else [])]
     return _Intent(intent=intent, evidence=list(dict.fromkeys(evidence)), confidence=round(confidence, 4),

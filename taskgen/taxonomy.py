@@ -74,6 +74,10 @@ class Taxonomy(BaseModel):
         default_factory=dict,
         description="intent -> the intents it follows from: asked after one of them it is a consequence, not a request",
     )
+    done_through: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="intent -> action intents whose calls carry it out: 'refund' done through a return is no text_tool_conflict",
+    )
     refinements: dict[str, list[str]] = Field(
         default_factory=dict,
         description="intent -> intents that, meant (not named by a keyword) by the next clause of the same sentence, say "
