@@ -128,7 +128,7 @@ def replayed(actions: list[dict], orders: dict[str, dict], at: datetime) -> list
                 error = "item not found in the order"
         if error is None and leaves:
             status[order_id] = leaves
-        result = None if error else ({"order_id": order_id, "status": status[order_id]} if order_id in status else "ok")
+        result = {"order_id": order_id, "status": status[order_id]} if error is None and order_id in status else None
         calls.append(ToolCall(name=name, arguments=arguments, at=at, status="error" if error else "ok", error=error,
                               result=result))
     return calls
