@@ -13,7 +13,7 @@ from ingest.models import Session, sha256_hex
 from taskgen import meaning
 from taskgen.contacts import LaterSession
 from taskgen.meaning import IntentScores, MeaningModel
-from taskgen.requests import Clause, is_later_ask, is_question, negated_phrase, orders_the_asks, split_request
+from taskgen.requests import Clause, asks_amount, is_later_ask, is_question, negated_phrase, orders_the_asks, split_request, states_amount
 from taskgen.taxonomy import Taxonomy
 
 OUTCOMES: tuple[str, ...] = ("rolled_back", "escalated", "errored", "failed", "resolved")
@@ -59,7 +59,9 @@ class Classification(BaseModel):
     )
     outcome_uncertain_because: list[str] = Field(
         default_factory=list,
-        description="claimed_success_only, no_outcome_signal (the outcome is unknown), conflicting_calls: why the outcome "
+        description="claimed_success_only, no_outcome_signal (the outcome is unknown; a closing line naming nothing done "
+                    "counts as no signal), conflicting_calls, amount_unanswered (a how-much question no agent turn "
+                    "answers): why the outcome "
                     "has low evidence")
     signals: list[OutcomeSignal] = Field(default_factory=list, description="every outcome signal found, agreeing or not")
     review_questions: list[str] = Field(default_factory=list, description="conflicts and doubts for the task's reviewer")
@@ -268,7 +270,7 @@ def _classify_intent(session: Session, taxonomy: Taxonomy) -> _Intent:
     if later_ask:
         evidence.append(f"rule:later_ask:{primary}")
     done = set(executed)
-    conflict = bool(executed) and intent not in done
+    conflict = bool(executed) and intent not in done  # the calls carried out something else than the words' intent
     several = (len(asked) >= 2 or len(done) >= 2 or (not conflict and len(asked | done) >= 2) or bool(skipped) or later_ask)
     # Later requests after a clear first one that nothing passed over leave the intent in no doubt (it is the first
     # request by definition; cold review 3, sessions 16 and 19): several_requests flags only a first request in
@@ -287,6 +289,14 @@ def _classify_intent(session: Session, taxonomy: Taxonomy) -> _Intent:
                         and best[i] != intent and best[i] not in refused})
     if executed[:1] == [intent] and not set(fallbacks) & done:
         fallbacks = []
+    # whatever the words' confidence, a fallback clause whose intent the agent carried out is the branch taken
+    fallbacks = sorted(set(fallbacks) | {best[i] for i in range(len(clauses)) if roles[i] == "fallback" and best[i] in done
+                                         and best[i] != intent and best[i] not in refused})
+    # two or more kinds of state change carried out: the session is one of several requests, however clear the words
+    several = several or len(done) >= 2
+    # calls explained by the words are no conflict: a fallback carried out, or what the intent is done through
+    # ("refund" through a return: the taxonomy's done_through)
+    conflict = conflict and bool(done - set(fallbacks) - set(taxonomy.done_through.get(intent, ())))
     evidence += [f"rule:fallback_request:{i}" for i in range(len(clauses)) if roles[i] == "fallback" and best[i] in fallbacks]
     passed_over = [*(f"clause {i}" for i in skipped), *([f"'later' wording in clause {primary}"] if later_ask else [])]
     return _Intent(intent=intent, evidence=list(dict.fromkeys(evidence)), confidence=round(confidence, 4),
@@ -308,7 +318,8 @@ def _doubts(found: _Intent, taxonomy: Taxonomy) -> tuple[list[str], str]:
         because.append("several_requests")
         reasons.append(f"is one of several requests in the session ({', '.join(found.requests)})" + (
             f", asked after an earlier one ({', '.join(found.passed_over)})" if found.passed_over else ""))
-    if found.meaning_vote and found.meaning_vote != found.intent and found.confidence < taxonomy.meaning_disagrees_below:
+    if (found.meaning_vote and found.meaning_vote != found.intent and found.margin is not None
+            and found.margin < taxonomy.meaning_disagrees_margin):
         because.append("meaning_disagrees")
         reasons.append(f"is not what the request's nearest labelled example says ('{found.meaning_vote}'): keywords or "
                        "calls moved it")
@@ -375,9 +386,10 @@ def _agent_claims(session: Session, taxonomy: Taxonomy) -> tuple[int | None, lis
     for index, turn in enumerate(session.turns):
         if turn.role == "agent":
             language = matched_language(turn.text, taxonomy.success_claims)
-            if language is not None:
+            if language is not None:  # a closing line naming nothing done (no number, no id) is no evidence of it
                 last_claim = index
-                signals.append(_signal("traces", f"turn:{index}", f"claimed_success:{language}", "resolved"))
+                kind = "claimed_success" if re.search(r"\d", turn.text) else "claimed_success_vague"
+                signals.append(_signal("traces", f"turn:{index}", f"{kind}:{language}", "resolved"))
     done = sorted({call.name for call in session.tool_calls if call.status == "ok" and _changes_state(call.name, taxonomy)})
     signals += [_signal("traces", f"tool:{name}", "action_done", "resolved") for name in done]
     return last_claim, signals
@@ -497,16 +509,23 @@ def reason_category(text: str) -> str:
     return " ".join(words[:6])
 
 
-def _outcome_doubts(outcome: str, signals: list[OutcomeSignal],
-                    conflicts: Sequence[tuple[int, str, int, str]] = ()) -> tuple[list[str], list[str]]:
+def _vague(signal: OutcomeSignal) -> bool:
+    return signal.kind.startswith("claimed_success_vague")
+
+
+def _outcome_doubts(outcome: str, signals: list[OutcomeSignal], conflicts: Sequence[tuple[int, str, int, str]] = (),
+                    unanswered: Sequence[int] = ()) -> tuple[list[str], list[str]]:
     """A `resolved` that rests only on the agent's word (or on no signal at all) has low evidence: the outcome
     is unknown, nothing the agent did not say itself (a state change, a later contact, a ticket) confirms it.
     State-changing calls that contradict each other (`_conflicting_calls`) make any outcome doubtful."""
     because, questions = [], []
+    vague = [signal for signal in signals if _vague(signal)]
+    signals = [signal for signal in signals if not _vague(signal)]
     if outcome == "resolved" and not signals:
         because.append("no_outcome_signal")
         questions.append("Outcome unknown: 'resolved' is only the default, no signal says what happened (no claim, no "
-                         "state change, no later contact). Did the customer get what they asked for?")
+                         "state change, no later contact" + (f"; the agent's closing line at {', '.join(s.ref for s in vague)} "
+                         "names nothing done" if vague else "") + "). Did the customer get what they asked for?")
     elif outcome == "resolved" and all(signal.kind.startswith("claimed_success") for signal in signals):
         refs = ", ".join(f"{s.source} {s.ref} ({s.kind})" for s in signals)
         because.append("claimed_success_only")
@@ -514,10 +533,23 @@ def _outcome_doubts(outcome: str, signals: list[OutcomeSignal],
                          "ticket or later contact confirms it. Did the customer get what they asked for?")
     if conflicts:
         because.append("conflicting_calls")
-        pairs = "; ".join(f"call {i} {a} and call {j} {b}" for i, a, j, b in conflicts)
+        pairs = "; ".join(f"call {i + 1} {a} and call {j + 1} {b}" for i, a, j, b in conflicts)  # counted from 1
         questions.append(f"Outcome '{outcome}': state-changing calls act on the same order and items in contradicting "
                          f"ways ({pairs}); at least one cannot have done what it says. Is '{outcome}' right?")
+    if outcome == "resolved" and unanswered:
+        because.append("amount_unanswered")
+        questions.append(f"Outcome 'resolved': the customer asked how much (clause {', '.join(str(i) for i in unanswered)}) "
+                         "and no agent turn states an amount. Did the customer get the answer they asked for?")
     return because, questions
+
+
+def _unanswered_amounts(session: Session, taxonomy: Taxonomy) -> list[int]:
+    """The clauses asking how much something comes to, when no agent turn states an amount."""
+    languages = taxonomy.request_language
+    if any(turn.role == "agent" and states_amount(turn.text, languages) for turn in session.turns):
+        return []
+    return [i for i, clause in enumerate(_clauses(session, taxonomy))
+            if clause.role not in ("negated", "boilerplate") and asks_amount(clause.text, languages)]
 
 
 def classify(session: Session, taxonomy: Taxonomy, later: Sequence[LaterSession] = ()) -> Classification:
@@ -526,9 +558,10 @@ def classify(session: Session, taxonomy: Taxonomy, later: Sequence[LaterSession]
     intent = found.intent
     outcome, signals, detail = _classify_outcome(session, taxonomy, intent, later)
     signature = f"{intent}:{outcome}:{sha256_hex(detail)[:12]}"
-    outcome_evidence = [f"{s.source}:{s.ref}:{s.kind}" for s in signals if s.points_to == outcome]
+    outcome_evidence = [f"{s.source}:{s.ref}:{s.kind}" for s in signals if s.points_to == outcome and not _vague(s)]
     because, question = _doubts(found, taxonomy)
-    outcome_because, outcome_questions = _outcome_doubts(outcome, signals, _conflicting_calls(session, taxonomy))
+    outcome_because, outcome_questions = _outcome_doubts(outcome, signals, _conflicting_calls(session, taxonomy),
+                                                         _unanswered_amounts(session, taxonomy))
     questions = outcome_questions + _review_questions(outcome, signals)
     if question:
         questions.insert(0, question)

@@ -91,30 +91,74 @@ def _scenario(actions: list[dict]) -> str:
     return f"tau:{keys[0]}" if keys else ""
 
 
+_NEEDS = {"cancel_pending_order": ("pending", "cancelled"), "modify_pending_order_items": ("pending", "pending (item modified)"),
+          "modify_pending_order_address": ("pending*", None), "modify_pending_order_payment": ("pending*", None),
+          "exchange_delivered_order_items": ("delivered", "exchange requested"),
+          "return_delivered_order_items": ("delivered", "return requested")}
+"""Order status each order tool needs ('pending*': any pending status) and leaves, as the benchmarks' tools.py check it."""
+
+
+def _orders(path: Path) -> dict[str, dict]:
+    """The benchmark's orders as they stood when its tasks start (tau-bench's orders.json, tau2's db.json)."""
+    if (path.parent / "orders.json").exists():
+        return json.loads((path.parent / "orders.json").read_text(encoding="utf-8"))
+    db = path.parent / "db.json"
+    return json.loads(db.read_text(encoding="utf-8"))["orders"] if db.exists() else {}
+
+
+def replayed(actions: list[dict], orders: dict[str, dict], at: datetime) -> list[ToolCall]:
+    """The gold actions as traced calls with the result each gets from the benchmark's order-status rules, replayed
+    in order on a copy of the orders: a modification of a delivered order, or a second change to an order the first
+    one already moved on, fails as the benchmark's tool fails it. Only what the data shows: status and items checks."""
+    status = {order_id: order.get("status") for order_id, order in orders.items()}
+    calls = []
+    for action in actions:
+        name, arguments = action["name"], action.get("arguments") or {}
+        order_id = arguments.get("order_id")
+        needs, leaves = _NEEDS.get(name, (None, None))
+        current = status.get(order_id) if isinstance(order_id, str) else None
+        error = None
+        if needs and order_id not in status:
+            error = "Order not found"
+        elif needs and not (current == needs or (needs == "pending*" and "pending" in (current or ""))):
+            error = f"order is {current}: {name} needs a {needs.rstrip('*')} order"
+        elif needs and isinstance(arguments.get("item_ids"), list):
+            held = [str(item.get("item_id")) for item in orders[order_id].get("items", [])]
+            if any(arguments["item_ids"].count(item) > held.count(str(item)) for item in arguments["item_ids"]):
+                error = "item not found in the order"
+        if error is None and leaves:
+            status[order_id] = leaves
+        result = {"order_id": order_id, "status": status[order_id]} if error is None and order_id in status else None
+        calls.append(ToolCall(name=name, arguments=arguments, at=at, status="error" if error else "ok", error=error,
+                              result=result))
+    return calls
+
+
 def tau_cases(name: str, path: Path, *, with_calls: bool = True) -> tuple[list[Case], int]:
     """Resolved and failed sessions of every task with a state-changing action; and how many were left out."""
     cases, skipped = [], 0
+    orders = _orders(path) if with_calls else {}
     for number, (task_id, said, actions) in enumerate(_tau_tasks(path)):
         intents = [TAU_ACTION_INTENTS[a["name"]] for a in actions if a["name"] in TAU_ACTION_INTENTS]
         if not intents:
             skipped += 1
             continue
         at = START + timedelta(days=7 * number)  # tasks share customers and orders: none is another's later contact
-        orders = sorted({a["arguments"]["order_id"] for a in actions if "order_id" in a.get("arguments", {})})
-        calls = [ToolCall(name=a["name"], arguments=a.get("arguments") or {}, at=at) for a in actions] if with_calls else []
+        touched = sorted({a["arguments"]["order_id"] for a in actions if "order_id" in a.get("arguments", {})})
+        calls = replayed(actions, orders, at) if with_calls else []
         session = Session(
             session_id=f"{name}-{task_id}", started_at=at, ended_at=at + timedelta(minutes=5),
             turns=[Turn(role="user", text=said, at=at, source="traces"),
                    Turn(role="agent", text=CLAIM, at=at + timedelta(minutes=5), source="traces")],
-            tool_calls=calls, entity_ids={"order": orders} if orders else {},
+            tool_calls=calls, entity_ids={"order": touched} if touched else {},
         )
         split = split_of(_scenario(actions) or f"{name}:{task_id}")
         cases.append(Case(name, split, session, intents[0], "resolved", requests=len(set(intents))))
-        if orders:
+        if touched:
             again = Session(
                 session_id=f"{name}-{task_id}-again", started_at=at + timedelta(hours=20), ended_at=at + timedelta(hours=20),
                 turns=[Turn(role="user", text=said, at=at + timedelta(hours=20), source="traces")],
-                entity_ids={"order": orders},
+                entity_ids={"order": touched},
             )
             cases.append(Case(f"{name} (repeat)", split, session.model_copy(update={"session_id": f"{name}-{task_id}-f"}),
                               intents[0], "failed", intent_counted=False))

@@ -16,6 +16,8 @@ gets a role, by the taxonomy's `request_language` (regular expressions, configur
   the words alone cannot say which branch the customer ended up asking for (`taskgen.classify`).
 - a clause under a condition that is not a failure ("if it's not shipped yet, change it", "if the price
   is over $300, remove it") is a `request` with `conditional` set.
+- `preference`: how the customer wants to pay or be paid ("You prefer PayPal for any payment or refund",
+  "Original payment is preferred"): it qualifies a request, it asks for nothing itself, never the primary request.
 - `negated`: a request the customer says they do not want ("I never want to cancel"). Not a request.
 - `consequence`: what follows from another request ("… and get a refund", "refund to my credit card"):
   not a request of its own. Which intents follow from which is the taxonomy's `consequences`.
@@ -35,7 +37,7 @@ from functools import cache
 
 from pydantic import BaseModel, ConfigDict, Field
 
-ROLES = ("request", "fallback", "context", "negated", "consequence", "boilerplate")
+ROLES = ("request", "fallback", "context", "negated", "consequence", "boilerplate", "preference")
 
 
 class RequestLanguage(BaseModel):
@@ -57,11 +59,17 @@ class RequestLanguage(BaseModel):
         default_factory=list, description="a condition saying the request cannot be done ('is not available', 'cannot')")
     question: list[str] = Field(
         default_factory=list, description="a clause asking to be told something ('you want to know …', '… ?')")
+    amount_question: list[str] = Field(
+        default_factory=list, description="a clause asking how much ('how much you need to pay', 'know the refund total')")
+    amount_answer: list[str] = Field(
+        default_factory=list, description="an agent turn stating an amount ('$54.04', '12 dollars'): the question answered")
     ask_order: list[str] = Field(
         default_factory=list, description="an instruction on which ask to say first ('first mention the modification "
                                           "then the address'): the order of the words is not the order asked")
     later_ask: list[str] = Field(
         default_factory=list, description="a clause saying it is not the first ask ('Lastly, …', 'After this, …')")
+    preference: list[str] = Field(
+        default_factory=list, description="a clause saying how the customer prefers to pay or be paid: never a request")
     negation: list[str] = Field(default_factory=list, description="a clause that says the customer does not want something")
     request_cues: list[str] = Field(
         default_factory=list, description="a clause that asks for something has one of these (none listed: every clause asks)")
@@ -131,6 +139,8 @@ def _role(text: str, languages: dict[str, RequestLanguage]) -> str:
             return "boilerplate"
         if _matches(language.boilerplate, text):
             return "boilerplate"
+        if _matches(language.preference, text):
+            return "preference"
         if _matches(language.negation, text):
             return "negated"
         if _matches(language.fallback, text):
@@ -165,3 +175,13 @@ def is_question(text: str, languages: dict[str, RequestLanguage]) -> bool:
 def orders_the_asks(text: str, languages: dict[str, RequestLanguage]) -> bool:
     """The clause tells which ask to say first ("first mention the modification then the address")."""
     return any(_matches(language.ask_order, text) for language in languages.values())
+
+
+def asks_amount(text: str, languages: dict[str, RequestLanguage]) -> bool:
+    """The clause asks how much something costs or comes to ("how much you need to pay today")."""
+    return any(_matches(language.amount_question, text) for language in languages.values())
+
+
+def states_amount(text: str, languages: dict[str, RequestLanguage]) -> bool:
+    """The agent's turn states an amount ("the refund is $54.04")."""
+    return any(_matches(language.amount_answer, text) for language in languages.values())

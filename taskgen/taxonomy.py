@@ -18,6 +18,7 @@ class IntentRule(BaseModel):
     keywords: list[str] = Field(default_factory=list)
     phrases: list[str] = Field(default_factory=list)
     tools: list[str] = Field(default_factory=list, description="tool names whose call implies the intent")
+    definition: str = Field(default="", description="what the intent covers, in words a reviewer judges a label by")
 
 
 class Taxonomy(BaseModel):
@@ -52,11 +53,11 @@ class Taxonomy(BaseModel):
         description="a sentence of the request whose own intent confidence reaches this asks for that intent; "
                     "two action intents asked (or carried out by the agent's tools) make the session's intent uncertain",
     )
-    meaning_disagrees_below: float = Field(
-        default=0.0, ge=0.0, le=1.001,
+    meaning_disagrees_margin: float = Field(
+        default=0.0, ge=0.0,
         description="the intent is uncertain (meaning_disagrees) when the nearest labelled example of the primary request "
-                    "is of another intent (the keywords or the agent's calls moved the label) and the confidence is "
-                    "below this (0: never; above 1: always)",
+                    "is of another intent (the keywords or the agent's calls moved the label) and the label is less than "
+                    "this ahead of the runner-up, whatever its confidence (0: never)",
     )
     action_intents: list[str] = Field(
         default_factory=list, description="the intents that ask for a change (none listed: every intent but the fallback)"
@@ -72,6 +73,10 @@ class Taxonomy(BaseModel):
     consequences: dict[str, list[str]] = Field(
         default_factory=dict,
         description="intent -> the intents it follows from: asked after one of them it is a consequence, not a request",
+    )
+    done_through: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="intent -> action intents whose calls carry it out: 'refund' done through a return is no text_tool_conflict",
     )
     refinements: dict[str, list[str]] = Field(
         default_factory=dict,

@@ -27,7 +27,11 @@ def test_the_repeated_request_is_the_failed_sessions_later_contact(taxonomy):
     report = evaluate(cases, lambda session, later: classify(session, taxonomy, later), taxonomy)
     failed = report.per_outcome[("tau-bench (repeat)", "failed")]
     assert failed.total == 105 and failed.right > 90
-    assert report.outcome[("tau-bench", "all")].right == 105  # tasks sharing an order are no contacts of each other
+    # tasks sharing an order are no contacts of each other; tau-bench's gold for two tasks holds a call its own tools
+    # refuse (replayed: a second return of one order, an exchange of a pending one), which makes those `errored`
+    refused = [case for case in cases if case.name == "tau-bench" and any(c.status == "error" for c in case.session.tool_calls)]
+    assert len(refused) == 2 and all(classify(case.session, taxonomy).outcome == "errored" for case in refused)
+    assert report.outcome[("tau-bench", "all")].right == 105 - len(refused)
 
 
 def test_tallies_confusion_and_splits():

@@ -171,7 +171,7 @@ def test_conflicting_calls_on_the_same_items_make_the_outcome_doubtful(taxonomy)
                       arguments={"order_id": "#W1000003", "item_ids": ["5"], "new_item_ids": ["8"]})]
     c = classify(make_session("p", CAMERA, "cus_1001", ["#W1000003"], calls), taxonomy)
     assert c.outcome_uncertain and "conflicting_calls" in c.outcome_uncertain_because, c.outcome_uncertain_because
-    assert any("call 0 exchange_delivered_order_items and call 1 modify_pending_order_items" in q for q in c.review_questions)
+    assert any("call 1 exchange_delivered_order_items and call 2 modify_pending_order_items" in q for q in c.review_questions)
     assert "#W1000003" not in " ".join(c.review_questions)
     other_order = [calls[0], calls[1].model_copy(update={"arguments": {**calls[1].arguments, "order_id": "#W1000004"}})]
     assert "conflicting_calls" not in classify(make_session("p", CAMERA, "cus_1001", ["#W1000003"], other_order),
@@ -195,15 +195,15 @@ JACKET_AND_ADDRESS = "You name is Yusuf Hernandez and your email is yusuf.hernan
 
 
 def test_the_meaning_model_disagreeing_makes_the_intent_uncertain(taxonomy):
-    # classify6's exchange examples ("send back … and get the identical one") lift this label's confidence to ~0.95,
-    # above the retail threshold: the rule is checked here with a stricter one
-    taxonomy = taxonomy.model_copy(update={"meaning_disagrees_below": 0.99})
+    # classify6's exchange examples ("send back … and get the identical one") lift this label's confidence to ~0.95 and
+    # its margin above the retail one: the rule, whatever the confidence (classify7), is checked with a wider margin
+    taxonomy = taxonomy.model_copy(update={"meaning_disagrees_margin": 1.0})
     c = classify(make_session("p", JACKET, "cus_1001", []), taxonomy)
     assert c.intent == "exchange" and c.evidence[0].startswith("meaning:return_label:"), c.evidence
-    assert c.intent_confidence < taxonomy.meaning_disagrees_below
+    assert c.intent_confidence >= 0.9  # the classify6 rule (confidence below 0.9) let it through
     assert "meaning_disagrees" in c.uncertain_because and "nearest labelled example says ('return_label')" in c.review_questions[0]
     assert "meaning_disagrees" not in classify(make_session("p", JACKET, "cus_1001", []),
-                                               taxonomy.model_copy(update={"meaning_disagrees_below": 0.0})).uncertain_because
+                                               taxonomy.model_copy(update={"meaning_disagrees_margin": 0.0})).uncertain_because
 
 
 def test_a_clear_first_request_with_a_later_one_is_not_in_question(taxonomy):
@@ -211,9 +211,12 @@ def test_a_clear_first_request_with_a_later_one_is_not_in_question(taxonomy):
              ToolCall(name="modify_user_address", arguments={"user_id": "yusuf", "city": "Washington"})]
     c = classify(make_session("p", JACKET_AND_ADDRESS, "cus_1001", ["#W1000002"], calls), taxonomy)
     assert c.intent == "exchange" and c.executed_actions == ["exchange", "address_change"]
-    assert "several_requests" not in c.uncertain_because, (c.intent_confidence, c.uncertain_because)
+    # classify7 (cold review 4): two kinds of change carried out are several requests, however clear the first
+    assert "several_requests" in c.uncertain_because, (c.intent_confidence, c.uncertain_because)
+    one = classify(make_session("p", JACKET_AND_ADDRESS, "cus_1001", ["#W1000002"], calls[:1]), taxonomy)
+    assert "several_requests" not in one.uncertain_because, (one.intent_confidence, one.uncertain_because)
     # the agent's first action being the second request puts the first in question
-    reversed_calls = classify(make_session("p", JACKET_AND_ADDRESS, "cus_1001", ["#W1000002"], calls[::-1]), taxonomy)
+    reversed_calls = classify(make_session("p", JACKET_AND_ADDRESS, "cus_1001", ["#W1000002"], calls[1:]), taxonomy)
     assert "several_requests" in reversed_calls.uncertain_because
 
 
@@ -234,5 +237,8 @@ def test_an_instruction_on_which_ask_comes_first_keeps_several_requests(taxonomy
     c = classify(make_session("p", LAMP, "cus_1001", ["#W1000002"], calls), taxonomy)
     assert any(item.startswith("rule:ask_order:") for item in c.evidence), c.evidence
     assert "several_requests" in c.uncertain_because, c.uncertain_because
-    assert "several_requests" not in classify(make_session("p", LAMP, "cus_1001", ["#W1000002"], calls),
+    # with one kind of change carried out (two make several requests whatever the words, classify7) the rule decides
+    assert "several_requests" in classify(make_session("p", LAMP, "cus_1001", ["#W1000002"], calls[:1]),
+                                          taxonomy).uncertain_because
+    assert "several_requests" not in classify(make_session("p", LAMP, "cus_1001", ["#W1000002"], calls[:1]),
                                               _bare(taxonomy, ask_order=True)).uncertain_because
