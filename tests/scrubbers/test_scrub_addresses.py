@@ -154,6 +154,7 @@ def test_the_town_after_a_street_line_and_in_goes_with_it(scrubber) -> None:
     ("Our flat is at Széchenyi rakpart 14 in Győr.", "Széchenyi rakpart 14", "Győr"),
     ("The parcel went to Petőfi tér 8. in Vác last week.", "Petőfi tér 8", "Vác"),
     ("Address: Kongens gate 5, Oslo.", "Kongens gate 5", "Oslo"),
+    ("It refers to Kossuth utca 12. street in Debrecen.", "Kossuth utca 12", "Debrecen"),
 ])
 def test_a_street_written_before_its_number_goes_with_its_town(scrubber, text: str, street: str, town: str) -> None:
     """A foreign street line with its number after the street's name was left as it was, with its town."""
