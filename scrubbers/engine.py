@@ -11,7 +11,6 @@ from dataclasses import dataclass
 import regex
 import spacy
 from faker.providers.address.en_US import Provider as UsAddress
-from faker.providers.geo import Provider as GeoProvider
 from presidio_analyzer import AnalyzerEngine, EntityRecognizer, RecognizerRegistry
 from presidio_analyzer.nlp_engine import NerModelConfiguration, NlpArtifacts, SpacyNlpEngine
 from spacy.lang.en.stop_words import STOP_WORDS
@@ -19,6 +18,7 @@ from spacy.tokens import Doc
 from wordfreq import zipf_frequency
 
 from scrubbers.config import ScrubConfig
+from scrubbers.places import with_place
 from scrubbers.pseudonyms import PARTICLES
 from scrubbers.recognizers.address import NAMED_STREET
 from scrubbers.recognizers.person import COMMON_WORD_ZIPF, FIRST_NAMES, NAME_LISTS, NOT_NAMES, WORLD_FIRST_NAMES, WORLD_LAST_NAMES, name_like
@@ -258,6 +258,14 @@ def phones_before_streets(text: str, findings: Sequence[Finding]) -> list[Findin
     return [f for f in findings if f.entity_type != "STREET_ADDRESS" or not any(p.start < f.start < p.end for p in phones)]
 
 
+def without_final_dots(text: str, findings: Sequence[Finding]) -> list[Finding]:
+    """A street line's dot after its house number stays where a sentence ends ('Bem rakpart 79.' before a
+    capital or a line break), being its full stop too; before a lower-case word ('tér 8. yesterday') it is the number's."""
+    def ends_sentence(f: Finding) -> bool:
+        return text[f.end - 2 : f.end] in {f"{d}." for d in "0123456789"} and not regex.match(r"[^\S\n]*[\p{Ll}\d,;]", text[f.end : f.end + 8])
+    return [Finding(f.start, f.end - 1, f.entity_type, f.score) if f.entity_type == "STREET_ADDRESS" and ends_sentence(f) else f for f in findings]
+
+
 def merge_streets(findings: Sequence[Finding]) -> list[Finding]:
     """Overlapping street-address findings as one: their union ('434 40 Rue de la Sarthe' and
     'Rue de la Sarthe 421' are one street line, read by two patterns)."""
@@ -327,11 +335,11 @@ last night'; in an all lower-case text 'apt. 925 kotka ky')."""
 
 
 _TOWN_IN = regex.compile(
-    r"[^\S\n]+in[^\S\n]+((?!(?:(?:Jan|Febr)uary|March|April|May|June|July|August|(?:Sept|Octo|Nov|Dec)ember|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day"
+    r"(?:[^\S\n]+(?i:street|road|avenue|square))?[^\S\n]+in[^\S\n]+((?!(?:(?:Jan|Febr)uary|March|April|May|June|July|August|(?:Sept|Octo|Nov|Dec)ember|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day"
     rf"|Spring|Summer|Autumn|Fall|Winter)\b)\p{{Lu}}[\p{{L}}'’-]*(?:[^\S\n]+\p{{Lu}}[\p{{L}}'’-]*){{0,2}})"
     r"(?=[^\S\n]*(?:[,;!?\n]|\.(?:\s|$)|$)|[^\S\n]+\p{Ll})"
 )
-"""The town after a street line and 'in' ('12 Ástráðsson street in Keflavíkurflugvöllur last week'), no month or day."""
+"""The town after a street line and 'in', a street word between them ('Kossuth utca 12. street in Debrecen'), no month or day."""
 
 
 def _locality_end(text: str, end: int) -> int:
@@ -445,25 +453,11 @@ def _with_suffix(text: str, finding: Finding) -> Finding:
     return Finding(finding.start, match.end(), finding.entity_type, finding.score) if match else finding
 
 
-PLACES: frozenset[str] = frozenset(
-    place.lower() for place in (*UsAddress.countries, *UsAddress.states) if place.lower() not in WORLD_FIRST_NAMES | FIRST_NAMES
-) | frozenset(
-    place.lower() for _, _, place, _, _ in GeoProvider.land_coords if not any(w in NAME_LISTS for w in place.lower().split())
-) | frozenset({"usa", "america", "united states", "uk", "england", "scotland", "wales", "europe", "asia", "africa"})
-"""Countries and US states, except those that are first names ('Georgia', 'Jordan'), and Faker's world towns
-that have no word of a name ('Davis', 'Florence' are people too)."""
-
-
-def is_place(value: str) -> bool:
-    """A country, a US state or a known town, or places separated by commas ('Osaka, Japan')."""
-    pieces = [piece.strip(" .;:!?()'\"").lower() for piece in value.split(",")]
-    return all(piece in PLACES for piece in pieces)
-
-
 def no_places(text: str, findings: Sequence[Finding]) -> list[Finding]:
-    """No place is a person: a PERSON finding that is a place ('Japan', 'Ankeny') is dropped. A town or
-    country alone in prose stays as it is; in an address it is replaced as a part of the address."""
-    return [f for f in findings if f.entity_type != "PERSON" or not is_place(text[f.start : f.end])]
+    """No place is a person: a PERSON finding that is a place ('Japan', 'Ankeny') or rides on a known town
+    ('Ringkøbing Jylland', 'Skjern Jylland': `scrubbers.places`) is dropped. A town or country alone in prose
+    stays as it is; in an address it is replaced as a part of the address."""
+    return [f for f in findings if f.entity_type != "PERSON" or not with_place(text, f.start, f.end)]
 
 
 _ID_TOKEN = re.compile(r"#?\w+(?:[-.]\w+)*")
@@ -582,7 +576,8 @@ class Detector:
                 below = self.analyzer._enhance_using_context(text, below, artifacts, active)
             kept = EntityRecognizer.remove_duplicates(passing + [r for r in below if r.score >= threshold])
             findings = merge_streets(phones_before_streets(text, [Finding(r.start, r.end, r.entity_type, round(r.score, 4)) for r in kept]))
-            results[index] = with_crossings(text, no_places(text, tidy_people(text, no_places(text, self.unprotected(text, findings)))))
+            people = no_places(text, tidy_people(text, no_places(text, self.unprotected(text, findings))))
+            results[index] = without_final_dots(text, with_crossings(text, people))
         return results
 
     def residual_findings(self, text: str) -> tuple[Finding, ...]:

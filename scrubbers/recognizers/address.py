@@ -49,9 +49,17 @@ _STREET_TYPES_AFTER = (
     r"\p{L}+\.?(?<=(?i:stra(?:ss|ß)e|str\.|gasse|weg|vej|vejen|veien|vegen|gata|gatan|gade|gränd|laan|straat|plein|gracht|kade"
     r"|tie|katu|kuja|polku|väg|vägen|allee|ring|platz|damm|ufer|steig|markt|u\.|út|útja|utca|tér|köz|sokak|sokağı|caddesi|cad\."
     r"|ulica|ulice|cesta|iela|gatvė|gatve|tänav|maantee"
+    r"|rakpart|sétány|fasor|baan|dreef|torg|torget|plass|plads"
     r"|street|road|lane|avenue|drive|way|court|place|square|terrace|close|crescent|gardens|grove|hill|park|row|walk))"
 )
 """A word ending in a street type ('Puruntie', 'Floridusgasse', 'tér'): the whole word, then one look back at its end."""
+_OPENING_NAME_WORD = r"(?!(?:The|A|An|My|Our|Your|His|Her|Their|This|That|At|To|In|On|From|And|Or|Of)\b)\p{Lu}[\p{L}'’.-]*"
+"""A capitalised word that may open a street's name: no English article, pronoun or preposition ('The Grote Markt 7')."""
+_LOWER_TYPE_WORD = (
+    r"(?:gate|gata|gatan|vei|veien|vej|vejen|vegen|gade|gränd|tér|utca|út|körút|rakpart|sétány|fasor|köz|straat|laan|baan"
+    r"|weg|dreef|plein|allé|ulica|sokak|sokağı|caddesi)(?!\p{L})"
+)
+"""A street type written in lower case as a word of its own after the street's name ('Kongens gate 5', 'Bem rakpart 79.')."""
 _PLACE_PREPOSITION = r"(?<=\b(?i:on|off|along|down|near|at|onto|opposite|past)[^\S\n]+)"
 """Where a street is named without its house number: 'lives on Andreassen Street', 'lives off Puruntie'."""
 _TYPE_WORD = (
@@ -117,7 +125,13 @@ class InternationalStreetRecognizer(PresetPatternRecognizer):
         ),
         Pattern(
             "Street name with its type, then house number",
-            rf"(?<![\w-])(?:\d{{1,5}}[^\S\n]+)?(?:\p{{Lu}}[\p{{L}}'’.-]*[^\S\n]+){{0,3}}{_STREET_TYPES_AFTER}[^\S\n]+\d{{1,5}}[A-Za-z]?\b\.?{_UNIT_TAIL}",
+            rf"(?<![\w-])(?:\d{{1,5}}[^\S\n]+)?(?:{_OPENING_NAME_WORD}[^\S\n]+){{0,3}}{_STREET_TYPES_AFTER}"
+            rf"[^\S\n]+\d{{1,5}}[A-Za-z]?\b\.?{_UNIT_TAIL}",
+            0.6,
+        ),
+        Pattern(
+            "Street name, its type as a lower-case word, then house number",
+            rf"(?<![\w-])(?:\d{{1,5}}[^\S\n]+)?{_OPENING_NAME_WORD}(?:[^\S\n]+\p{{Lu}}[\p{{L}}'’.-]*){{0,2}}[^\S\n]+{_LOWER_TYPE_WORD}[^\S\n]+\d{{1,5}}[A-Za-z]?\b\.?{_UNIT_TAIL}",
             0.6,
         ),
         Pattern(
@@ -146,11 +160,14 @@ class InternationalStreetRecognizer(PresetPatternRecognizer):
 
     def validate_result(self, pattern_text: str) -> bool | None:
         words = regex.findall(r"\p{L}+", pattern_text)
+        if (gate := _ENGLISH_GATE.search(pattern_text)) and zipf_frequency(gate.group(1), "en") >= 3.0:
+            return False  # 'Terminal gate 5' is an airport's gate, 'Kongens gate 5' a street
         if len(words) == 1 and not any(c.isdigit() for c in pattern_text) and zipf_frequency(words[0], "en") >= 2.5:
             return False  # 'on Bertie' is a name English text uses, not a street ending in '-tie'
         return None if words and not all(w.lower() in _NOT_STREET_WORDS for w in words) else False
 
 
+_ENGLISH_GATE = regex.compile(r"(\p{L}+)[^\S\n]+gate[^\S\n]+\d")
 _NOT_STREET_WORDS = frozenset(
     "and or of the for to in on at by with from items item pairs times days weeks months years hours minutes x".split()
 )

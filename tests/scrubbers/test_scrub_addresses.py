@@ -148,3 +148,21 @@ def test_the_town_after_a_street_line_and_in_goes_with_it(scrubber) -> None:
     assert "Keflavíkurflugvöllur" not in scrubbed and "Ástráðsson" not in scrubbed
     assert re.fullmatch(r"The parcel went to \d{2} [A-Z][a-z]+ [A-Z][a-z]+ in [A-Z][\w ]+ last week\.", scrubbed), scrubbed
     assert month.endswith(" in March.")
+
+
+@pytest.mark.parametrize(("text", "street", "town"), [
+    ("Our flat is at Széchenyi rakpart 14 in Győr.", "Széchenyi rakpart 14", "Győr"),
+    ("The parcel went to Petőfi tér 8. in Vác last week.", "Petőfi tér 8", "Vác"),
+    ("Address: Kongens gate 5, Oslo.", "Kongens gate 5", "Oslo"),
+    ("It refers to Kossuth utca 12. street in Debrecen.", "Kossuth utca 12", "Debrecen"),
+])
+def test_a_street_written_before_its_number_goes_with_its_town(scrubber, text: str, street: str, town: str) -> None:
+    """A foreign street line with its number after the street's name was left as it was, with its town."""
+    (scrubbed,), _ = scrubber.scrub_json([text])
+    assert street not in scrubbed and town not in scrubbed, scrubbed
+    assert scrubbed.endswith((".", " last week.")), scrubbed  # the sentence keeps its full stop
+
+
+def test_a_number_s_dot_at_a_sentence_end_stays(scrubber) -> None:
+    (scrubbed,), _ = scrubber.scrub_json(["Address is Kirchweg 22."])
+    assert re.fullmatch(r"Address is \d{2} [A-Z][a-z]+(?: [A-Z][a-z]+)* [A-Z][a-z]+\.", scrubbed), scrubbed

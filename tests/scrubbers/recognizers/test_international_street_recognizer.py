@@ -48,3 +48,17 @@ def test_a_street_named_without_a_house_number(text: str, expected: list[str]) -
 ])
 def test_street_lines_the_development_half_missed(text: str, expected: list[str]) -> None:
     assert found(InternationalStreetRecognizer(), text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # the house number after the street's name and its type, the number's dot included
+    ("Our flat is at Széchenyi rakpart 14 in Győr.", ["Széchenyi rakpart 14"]),
+    ("It went to Petőfi sétány 3. yesterday", ["Petőfi sétány 3."]),
+    ("Address: Kongens gate 5, Oslo.", ["Kongens gate 5"]),
+    ("Send to Kapeldreef 21, Brugge", ["Kapeldreef 21"]),
+    ("The Grote Markt 7 is closed today", ["Grote Markt 7"]),  # an article opens no street's name
+    ("Go to Terminal gate 5 now", []),  # an airport's gate
+    ("Watergate 5 was a scandal", []),
+])
+def test_a_street_first_then_its_house_number(text: str, expected: list[str]) -> None:
+    assert found(InternationalStreetRecognizer(), text) == expected
