@@ -92,8 +92,7 @@ def test_disagreement_between_incident_and_policy_becomes_a_review_question(draf
 
 @pytest.mark.parametrize(
     ("session_id", "boundary"),
-    [("s-refund", "return_window"), ("s-return", "return_window"), ("s-cancel", "not_cancellable"),
-     ("s-address", "order_in_transit")],
+    [("s-refund", "return_window"), ("s-return", "return_window"), ("s-cancel", "not_cancellable")],
 )
 def test_negatives_cross_the_policy_boundary(drafted, domain, session_id, boundary):
     _, _, seed, pair = _pair(drafted, session_id)
@@ -106,6 +105,14 @@ def test_negatives_cross_the_policy_boundary(drafted, domain, session_id, bounda
     assert not checks & {"refund_exists", "return_label_exists"}
     assert not negative.required_tools or negative.required_tools == ["escalate_to_human"]
     assert negative.prompt == pair.positive.prompt
+
+
+def test_a_default_address_change_is_the_customers_whatever_their_orders_status(drafted):
+    """s-address: a default address locks on no order's status (cold review 6, finding 2; it handed over
+    while any order of the customer was on its way): the positive changes it, its identity is the boundary."""
+    _, _, seed, pair = _pair(drafted, "s-address")
+    assert pair.positive.required_tools == ["update_address"]
+    assert pair.negative.boundary == "identity_not_verified"
 
 
 def test_a_refused_request_gets_the_negative_a_correct_agent_acts_on(drafted):
@@ -302,7 +309,7 @@ def test_a_request_the_tools_cannot_do_goes_to_a_human_and_its_negative_is_anoth
     pair = _draft_one(session, domain, taxonomy)
     assert pair.positive.intent == "exchange" and "escalate_to_human" in pair.positive.required_tools
     # the request's own boundary first (cold review 5): the order cancelled, nothing left to change, refused
-    assert pair.negative.boundary == "closed" and "escalate_to_human" in pair.negative.forbidden_tools
+    assert pair.negative.boundary == "closed" and "not_escalated(order_id=#W1000001)" in {item.describe() for item in pair.negative.expectations}
     from taskgen.draft import draft_pair as draft
 
     without_closed = domain.policy.model_copy(update={"boundaries": {**domain.policy.boundaries, "exchange": ["other_customer"]}})

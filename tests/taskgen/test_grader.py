@@ -301,3 +301,15 @@ def test_a_status_of_several_words_is_read_as_its_words(reply, passed):
 
     check = _check("reply_states_status", order_id="#W1", status="pending (item modified)")
     assert holds(check, {"reply": {"r": {"text": reply}}}) is passed
+
+
+def test_a_no_hand_over_check_about_one_order_lets_a_hand_over_about_another_pass():
+    """not_escalated(order_id=…): the closed negative refuses one cancelled order; the customer's other
+    requests may still need a person (cold review 6, finding 3)."""
+    from taskgen.domains.retail.grader import holds
+    from taskgen.task import Expectation
+
+    state = {"escalation": {"esc_1": {"id": "esc_1", "reason": "exchange on order #W1000003"}}}
+    assert holds(Expectation(check="not_escalated", args={"order_id": "#W1000002"}), state)
+    assert not holds(Expectation(check="not_escalated", args={"order_id": "#W1000003"}), state)
+    assert not holds(Expectation(check="not_escalated"), state)
