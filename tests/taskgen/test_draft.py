@@ -2,7 +2,8 @@ import pytest
 
 from taskgen.domains.retail.policy import RetailPolicy
 from ingest.models import DeploySignal
-from taskgen.draft import assign_splits, draft_pair
+from taskgen.classify import classify
+from taskgen.draft import assign_splits, draft_pair, starting_seed
 from taskgen.validate import validate_set
 from taskgen.seeds import parse_timestamp
 from taskgen.task import Expectation
@@ -113,6 +114,19 @@ def test_a_default_address_change_is_the_customers_whatever_their_orders_status(
     _, _, seed, pair = _pair(drafted, "s-address")
     assert pair.positive.required_tools == ["update_address"]
     assert pair.negative.boundary == "identity_not_verified"
+
+
+def test_an_address_change_without_an_address_asks_for_it_and_gets_a_real_negative(domain, taxonomy):
+    """'the Ogden UT address' (no address the drafter reads): the agent asks for it, no hand-over, and the
+    pair is no stub: the unverified customer's negative is refused (tau2 sample, 5 address stubs)."""
+    from retail_fixtures import CLOCK, make_session, make_state
+
+    words = "My name is Dana Whitfield, dana.whitfield@example.net. Please move my default address to the Ogden UT address."
+    session = make_session("s-ogden", words, "cus_1001", [])
+    pair = draft_pair(session, classify(session, taxonomy).model_copy(update={"intent": "address_change"}), starting_seed(make_state(), CLOCK, domain), domain)
+    assert pair.positive.required_tools == [] and "escalate_to_human" in pair.positive.forbidden_tools
+    assert "update_address" not in pair.positive.forbidden_tools
+    assert pair.negative.boundary == "identity_not_verified" and "update_address" in pair.negative.forbidden_tools
 
 
 def test_a_refused_request_gets_the_negative_a_correct_agent_acts_on(drafted):

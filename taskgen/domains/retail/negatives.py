@@ -252,9 +252,10 @@ def plan_negative(
     view = schema.canonical(seed.state)
     positive_decision = decide(intent, prompt, view, actor, clock, policy, order_id)
     boundaries = list(policy.boundaries.get(intent, ()))
-    if positive_decision.action in ACTION_KINDS and not positive.required_tools:
+    if positive_decision.action in ACTION_KINDS and not positive.required_tools and positive_decision.rule != "address_to_ask":
         # The positive's write hangs on a condition a person decides (plan_positive): a refusal or an
-        # answer alone passes it too, so no moved seed makes a negative it does not accept.
+        # answer alone passes it too, so no moved seed makes a negative it does not accept. (An address the
+        # agent must ask for is no condition: it forbids a hand-over, so a refusal's negative still differs.)
         boundaries = []
     if order_id and requested_order_id(prompt, view, actor, schema) != order_id:
         # The request does not tell which of the customer's orders it means (by id or by its items):
