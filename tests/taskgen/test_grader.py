@@ -193,6 +193,7 @@ def test_every_seed_carries_a_canary_order_per_customer_that_no_correct_trial_to
     lonely = add_canaries(alone, CLOCK, donors=[shop])
     [canary] = sorted(set(lonely["order"]) - set(alone["order"]))
     assert lonely["order"][canary]["customer_id"] == "cus_1001" and item_names(lonely, canary)
+    assert lonely["order"][canary]["shipping_address"] == shop["customer"]["cus_1001"]["address"]  # the customer's, not the donor's
     assert not set(item_names(lonely, canary)) & own(alone, "cus_1001")
     assert add_canaries(alone, CLOCK)["order"] != lonely["order"]  # without donors: the own-order copy, the last resort
     # no drafted task is about a canary, and the reference agent leaves them as they were

@@ -89,6 +89,9 @@ def add_canaries(state: StateRows, clock: datetime, domain_schema: dict | None =
         if key is not None:
             orders[new_id][key] = new_id  # the row's own key column (tau-bench's order_id)
         schema.set_field(moved, "order", new_id, "customer", customer_id)
+        for column in set(orders[new_id]) & set(orders[own_id]):
+            if "address" in column or column.startswith("ship"):
+                orders[new_id][column] = copy.deepcopy(orders[own_id][column])  # sent to the customer, not the donor
         own_payments = orders[own_id].get("payment_history")
         if isinstance(orders[new_id].get("payment_history"), list) and isinstance(own_payments, list) and own_payments:
             # paid with the customer's own method (tau-bench keeps it inside the order row)
