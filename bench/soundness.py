@@ -478,9 +478,16 @@ def write_sample(config_path: Path, count: int, path: Path, label: str) -> None:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def _item_text(item: dict) -> str:  # what a reader needs to judge the words: which variant
+def _item_text(item: dict) -> str:  # what a reader needs to judge the words: which variant, at what price
     options = item.get("options") if isinstance(item.get("options"), dict) else {}
-    return f"{item.get('name')}" + (f" ({', '.join(f'{key} {value}' for key, value in options.items())})" if options else "")
+    price = f", {item['price']}" if isinstance(item.get("price"), int | float) else ""
+    return f"{item.get('name')}" + (f" ({', '.join(f'{key} {value}' for key, value in options.items())}{price})" if options else (f" ({price[2:]})" if price else ""))
+
+
+def _payment_methods(row: dict) -> list[str]:  # which methods the customer holds (their kind, not their numbers)
+    methods = row.get("payment_methods")
+    methods = methods.values() if isinstance(methods, dict) else methods if isinstance(methods, list) else []
+    return [f"{method.get('id')} ({method.get('source')})" for method in methods if isinstance(method, dict)]
 
 
 def _excerpt(task, seed) -> dict[str, Any]:
@@ -491,10 +498,11 @@ def _excerpt(task, seed) -> dict[str, Any]:
     view = RetailSchema.from_document(seed.domain_schema).canonical(seed.state)
     order_id = task.target.get("order_id")
     owner = task.actor.get("customer_id") or view["order"].get(order_id or "", {}).get("customer_id")
-    orders = {key: {field: row.get(field) for field in ("customer_id", "status", "total_cents", "created_at", "delivered_at") if field in row}
+    orders = {key: {field: row.get(field) for field in ("customer_id", "status", "total_cents", "created_at", "delivered_at", "address", "ship_to") if field in row}
               | {"items": [_item_text(item) for item in row.get("items") or [] if isinstance(item, dict)]}
               for key, row in sorted(view["order"].items()) if key == order_id or row.get("customer_id") == owner}
     customers = {key: {field: row.get(field) for field in ("name", "email", "address") if field in row}
+                 | ({"payment_methods": _payment_methods(row)} if _payment_methods(row) else {})
                  for key, row in sorted(view["customer"].items()) if key == owner or key == task.actor.get("customer_id")}
     return {"clock": seed.clock, "customers": customers, "orders": orders, "uncertain": seed.uncertain}
 

@@ -22,6 +22,16 @@ def _clock_issues(task: DraftTask, seed: Seed) -> list[ValidationIssue]:
     return []
 
 
+def _empty_arguments(expectations) -> list[str]:
+    """Checks with an empty argument (`address_equals(address=)`): a check that cannot be judged, never drafted."""
+    empty = []
+    for item in expectations:
+        empty += _empty_arguments(item.any_of)
+        if any(value is None or (isinstance(value, str) and not value.strip()) for value in item.args.values()):
+            empty.append(item.describe())
+    return empty
+
+
 def validate_task(task: DraftTask, seed: Seed, domain: Domain) -> list[ValidationIssue]:
     """`domain` is the task's domain, loaded once by the caller (its policy is a file read)."""
     issues: list[ValidationIssue] = []
@@ -35,6 +45,8 @@ def validate_task(task: DraftTask, seed: Seed, domain: Domain) -> list[Validatio
         issues.append(ValidationIssue(code="tool_conflict", message="a tool is both required and forbidden"))
     if task.polarity == "negative" and not (task.synthetic and task.boundary_question):
         issues.append(ValidationIssue(code="negative_unmarked", message="a negative must be synthetic and carry a boundary question"))
+    issues += [ValidationIssue(code="empty_argument", message=f"check {described} has an empty argument")
+               for described in _empty_arguments(task.expectations)]
     issues += _clock_issues(task, seed)
     issues += domain.check_task(task, seed)
     return sorted(issues, key=lambda issue: (issue.code, issue.message))

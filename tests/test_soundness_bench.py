@@ -21,3 +21,13 @@ def test_a_cold_reader_sees_each_items_options():
 
     assert _item_text({"name": "Water Bottle", "options": {"capacity": "1000ml", "color": "red"}}) == "Water Bottle (capacity 1000ml, color red)"
     assert _item_text({"name": "Kettle"}) == "Kettle"
+
+
+def test_a_cold_reader_sees_prices_and_payment_methods():
+    """Cold review 6: 'the seed has no prices, no payment methods' (the seed kept them; the excerpt left them out)."""
+    from bench.soundness import _item_text, _payment_methods
+
+    assert _item_text({"name": "Tablet", "options": {"color": "black"}, "price": 299.5}) == "Tablet (color black, 299.5)"
+    assert _item_text({"name": "Kettle", "price": 20}) == "Kettle (20)"
+    row = {"payment_methods": {"gift_card_1": {"id": "gift_card_1", "source": "gift_card", "balance": 12}}}
+    assert _payment_methods(row) == ["gift_card_1 (gift_card)"] and _payment_methods({}) == []

@@ -17,13 +17,19 @@ from pipelines.store.rows import FrozenSeedRow, SeedRow
 from pipelines.store.repository import Store
 
 
-def incident_seed(session: Session, state: dict, run: RunContext, day: str, ledger: list[Session] | None = None) -> Seed:
+def incident_seed(session: Session, state: dict, run: RunContext, day: str, ledger: list[Session] | None = None,
+                  donors: list[dict] | None = None) -> Seed:
     """The session's snapshot turned back to how the session found it (taskgen.seeds.state_as_of_incident;
     `ledger`: the day's other sessions, whose later writes are undone where their names tell how),
-    with the domain's canary rows (taskgen.draft.starting_seed), frozen."""
+    with the domain's canary rows (taskgen.draft.starting_seed; `donors`: the day's other scrubbed states,
+    whose orders the canary may take its items from), frozen."""
     clock = frozen_clock(session, day)
     as_of = state_as_of_incident(session, state, clock, run.updated_by, ledger)
-    return starting_seed(as_of.state, clock, run.domain, run.seed_schema, as_of.uncertain)
+    return starting_seed(as_of.state, clock, run.domain, run.seed_schema, as_of.uncertain, donors or ())
+
+
+DONOR_STATES = 8
+"""How many of the day's other states a seed's canary may take its items from (bounded: the work stays linear)."""
 
 
 @dataclass
@@ -37,9 +43,11 @@ def freeze_day(store: Store, run: RunContext, day: str, *, scope: str) -> Freeze
     seed_ids = set()
     items = scrubbed_rows(store, day, scope)
     ledger = [Session.model_validate_json(row.session) for row in items]
-    for row, session in zip(items, ledger, strict=True):
-        state = json.loads(row.state)
-        seed = incident_seed(session, state, run, day, ledger)
+    states = [json.loads(row.state) for row in items]
+    for index, (state, session) in enumerate(zip(states, ledger, strict=True)):
+        # the canary's items come from another customer's order: the next few states of the day are enough
+        donors = [states[(index + step) % len(states)] for step in range(1, min(len(states), DONOR_STATES + 1))]
+        seed = incident_seed(session, state, run, day, ledger, donors)
         seed_ids.add(seed.seed_id)
         store.upsert(SeedRow, [dict(seed_id=seed.seed_id, body=seed.model_dump_json())])
         store.upsert(FrozenSeedRow, [dict(session_id=session.session_id, seed_id=seed.seed_id)])

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from ingest.models import ToolCall
+
 from retail_fixtures import CLOCK, make_session, make_state
 from taskgen.classify import classify
 from taskgen.domains.retail import reference, rules
@@ -54,10 +56,13 @@ def test_an_escalating_positive_gets_a_decision_boundary_negative_over_the_ident
     pair = draft_pair(session, classification, seed, domain)
     assert "escalate_to_human" in pair.positive.required_tools
     assert pair.negative.boundary == "closed"
-    assert "escalate_to_human" in pair.negative.forbidden_tools
-    orders = pair.negative_seed.state["order"]
-    assert {orders[key]["status"] for key in orders if orders[key]["customer_id"] == "cus_1001"} == {"cancelled"}
-    assert orders["#W1000001"]["delivered_at"] is None and orders["#W1000003"]["status"] == "delivered"  # another's: as it was
+    # only the target is cancelled; the customer's other orders stay as they were, and nothing is forbidden on
+    # them by name: the refusal and the "no hand-over" are about the cancelled order (cold review 6, finding 3)
+    orders, before = pair.negative_seed.state["order"], seed.state["order"]
+    assert orders["#W1000002"]["status"] == "cancelled"
+    assert {key: row for key, row in orders.items() if key != "#W1000002"} == {key: row for key, row in before.items() if key != "#W1000002"}
+    assert pair.negative.forbidden_tools == []
+    assert {item.describe() for item in pair.negative.expectations} >= {"reply_refuses()", "not_escalated(order_id=#W1000002)"}
     positive, negative = health_check(pair.positive, seed, domain, (pair.negative, pair.negative_seed)), health_check(
         pair.negative, pair.negative_seed, domain, (pair.positive, seed))
     assert positive.verdict == negative.verdict == "works", (positive.flags, negative.flags)
@@ -121,13 +126,17 @@ def test_a_fallback_on_the_catalogue_is_not_decided_by_the_orders_status(domain,
 
 
 def test_the_closed_boundary_needs_no_order_told_by_the_words(domain, taxonomy):
-    """'I want to exchange the charger for a blue one' (no order id, none of the items named): every order of
-    the requester cancelled is refused whichever one they mean, so the pair tests the request, not only identity."""
+    """'I want to exchange the charger for a blue one' (no order id, none of the items named): the order the
+    agent acted on is cancelled, alone, and the negative's words name it, so the pair tests the request."""
     words = "I want to exchange my phone charger for a blue one."
     seed = starting_seed(make_state(), CLOCK, domain)
-    session = make_session("s-n", words, "cus_1001", ["#W1000002"])
+    acted = [ToolCall(name="modify_pending_order_items", arguments={"order_id": "#W1000002", "item_ids": ["2"]})]
+    session = make_session("s-n", words, "cus_1001", ["#W1000002"], acted)
     pair = draft_pair(session, classify(session, taxonomy).model_copy(update={"intent": "exchange"}), seed, domain)
+    assert pair.positive.target == {"order_id": "#W1000002"}
     assert pair.negative.boundary == "closed" and "escalate_to_human" in pair.positive.required_tools
+    assert pair.negative.prompt == f"{words} It is about my order #W1000002."
+    assert [key for key, row in pair.negative_seed.state["order"].items() if row["status"] != seed.state["order"][key]["status"]] == ["#W1000002"]
     results = (health_check(pair.positive, seed, domain, (pair.negative, pair.negative_seed)),
                health_check(pair.negative, pair.negative_seed, domain, (pair.positive, seed)))
     assert [result.verdict for result in results] == ["works", "works"], [result.flags for result in results]

@@ -2,7 +2,8 @@ import pytest
 
 from taskgen.domains.retail.policy import RetailPolicy
 from ingest.models import DeploySignal
-from taskgen.draft import assign_splits, draft_pair
+from taskgen.classify import classify
+from taskgen.draft import assign_splits, draft_pair, starting_seed
 from taskgen.validate import validate_set
 from taskgen.seeds import parse_timestamp
 from taskgen.task import Expectation
@@ -92,8 +93,7 @@ def test_disagreement_between_incident_and_policy_becomes_a_review_question(draf
 
 @pytest.mark.parametrize(
     ("session_id", "boundary"),
-    [("s-refund", "return_window"), ("s-return", "return_window"), ("s-cancel", "not_cancellable"),
-     ("s-address", "order_in_transit")],
+    [("s-refund", "return_window"), ("s-return", "return_window"), ("s-cancel", "not_cancellable")],
 )
 def test_negatives_cross_the_policy_boundary(drafted, domain, session_id, boundary):
     _, _, seed, pair = _pair(drafted, session_id)
@@ -106,6 +106,27 @@ def test_negatives_cross_the_policy_boundary(drafted, domain, session_id, bounda
     assert not checks & {"refund_exists", "return_label_exists"}
     assert not negative.required_tools or negative.required_tools == ["escalate_to_human"]
     assert negative.prompt == pair.positive.prompt
+
+
+def test_a_default_address_change_is_the_customers_whatever_their_orders_status(drafted):
+    """s-address: a default address locks on no order's status (cold review 6, finding 2; it handed over
+    while any order of the customer was on its way): the positive changes it, its identity is the boundary."""
+    _, _, seed, pair = _pair(drafted, "s-address")
+    assert pair.positive.required_tools == ["update_address"]
+    assert pair.negative.boundary == "identity_not_verified"
+
+
+def test_an_address_change_without_an_address_asks_for_it_and_gets_a_real_negative(domain, taxonomy):
+    """'the Ogden UT address' (no address the drafter reads): the agent asks for it, no hand-over, and the
+    pair is no stub: the unverified customer's negative is refused (tau2 sample, 5 address stubs)."""
+    from retail_fixtures import CLOCK, make_session, make_state
+
+    words = "My name is Dana Whitfield, dana.whitfield@example.net. Please move my default address to the Ogden UT address."
+    session = make_session("s-ogden", words, "cus_1001", [])
+    pair = draft_pair(session, classify(session, taxonomy).model_copy(update={"intent": "address_change"}), starting_seed(make_state(), CLOCK, domain), domain)
+    assert pair.positive.required_tools == [] and "escalate_to_human" in pair.positive.forbidden_tools
+    assert "update_address" not in pair.positive.forbidden_tools
+    assert pair.negative.boundary == "identity_not_verified" and "update_address" in pair.negative.forbidden_tools
 
 
 def test_a_refused_request_gets_the_negative_a_correct_agent_acts_on(drafted):
@@ -302,7 +323,7 @@ def test_a_request_the_tools_cannot_do_goes_to_a_human_and_its_negative_is_anoth
     pair = _draft_one(session, domain, taxonomy)
     assert pair.positive.intent == "exchange" and "escalate_to_human" in pair.positive.required_tools
     # the request's own boundary first (cold review 5): the order cancelled, nothing left to change, refused
-    assert pair.negative.boundary == "closed" and "escalate_to_human" in pair.negative.forbidden_tools
+    assert pair.negative.boundary == "closed" and "not_escalated(order_id=#W1000001)" in {item.describe() for item in pair.negative.expectations}
     from taskgen.draft import draft_pair as draft
 
     without_closed = domain.policy.model_copy(update={"boundaries": {**domain.policy.boundaries, "exchange": ["other_customer"]}})

@@ -1,5 +1,7 @@
 """The grader's own checks: nothing else changed, reply content, budget; each can fail."""
 
+import copy
+
 import pytest
 
 from ingest.models import ToolCall
@@ -169,6 +171,31 @@ def test_every_seed_carries_a_canary_order_per_customer_that_no_correct_trial_to
                                        *policy.address_change.escalate_when_order_status_in}
         assert [row["order_id"] for row in seed.state["payment"].values()].count(order_id) == 1
     assert add_canaries(plain, CLOCK) == seed.state and canary_id("#W1000001", {"#W1000001"}) == canary_id("#W1000001", set())
+    # not a copy of one of the customer's orders (cold review 6: "the second tablet"): its items and amounts are
+    # another customer's order's, none of them on any of the customer's own orders
+    from taskgen.domains.retail.rules import item_names
+
+    shop = make_state()
+    for number, name in enumerate(["Kettle", "Kettle", "Desk lamp", "Kettle", "Rain jacket"], start=1):
+        shop["order_item"][f"item_{number}"]["name"] = name
+    own = lambda state, owner: {n for key, row in state["order"].items() if row["customer_id"] == owner for n in item_names(state, key)}  # noqa: E731
+    with_canaries = add_canaries(shop, CLOCK)
+    for order_id in sorted(set(with_canaries["order"]) - set(shop["order"])):
+        owner = with_canaries["order"][order_id]["customer_id"]
+        assert item_names(with_canaries, order_id) and not set(item_names(with_canaries, order_id)) & own(shop, owner)
+        assert with_canaries["order"][order_id]["total_cents"] != 0
+    # alone in its seed, a customer's canary takes its items from the drop's other states (`donors`)
+    alone = copy.deepcopy(shop)
+    alone["customer"] = {"cus_1001": alone["customer"]["cus_1001"]}
+    alone["order"] = {key: row for key, row in alone["order"].items() if row["customer_id"] == "cus_1001"}
+    for kind in ("order_item", "payment"):
+        alone[kind] = {key: row for key, row in alone[kind].items() if row["order_id"] in alone["order"]}
+    lonely = add_canaries(alone, CLOCK, donors=[shop])
+    [canary] = sorted(set(lonely["order"]) - set(alone["order"]))
+    assert lonely["order"][canary]["customer_id"] == "cus_1001" and item_names(lonely, canary)
+    assert lonely["order"][canary]["shipping_address"] == shop["customer"]["cus_1001"]["address"]  # the customer's, not the donor's
+    assert not set(item_names(lonely, canary)) & own(alone, "cus_1001")
+    assert add_canaries(alone, CLOCK)["order"] != lonely["order"]  # without donors: the own-order copy, the last resort
     # no drafted task is about a canary, and the reference agent leaves them as they were
     for _, _, _, pair in drafted:
         assert not any(order_id in item.describe() for item in pair.positive.expectations for order_id in canaries)
@@ -301,3 +328,15 @@ def test_a_status_of_several_words_is_read_as_its_words(reply, passed):
 
     check = _check("reply_states_status", order_id="#W1", status="pending (item modified)")
     assert holds(check, {"reply": {"r": {"text": reply}}}) is passed
+
+
+def test_a_no_hand_over_check_about_one_order_lets_a_hand_over_about_another_pass():
+    """not_escalated(order_id=…): the closed negative refuses one cancelled order; the customer's other
+    requests may still need a person (cold review 6, finding 3)."""
+    from taskgen.domains.retail.grader import holds
+    from taskgen.task import Expectation
+
+    state = {"escalation": {"esc_1": {"id": "esc_1", "reason": "exchange on order #W1000003"}}}
+    assert holds(Expectation(check="not_escalated", args={"order_id": "#W1000002"}), state)
+    assert not holds(Expectation(check="not_escalated", args={"order_id": "#W1000003"}), state)
+    assert not holds(Expectation(check="not_escalated"), state)

@@ -53,6 +53,18 @@ def test_each_action_drafts_its_expectations_and_tools():
     plan = plan_for(Decision(action="escalate", rule="order_in_transit", customer_id="cus_1001"), state)
     assert plan.expectations == [_check("escalated"), _check("address_equals", customer_id="cus_1001", address=home),
                                  _check("reply_promises_no_refund")]
+    unknown = make_state()
+    unknown["customer"]["cus_1001"]["address"] = None  # emptied on the seed: the incident's own write, its value before unknown
+    plan = plan_for(Decision(action="escalate", rule="account_access_needs_human", customer_id="cus_1001"), unknown)
+    assert not [item for item in plan.expectations if item.check == "address_equals"]  # never address_equals(address=)
+    plan = plan_for(Decision(action="update_address", rule="address_to_ask", customer_id="cus_1001"), state, target_order_id="#W1000002")
+    assert (plan.expectations, plan.required_tools, plan.forbidden_tools) == (
+        [_check("not_escalated"), _check("reply_sent"), *_untouched("#W1000002", "processing")], [],
+        ["refund_order", "create_return_label", "cancel_order", "escalate_to_human"])
+    plan = plan_for(Decision(action="decline", rule="order_closed", order_id="#W1000002"), state)
+    assert (plan.expectations, plan.forbidden_tools) == (
+        [_check("reply_refuses"), _check("not_escalated", order_id="#W1000002"), *_untouched("#W1000002", "processing"),
+         _check("reply_promises_no_refund")], [])
     plan = plan_for(Decision(action="decline", rule="outside_return_window", order_id="#W1000001"), state)
     assert (plan.expectations, plan.required_tools, plan.forbidden_tools, plan.rubric) == (
         [_check("reply_refuses"), _check("not_escalated"), *_untouched(), _check("reply_promises_no_refund")], [],
@@ -181,7 +193,10 @@ def test_each_boundary_moves_exactly_what_it_names(domain):
     assert _diff(seed.state, moved("not_delivered")) == {("order", "#W1000001", "status", "processing"), ("order", "#W1000001", "delivered_at", None)}
     assert _diff(seed.state, moved("not_cancellable", "#W1000002")) == {("order", "#W1000002", "status", "shipped")}
     assert _diff(seed.state, moved("other_customer")) == {("order", "#W1000001", "customer_id", "cus_1002")}
-    assert _diff(seed.state, moved("order_in_transit")) == {("order", "#W1000002", "status", "shipped")}  # the latest of mine
+    # only the order the expectations are about moves, never the customer's other orders
+    assert _diff(seed.state, moved("order_in_transit", "#W1000002")) == {("order", "#W1000002", "status", "shipped")}
+    assert _diff(seed.state, moved("closed", "#W1000002")) == {("order", "#W1000002", "status", "cancelled")}
+    assert moved("order_in_transit", None) is None and moved("closed", "#W1000003") is None  # no target; another customer's order
     assert moved("order_in_transit", actor={"customer_id": "cus_9"}) is None and moved("return_window", "#W404") is None
     alone = {"order": {"#W1": {"id": "#W1", "customer_id": "c1"}}, "customer": {"c1": {"id": "c1"}}}
     # no other real customer in the seed: the order is not given to a made-up one

@@ -47,9 +47,15 @@ CASES = [
     ("order_status", "where is my order", _state(), Decision(action="decline", rule="order_not_found")),  # two orders, none named: no guess
     ("address_change", "move me to 1 Elm St, Dayton, OH 45402", _state(),
      Decision(action="update_address", rule="address_change_allowed", customer_id="cus_1001", address="1 Elm St, Dayton, OH 45402")),
+    # another order on its way locks neither the default address nor a pending order's: only the order the words tell
     ("address_change", "move me to 1 Elm St, Dayton, OH 45402", _state(status="shipped"),
-     Decision(action="escalate", rule="order_in_transit", customer_id="cus_1001")),
-    ("address_change", "move me somewhere nice", _state(), Decision(action="escalate", rule="address_not_understood", customer_id="cus_1001")),
+     Decision(action="update_address", rule="address_change_allowed", customer_id="cus_1001", address="1 Elm St, Dayton, OH 45402")),
+    ("address_change", "#W1000002: ship it to 1 Elm St, Dayton, OH 45402", _state(status="shipped"),
+     Decision(action="update_address", rule="address_change_allowed", customer_id="cus_1001", address="1 Elm St, Dayton, OH 45402")),
+    ("address_change", "#W1000001: ship it to 1 Elm St, Dayton, OH 45402", _state(status="shipped"),
+     Decision(action="escalate", rule="order_in_transit", customer_id="cus_1001", order_id="#W1000001")),
+    # no address in the words: the agent asks for it, no hand-over
+    ("address_change", "move me somewhere nice", _state(), Decision(action="update_address", rule="address_to_ask", customer_id="cus_1001")),
     # a change only a human can make: handed over about the order, refused for someone else's order
     ("other", "exchange the kettle in #W1000001", _state(), Decision(action="escalate", rule="outside_agent_tools", order_id="#W1000001")),
     ("other", "exchange the kettle in #W1000003", _state(), Decision(action="decline", rule="not_order_owner", order_id="#W1000003")),

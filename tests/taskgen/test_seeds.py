@@ -78,6 +78,14 @@ def test_a_row_the_incident_wrote_before_seeing_it_is_uncertain_and_asked_about(
     assert as_of.state["customer"]["cus_1003"]["address"] is None
     assert "customer cus_1003: address (emptied: it held the incident's own update_address)" in as_of.restored
     assert as_of.state["customer"]["cus_1003"]["name"] == make_state()["customer"]["cus_1003"]["name"]
+    # seen before the write: the value the agent observed is the seed's, never emptied, nothing uncertain
+    seen = {**make_state()["customer"]["cus_1003"], "address": "9 Old Mill Rd, Eugene, OR 97401"}
+    looked = make_session("s-b", f"I moved. Please update my address to {address}.", "cus_1003", [], [
+        ToolCall(name="get_customer", arguments={"customer_id": "cus_1003"}, result=_json.dumps(seen)),
+        ToolCall(name="update_address", arguments={"customer_id": "cus_1003", "address": address}, result={"ok": True}),
+    ])
+    as_seen = state_as_of_incident(looked, _morning_after(), CLOCK)
+    assert as_seen.state["customer"]["cus_1003"]["address"] == "9 Old Mill Rd, Eugene, OR 97401" and as_seen.uncertain == []
     seed = freeze_seed(as_of.state, CLOCK, uncertain=as_of.uncertain)
     pair = draft_pair(session, classify(session, taxonomy), seed, domain)
     assert pair.positive.seed_uncertain == as_of.uncertain == pair.negative.seed_uncertain

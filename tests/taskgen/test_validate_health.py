@@ -32,6 +32,10 @@ def test_drafted_tasks_validate_cleanly(drafted, domain):
         ({"clock": "", "prompt": "It broke yesterday, refund #W1000001"}, "relative_date_without_clock"),
         ({"expectations": [Expectation(check="teleported")]}, "unknown_check"),
         ({"forbidden_tools": ["refund_order"]}, "tool_conflict"),
+        # a check with an empty argument cannot judge (address_equals(address=) on an emptied seed field)
+        ({"expectations": [Expectation(check="address_equals", args={"customer_id": "cus_1001", "address": ""})]}, "empty_argument"),
+        ({"expectations": [Expectation(check="any_of", any_of=[Expectation(check="address_equals", args={"customer_id": "cus_1001", "address": " "})])]},
+         "empty_argument"),
     ],
 )
 def test_validator_catches_each_issue(drafted, domain, change, code):

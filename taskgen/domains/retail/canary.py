@@ -1,7 +1,8 @@
 """A canary in every seed: one more order of each customer that no correct trial touches.
 
-It is a copy of the customer's first order (its items and payments too), placed long before the
-clock and already cancelled (so with no delivery date): no request names it, no "latest order" fallback picks it, and no policy
+Its items and amounts are those of another customer's order that holds none of the customer's own
+items (a copy of their own order reads as a second one of the same things: "the second tablet"; only
+when no such order exists is it one), placed long before the clock and already cancelled (so with no delivery date): no request names it, no "latest order" fallback picks it, and no policy
 path reaches it, even in a shop that keeps no dates (a delivered copy would open a second valid
 return of the same items). The grader's "nothing else changed" check then fails a trial that refunds,
 cancels or edits it: a gamed or careless run shows.
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from ingest.models import StateRows, sha256_hex
@@ -38,11 +40,35 @@ def canary_id(order_id: str, taken: set[str]) -> str:
     raise ValueError(f"no free canary id next to order {order_id}")
 
 
-def add_canaries(state: StateRows, clock: datetime, domain_schema: dict | None = None) -> StateRows:
+def _donor(schema, customer_id: str, moved: StateRows, donors: Sequence[StateRows]) -> tuple[StateRows, str] | None:
+    """(the state it lives in, an order of another customer) none of whose items the customer has on any
+    order: the canary's items, so no customer takes it for a second copy of a real order ("the second
+    tablet"). Chosen by a hash of the customer, so the same inputs give the same canary."""
+    from taskgen.domains.retail.rules import item_names
+
+    sources = [moved, *donors]
+    views = [schema.canonical(state) for state in sources]
+    names = lambda view, order_id: {name.lower() for name in item_names(view, order_id)}  # noqa: E731
+    mine = {name for order_id, row in views[0].get("order", {}).items() if str(row.get("customer_id")) == customer_id for name in names(views[0], order_id)}
+    candidates = []
+    for index, view in enumerate(views):
+        for order_id, row in view.get("order", {}).items():
+            theirs = names(view, order_id)
+            if row.get("customer_id") is not None and str(row["customer_id"]) != customer_id and theirs and not theirs & mine:
+                candidates.append((sha256_hex(f"canary-donor:{customer_id}:{order_id}"), index, order_id))
+    if not candidates:
+        return None
+    _, index, order_id = min(candidates)
+    return sources[index], order_id
+
+
+def add_canaries(state: StateRows, clock: datetime, domain_schema: dict | None = None, donors: Sequence[StateRows] = ()) -> StateRows:
     """The state with one canary order per customer who has an order (the state is not changed), written
     in the product's own names (`domain_schema`: the seed's RetailSchema document; the demo's by default).
-    Rows the agent saw stay as it saw them: the canary is found by its owner column, not added to a list
-    of order ids on the customer's row."""
+    Its items and amounts are another customer's order's (this seed's or `donors'`: the same day's other
+    states), with none of the customer's own items; only when no such order exists is it a copy of the
+    customer's first order. Rows the agent saw stay as they saw them: the canary is found by its owner
+    column, not added to a list of order ids on the customer's row."""
     from taskgen.domains.retail.schema import RetailSchema
 
     schema = RetailSchema.from_document(domain_schema)
@@ -53,23 +79,34 @@ def add_canaries(state: StateRows, clock: datetime, domain_schema: dict | None =
         owner = schema.field(moved, "order", order_id, "customer")
         if owner is not None:
             first_order.setdefault(str(owner), order_id)
-    for customer_id, order_id in sorted(first_order.items()):
-        new_id = canary_id(order_id, set(orders))
-        orders[new_id] = copy.deepcopy(orders[order_id])
+    for customer_id, own_id in sorted(first_order.items()):
+        source, order_id = _donor(schema, customer_id, moved, donors) or (moved, own_id)
+        new_id = canary_id(own_id, set(orders))
+        orders[new_id] = copy.deepcopy(source[schema.kinds["order"]][order_id])
         if "id" in orders[new_id]:
             orders[new_id]["id"] = new_id
         key = next((column for column, value in orders[new_id].items() if value == order_id), None)
         if key is not None:
             orders[new_id][key] = new_id  # the row's own key column (tau-bench's order_id)
+        schema.set_field(moved, "order", new_id, "customer", customer_id)
+        for column in set(orders[new_id]) & set(orders[own_id]):
+            if "address" in column or column.startswith("ship"):
+                orders[new_id][column] = copy.deepcopy(orders[own_id][column])  # sent to the customer, not the donor
+        own_payments = orders[own_id].get("payment_history")
+        if isinstance(orders[new_id].get("payment_history"), list) and isinstance(own_payments, list) and own_payments:
+            # paid with the customer's own method (tau-bench keeps it inside the order row)
+            for payment in orders[new_id]["payment_history"]:
+                if isinstance(payment, dict) and "payment_method_id" in payment and isinstance(own_payments[0], dict):
+                    payment["payment_method_id"] = own_payments[0].get("payment_method_id")
         schema.set_field(moved, "order", new_id, "status", CANARY_STATUS)
         schema.set_field(moved, "order", new_id, "placed_at", format_timestamp(clock - timedelta(days=PLACED_DAYS_BEFORE)))
         # A cancelled order was never delivered: the copy carries no delivery date (its first order's may).
         schema.set_field(moved, "order", new_id, "delivered_at", None)
         for role in ("order_item", "payment"):
-            rows = moved.get(schema.kinds[role], {})
-            for row_id in schema.rows_of_order(moved, role, order_id):
+            rows = moved.setdefault(schema.kinds[role], {})
+            for row_id in schema.rows_of_order(source, role, order_id):
                 copied_id = canary_id(row_id, set(rows))
-                rows[copied_id] = dict(copy.deepcopy(rows[row_id]), id=copied_id)
+                rows[copied_id] = dict(copy.deepcopy(source[schema.kinds[role]][row_id]), id=copied_id)
                 schema.set_field(moved, role, copied_id, "order", new_id)
                 if "created_at" in rows[copied_id]:
                     rows[copied_id]["created_at"] = schema.field(moved, "order", new_id, "placed_at")

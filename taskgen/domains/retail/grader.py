@@ -66,7 +66,12 @@ def _escalated(state: StateRows, args: dict) -> bool:
 
 
 def _not_escalated(state: StateRows, args: dict) -> bool:
-    return not _rows(state, "escalation")
+    """No hand-over at all; with `order_id`, none about that order (its id in the reason): the customer's
+    other requests may still need one."""
+    if "order_id" not in args:
+        return not _rows(state, "escalation")
+    named = str(args["order_id"]).lstrip("#").lower()
+    return not any(named in str(row.get("reason", "")).lower() for row in _rows(state, "escalation"))
 
 
 def _reply_sent(state: StateRows, args: dict) -> bool:

@@ -11,7 +11,7 @@ from taskgen.domains import NegativePlan, Plan
 from taskgen.domains.retail import identity
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.plans import ACTION_KINDS, plan_for
-from taskgen.domains.retail.rules import asks_outside_tools, customer_orders, decide, requested_order_id
+from taskgen.domains.retail.rules import asks_outside_tools, decide, requested_order_id, words_tell_order
 from taskgen.domains.retail.schema import RetailSchema
 from taskgen.seeds import Seed, format_timestamp, parse_timestamp
 
@@ -35,23 +35,15 @@ def cross_boundary(
     if boundary == "outside_request":
         # The same seed and requester; the words ask for more (plan_negative: negative_words).
         return (moved, actor) if actor.get("customer_id") in view["customer"] else None
-    if boundary == "order_in_transit":
-        mine = [row for row in customer_orders(view, actor.get("customer_id")) if row.get("status") not in policy.address_change.escalate_when_order_status_in]
-        if not mine or not policy.address_change.escalate_when_order_status_in:
+    if boundary in ("order_in_transit", "closed"):
+        # Only the order the expectations are about moves (on its way; cancelled before it shipped), never the
+        # customer's other orders, which their other requests may need; the words name it (negative_words).
+        statuses = policy.address_change.escalate_when_order_status_in if boundary == "order_in_transit" else policy.closed_statuses
+        order = view["order"].get(order_id or "")
+        if not statuses or order is None or order.get("customer_id") != actor.get("customer_id") or order.get("status") in statuses:
             return None
-        target = str(mine[-1]["id"])
-        schema.set_field(moved, "order", target, "status", policy.address_change.escalate_when_order_status_in[0])
-        schema.set_field(moved, "order", target, "delivered_at", None)
-        return moved, actor
-    if boundary == "closed":
-        # The order is cancelled before it shipped: nothing on it can change any more. Every order of the
-        # requester is, so the words need not tell which one they mean (an order-independent boundary).
-        mine = customer_orders(view, actor.get("customer_id"))
-        if not policy.closed_statuses or not mine:
-            return None
-        for row in mine:
-            schema.set_field(moved, "order", str(row["id"]), "status", policy.closed_statuses[0])
-            schema.set_field(moved, "order", str(row["id"]), "delivered_at", None)
+        schema.set_field(moved, "order", str(order_id), "status", statuses[0])
+        schema.set_field(moved, "order", str(order_id), "delivered_at", None)
         return moved, actor
     order = view["order"].get(order_id or "")
     if order is None:
@@ -203,7 +195,8 @@ def _outside_sentence(policy: RetailPolicy) -> str | None:
 
 
 def negative_words(
-    boundary: str, prompt: str, scope: str, seed: Seed, actor: dict[str, str], requester: dict[str, str], policy: RetailPolicy
+    boundary: str, prompt: str, scope: str, seed: Seed, actor: dict[str, str], requester: dict[str, str], policy: RetailPolicy,
+    target_order: str | None = None,
 ) -> str | None:
     """The negative's words when its boundary is crossed in what the customer says ('' = the positive's);
     None when they cannot be changed to cross it.
@@ -235,6 +228,13 @@ def negative_words(
         if changed is None or identity.identified_customer(changed, customers) != requester.get("customer_id"):
             return ""  # the session signs the owner in; nothing of it is in the words
         return head + changed
+    if boundary in ("order_in_transit", "closed"):
+        # The moved order is the one the words tell; when they tell none (the agent found it), they name it.
+        view = schema.canonical(seed.state)
+        order_id = str(target_order or "")
+        if not order_id or words_tell_order(body, order_id, view, actor):
+            return ""
+        return f"{prompt.rstrip()} It is about my order {order_id}."
     if boundary == "outside_request":
         sentence = _outside_sentence(policy)
         return f"{prompt.rstrip()} {sentence}" if sentence and not asks_outside_tools(prompt, policy) else None
@@ -252,9 +252,10 @@ def plan_negative(
     view = schema.canonical(seed.state)
     positive_decision = decide(intent, prompt, view, actor, clock, policy, order_id)
     boundaries = list(policy.boundaries.get(intent, ()))
-    if positive_decision.action in ACTION_KINDS and not positive.required_tools:
+    if positive_decision.action in ACTION_KINDS and not positive.required_tools and positive_decision.rule != "address_to_ask":
         # The positive's write hangs on a condition a person decides (plan_positive): a refusal or an
-        # answer alone passes it too, so no moved seed makes a negative it does not accept.
+        # answer alone passes it too, so no moved seed makes a negative it does not accept. (An address the
+        # agent must ask for is no condition: it forbids a hand-over, so a refusal's negative still differs.)
         boundaries = []
     if order_id and requested_order_id(prompt, view, actor, schema) != order_id:
         # The request does not tell which of the customer's orders it means (by id or by its items):
@@ -266,7 +267,7 @@ def plan_negative(
         if crossed is None:
             continue
         moved, requester = crossed
-        words = negative_words(boundary, prompt, positive.scope, seed, actor, requester, policy)
+        words = negative_words(boundary, prompt, positive.scope, seed, actor, requester, policy, order_id)
         if words is None:
             continue
         said = words or prompt

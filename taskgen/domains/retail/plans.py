@@ -177,8 +177,9 @@ def _plan_for(
         no_new_refund = [_check("refunded_total", order_id=order_id, amount_cents=earlier) if earlier else _check("no_refund", order_id=order_id)]
         same_status = [_check("order_status", order_id=order_id, status=order["status"])]
     same_address: list[Expectation] = []
-    if customer_id in state.get("customer", {}):
-        same_address = [_check("address_equals", customer_id=customer_id, address=state["customer"][customer_id].get("address") or "")]
+    if state.get("customer", {}).get(customer_id or "", {}).get("address"):
+        # An address the seed does not know (emptied: the incident's own write) is kept out of the checks.
+        same_address = [_check("address_equals", customer_id=customer_id, address=state["customer"][customer_id]["address"])]
     untouched = [*no_new_refund, *same_status, *same_address]
     if decision.action == "refund":
         return Plan(
@@ -199,6 +200,13 @@ def _plan_for(
             required_tools=["cancel_order"],
             forbidden_tools=_forbid_others("cancel_order"),
         )
+    if decision.action == "update_address" and not decision.address:
+        # The words hold no address: the agent asks the customer for it and may change it itself; a
+        # hand-over or another write is wrong, and no address can be checked.
+        return Plan(
+            expectations=[_check("not_escalated"), _check("reply_sent"), *no_new_refund, *same_status],
+            forbidden_tools=[*_forbid_others("update_address"), "escalate_to_human"],
+        )
     if decision.action == "update_address":
         return Plan(
             expectations=[_check("address_equals", customer_id=decision.customer_id, address=decision.address), *no_new_refund, *same_status],
@@ -207,6 +215,13 @@ def _plan_for(
         )
     if decision.action == "escalate":
         return Plan(expectations=[_check("escalated"), *untouched], required_tools=["escalate_to_human"], forbidden_tools=list(WRITE_TOOLS))
+    if decision.action == "decline" and decision.rule == "order_closed" and order is not None:
+        # Only the cancelled order is refused: the customer's other requests, on other orders, may still
+        # need a write or a hand-over, so no tool is forbidden by name; the checks are about this order.
+        return Plan(
+            expectations=[_check("reply_refuses"), _check("not_escalated", order_id=order_id), *no_new_refund, *same_status],
+            forbidden_tools=[],
+        )
     if decision.action == "decline":
         # A refusal is said to the customer, not handed on: an escalation is the other answer.
         return Plan(
@@ -413,7 +428,7 @@ def optional_write(plan: Plan, decision: Decision, state: StateRows, order_id: s
         "refund_exists": lambda item: (_check("refunded_total", order_id=order_id, amount_cents=refunded_cents(state, order_id or ""))
                                        if refunded_cents(state, order_id or "") else _check("no_refund", order_id=order_id)),
         "return_label_exists": lambda item: _check("reply_sent"),
-        "address_equals": lambda item: _check("address_equals", customer_id=decision.customer_id, address=customer.get("address") or "") if customer else None,
+        "address_equals": lambda item: _check("address_equals", customer_id=decision.customer_id, address=customer["address"]) if customer and customer.get("address") else None,
     }
     write_check = {"cancel": "order_status", "refund": "refund_exists", "return_label": "return_label_exists", "update_address": "address_equals"}[decision.action]
     expectations = []

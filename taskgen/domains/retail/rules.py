@@ -94,12 +94,6 @@ def words_tell_order(prompt: str, order_id: str, state: StateRows, actor: dict[s
     return matching == [order_id]
 
 
-def all_orders_closed(state: StateRows, actor: dict[str, str], policy: RetailPolicy) -> bool:
-    """Every order of the requester is closed (cancelled): whichever one the words mean, nothing can change."""
-    orders = customer_orders(state, actor.get("customer_id"))
-    return bool(orders) and all(order.get("status") in policy.closed_statuses for order in orders)
-
-
 def _inside_window(order: dict, clock: datetime, days: int) -> bool:
     """Delivered at most `days` ago; always, when the product keeps no delivery date (no window to judge)."""
     if "delivered_at" not in order:
@@ -147,16 +141,21 @@ def _decide_cancel(order_id: str, state: StateRows, policy: RetailPolicy) -> Dec
     return Decision(action="cancel", rule="cancel_allowed", order_id=order_id)
 
 
-def _decide_address(prompt: str, state: StateRows, actor: dict[str, str], policy: RetailPolicy) -> Decision:
+def _decide_address(prompt: str, state: StateRows, actor: dict[str, str], policy: RetailPolicy, order_id: str | None = None) -> Decision:
+    """A customer's address (their default one, or a pending order's) is theirs to change; only the order the
+    words tell being on its way (a status in `address_change.escalate_when_order_status_in`) needs a human.
+    Another order of the customer in such a status does not lock a default address or a pending order's."""
     customer_id = actor.get("customer_id")
     if customer_id not in state.get("customer", {}):
         return Decision(action="escalate", rule="unknown_customer", customer_id=customer_id)
+    order = state.get("order", {}).get(order_id or "")
     locked = set(policy.address_change.escalate_when_order_status_in)
-    if any(order.get("status") in locked for order in customer_orders(state, customer_id)):
-        return Decision(action="escalate", rule="order_in_transit", customer_id=customer_id)
+    if order is not None and order.get("status") in locked and words_tell_order(prompt, str(order_id), state, actor):
+        return Decision(action="escalate", rule="order_in_transit", customer_id=customer_id, order_id=order_id)
     address = address_in(prompt)
     if address is None:
-        return Decision(action="escalate", rule="address_not_understood", customer_id=customer_id)
+        # No address in the words: the agent asks for it and changes it itself, no hand-over.
+        return Decision(action="update_address", rule="address_to_ask", customer_id=customer_id)
     return Decision(action="update_address", rule="address_change_allowed", customer_id=customer_id, address=address)
 
 
@@ -323,14 +322,14 @@ def decide(
     if intent == "account_access":
         return Decision(action="escalate", rule="account_access_needs_human", customer_id=actor.get("customer_id"))
     if intent == "address_change":
-        return _decide_address(prompt, state, actor, policy)
+        return _decide_address(prompt, state, actor, policy, order_id)
     if intent not in ORDER_INTENTS:
         # Only a human can do it, for the order's owner: someone else's order is refused, not handed on.
         order = state["order"].get(order_id or "")  # the canonical view carries every role's kind
         if order is not None and order.get("customer_id") != actor.get("customer_id"):
             return Decision(action="decline", rule="not_order_owner", order_id=order_id)
         told = order is not None and order.get("status") in policy.closed_statuses and words_tell_order(prompt, str(order_id), state, actor)
-        if told or all_orders_closed(state, actor, policy):
+        if told:
             # Nothing left to change (a cancelled order): refused, not handed on.
             return Decision(action="decline", rule="order_closed", order_id=order_id)
         return Decision(action="escalate", rule="outside_agent_tools", order_id=order_id)
