@@ -10,7 +10,6 @@ import json
 import multiprocessing
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 import spacy
 

@@ -21,7 +21,7 @@ from scrubbers.config import ScrubConfig
 from scrubbers.places import with_place
 from scrubbers.pseudonyms import PARTICLES
 from scrubbers.recognizers.address import NAMED_STREET
-from scrubbers.recognizers.person import COMMON_WORD_ZIPF, FIRST_NAMES, NAME_LISTS, NOT_NAMES, WORLD_FIRST_NAMES, WORLD_LAST_NAMES, name_like
+from scrubbers.recognizers.person import COMMON_WORD_ZIPF, NAME_LISTS, NOT_NAMES, WORLD_FIRST_NAMES, WORLD_LAST_NAMES, name_like
 from scrubbers.recognizers.table import build_recognizers
 from scrubbers.residual import ResidualScanner
 

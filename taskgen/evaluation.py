@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
-from ingest.models import Session, Signals, ToolCall, Turn, sha256_hex
+from ingest.models import Session, ToolCall, Turn, sha256_hex
 from taskgen.classify import Classification, classify, prepare
 from taskgen.taxonomy import Taxonomy
 from taskgen.contacts import ContactIndex

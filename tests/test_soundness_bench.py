@@ -17,7 +17,7 @@ def test_a_failed_pipeline_or_an_empty_run_is_a_reason_to_fail():
 
 def test_a_cold_reader_sees_each_items_options():
     """Cold review 5: prompts ask for 'the 1000ml bottle' or 'the silicone watch'; the sample showed names only."""
-    from bench.soundness import _item_text
+    from bench.review_sample import _item_text
 
     assert _item_text({"name": "Water Bottle", "options": {"capacity": "1000ml", "color": "red"}}) == "Water Bottle (capacity 1000ml, color red)"
     assert _item_text({"name": "Kettle"}) == "Kettle"
@@ -25,7 +25,7 @@ def test_a_cold_reader_sees_each_items_options():
 
 def test_a_cold_reader_sees_prices_and_payment_methods():
     """Cold review 6: 'the seed has no prices, no payment methods' (the seed kept them; the excerpt left them out)."""
-    from bench.soundness import _item_text, _payment_methods
+    from bench.review_sample import _item_text, _payment_methods
 
     assert _item_text({"name": "Tablet", "options": {"color": "black"}, "price": 299.5}) == "Tablet (color black, 299.5)"
     assert _item_text({"name": "Kettle", "price": 20}) == "Kettle (20)"

@@ -10,7 +10,6 @@ import yaml
 from dagster import AssetKey
 
 from demo_world import make_world, one_line_error
-from ingest.config import IngestConfig
 from ingest.models import SOURCES
 from pipelines.config import load_config
 from pipelines.defs.assets import pipeline_assets

@@ -39,7 +39,7 @@ def test_vague_phrases_are_found_but_not_resolved():
 import json as _json
 
 from ingest.models import ToolCall
-from retail_fixtures import CLOCK, make_session, make_state
+from retail_fixtures import make_session
 from taskgen.seeds import state_as_of_incident
 
 

@@ -23,7 +23,6 @@ the seed (environment, grader, reference agents, reviewers' tools) sees the same
 from __future__ import annotations
 
 import copy
-import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
