@@ -17,19 +17,15 @@ from pipelines.store.rows import FrozenSeedRow, SeedRow
 from pipelines.store.repository import Store
 
 
-def incident_seed(session: Session, state: dict, run: RunContext, day: str, ledger: list[Session] | None = None,
-                  donors: list[dict] | None = None) -> Seed:
+def incident_seed(session: Session, state: dict, run: RunContext, day: str, ledger: list[Session] | None = None) -> Seed:
     """The session's snapshot turned back to how the session found it (taskgen.seeds.state_as_of_incident;
     `ledger`: the day's other sessions, whose later writes are undone where their names tell how),
-    with the domain's canary rows (taskgen.draft.starting_seed; `donors`: the day's other scrubbed states,
-    whose orders the canary may take its items from), frozen."""
+    with the domain's canary rows (taskgen.draft.starting_seed), frozen. The canary takes its items from
+    this state alone: a seed drawn from the day's other states would differ between the incident path and
+    the nightly run (their scopes differ), and a reviewed task would change with no change of its own."""
     clock = frozen_clock(session, day)
     as_of = state_as_of_incident(session, state, clock, run.updated_by, ledger)
-    return starting_seed(as_of.state, clock, run.domain, run.seed_schema, as_of.uncertain, donors or ())
-
-
-DONOR_STATES = 8
-"""How many of the day's other states a seed's canary may take its items from (bounded: the work stays linear)."""
+    return starting_seed(as_of.state, clock, run.domain, run.seed_schema, as_of.uncertain)
 
 
 @dataclass
@@ -43,11 +39,8 @@ def freeze_day(store: Store, run: RunContext, day: str, *, scope: str) -> Freeze
     seed_ids = set()
     items = scrubbed_rows(store, day, scope)
     ledger = [Session.model_validate_json(row.session) for row in items]
-    states = [json.loads(row.state) for row in items]
-    for index, (state, session) in enumerate(zip(states, ledger, strict=True)):
-        # the canary's items come from another customer's order: the next few states of the day are enough
-        donors = [states[(index + step) % len(states)] for step in range(1, min(len(states), DONOR_STATES + 1))]
-        seed = incident_seed(session, state, run, day, ledger, donors)
+    for row, session in zip(items, ledger, strict=True):
+        seed = incident_seed(session, json.loads(row.state), run, day, ledger)
         seed_ids.add(seed.seed_id)
         store.upsert(SeedRow, [dict(seed_id=seed.seed_id, body=seed.model_dump_json())])
         store.upsert(FrozenSeedRow, [dict(session_id=session.session_id, seed_id=seed.seed_id)])
