@@ -56,9 +56,19 @@ WORDS_BOUNDARIES: tuple[str, ...] = ("identity_not_verified", "identity_verified
 """Boundaries a negative may cross by changing what the customer says (who they can show they are, what they ask)."""
 
 
+def _only_added_to(members: Sequence[DraftTask]) -> bool:
+    """A negative whose boundary is in the state (an order on its way, a closed one) may name the order the
+    session's words left unnamed: its prompt is the positive's, word for word, with a sentence added."""
+    by_polarity = {task.polarity: task.prompt for task in members}
+    positive, negative = by_polarity.get("positive"), by_polarity.get("negative")
+    return (len(members) == 2 and positive is not None and negative is not None and negative != positive
+            and negative.startswith(positive.rstrip() + " "))
+
+
 def validate_set(tasks: Sequence[DraftTask]) -> list[ValidationIssue]:
     """Every pair: one positive and one negative, same intent, set, split and prompt (unless the
-    negative's boundary is crossed in the words: `WORDS_BOUNDARIES`); rollbacks are regression;
+    negative's boundary is crossed in the words: `WORDS_BOUNDARIES`, or its words only add to the positive's:
+    `_only_added_to`); rollbacks are regression;
     all tasks of one incident in one split."""
     by_pair: dict[str, list[DraftTask]] = defaultdict(list)
     for task in tasks:
@@ -71,6 +81,8 @@ def validate_set(tasks: Sequence[DraftTask]) -> list[ValidationIssue]:
         # A negative whose boundary is in the customer's words (identity, an extra request) says other words.
         labels = ("intent", "set", "split") if any(task.boundary in WORDS_BOUNDARIES for task in members) else ("intent", "set", "split", "prompt")
         for label in labels:
+            if label == "prompt" and _only_added_to(members):
+                continue
             if len({getattr(task, label) for task in members}) > 1:
                 issues.append(ValidationIssue(code=f"pair_{label}_differs", message=f"{pair_id} members differ in {label}", subject=pair_id))
     splits_of: dict[str, set[str]] = defaultdict(set)

@@ -49,7 +49,7 @@ def world(tmp_path, monkeypatch):
     monkeypatch.setenv("TRACE2TASK_SECRET", "classify-test-secret-of-32-bytes-x")
     store = Store(f"sqlite:///{tmp_path}/store.db", f"sqlite:///{tmp_path}/raw.db")
     config = AppConfig(drop=tmp_path, state=StateConfig(location=str(tmp_path), mapping=tmp_path / "m.yaml"))
-    first = _session("s-first", "Refund #W1000001 please, it broke.", DAY1, "Your refund has been processed.")
+    first = _session("s-first", "Refund #W1000001 please, it broke.", DAY1, "Your refund for #W1000001 has been processed.")
     store.upsert(RawSessionRow, [dict(session_id="s-first", day=DAY, body=first.model_dump_json(), assembled_at=DAY1)])
     yield store, config
     store.dispose()

@@ -226,6 +226,10 @@ def test_validate_set_names_each_issue_and_its_subject(drafted):
         odd = [positive, negative.model_copy(update={label: value})]
         issues = [issue for issue in validate_set(odd) if issue.code != "incident_split_differs"]
         assert issues == [ValidationIssue(code=f"pair_{label}_differs", message=f"{pid} members differ in {label}", subject=pid)], label
+    named = [positive, negative.model_copy(update={"prompt": f"{positive.prompt} It is about my order #W1000009."})]
+    assert [issue for issue in validate_set(named) if issue.code != "incident_split_differs"] == []  # the moved order named
+    shortened = [positive.model_copy(update={"prompt": f"{positive.prompt} It is about my order #W1000009."}), negative]
+    assert [issue.code for issue in validate_set(shortened)] == ["pair_prompt_differs"]  # words taken away are other words
     capability = [positive.model_copy(update={"set": "capability"}), negative.model_copy(update={"set": "capability"})]
     assert validate_set(capability) == [
         ValidationIssue(code="set_label", message=f"{task.task_id} comes from a rollback but is not in the regression set", subject=task.task_id)
