@@ -10,7 +10,7 @@ from functools import cache
 from pydantic import BaseModel, ConfigDict, Field
 
 from ingest.models import Session, sha256_hex
-from taskgen import meaning
+from taskgen import calls, meaning
 from taskgen.contacts import LaterSession
 from taskgen.meaning import IntentScores, MeaningModel
 from taskgen.requests import Clause, asks_amount, is_later_ask, is_question, negated_phrase, orders_the_asks, split_request, states_amount
@@ -390,27 +390,9 @@ def _agent_claims(session: Session, taxonomy: Taxonomy) -> tuple[int | None, lis
                 last_claim = index
                 kind = "claimed_success" if re.search(r"\d", turn.text) else "claimed_success_vague"
                 signals.append(_signal("traces", f"turn:{index}", f"{kind}:{language}", "resolved"))
-    done = sorted({call.name for call in session.tool_calls if call.status == "ok" and _changes_state(call.name, taxonomy)})
+    done = calls.carried_out(calls.attempts(session, taxonomy))  # the last attempt of each change decides
     signals += [_signal("traces", f"tool:{name}", "action_done", "resolved") for name in done]
     return last_claim, signals
-
-
-def _changes_state(name: str, taxonomy: Taxonomy) -> bool:
-    prefixes = tuple(prefix.lower() for prefix in taxonomy.read_only_tool_prefixes)
-    return name in taxonomy.action_tools or not name.lower().startswith(prefixes)
-
-
-def _conflicting_calls(session: Session, taxonomy: Taxonomy) -> list[tuple[int, str, int, str]]:
-    """Pairs of different state-changing calls that succeeded on the same order and the same items
-    ("exchange_delivered_order_items" then "modify_pending_order_items"): an order is delivered or pending,
-    not both, so one of them cannot have done what it says. (call index, tool, call index, tool)."""
-    touched: list[tuple[int, str, str, frozenset]] = []
-    for index, call in enumerate(session.tool_calls):
-        order, items = call.arguments.get("order_id"), call.arguments.get("item_ids")
-        if call.status == "ok" and _changes_state(call.name, taxonomy) and isinstance(order, str) and isinstance(items, list):
-            touched.append((index, call.name, order, frozenset(map(str, items))))
-    return [(i, a, j, b) for n, (i, a, order, items) in enumerate(touched) for (j, b, other, others) in touched[n + 1:]
-            if a != b and order == other and items & others]
 
 
 def _contrary_contacts(
@@ -459,11 +441,16 @@ def _classify_outcome(
     signals += [_signal("deploys", deploy.id, deploy.kind, "rolled_back") for deploy in deploys]
     escalations = sorted(signals_in.escalations, key=lambda escalation: escalation.id)
     signals += [_signal("escalations", escalation.id, "escalation", "escalated") for escalation in escalations]
-    failed_calls = [call for call in session.tool_calls if call.status == "error"]
-    if signals_in.errors:
-        signals.append(_signal("error_logs", str(len(signals_in.errors)), "error_logs", "errored"))
-    if signals_in.span_errors:
-        signals.append(_signal("traces", str(signals_in.span_errors), "span_errors", "errored"))
+    # a failed call a later attempt of the same kind on the same order made good is no error of the session's, nor
+    # is its span's error (`calls.recovered_trace_errors`); an error on the last attempt is
+    groups = calls.attempts(session, taxonomy)
+    failed_calls = [session.tool_calls[i] for i in calls.unrecovered_errors(groups)]
+    recovered = calls.recovered_trace_errors(session, groups)
+    errors = [error for n, error in enumerate(signals_in.errors) if n not in recovered]
+    if errors:
+        signals.append(_signal("error_logs", str(len(errors)), "error_logs", "errored"))
+    if signals_in.span_errors - len(recovered) > 0:
+        signals.append(_signal("traces", str(signals_in.span_errors - len(recovered)), "span_errors", "errored"))
     if failed_calls:
         signals.append(_signal("traces", str(len(failed_calls)), "failed_tool_calls", "errored"))
     claim_index, claims = _agent_claims(session, taxonomy)
@@ -475,7 +462,7 @@ def _classify_outcome(
     elif outcome == "escalated":
         detail = ",".join(sorted({reason_category(escalation.reason) for escalation in escalations}))
     elif outcome == "errored":
-        templates = sorted({error.template or reason_category(error.message) for error in signals_in.errors})
+        templates = sorted({error.template or reason_category(error.message) for error in errors})
         templates += sorted({f"tool:{call.name}" for call in failed_calls})
         detail = ",".join(templates)
     elif outcome == "failed":
@@ -517,7 +504,7 @@ def _outcome_doubts(outcome: str, signals: list[OutcomeSignal], conflicts: Seque
                     unanswered: Sequence[int] = ()) -> tuple[list[str], list[str]]:
     """A `resolved` that rests only on the agent's word (or on no signal at all) has low evidence: the outcome
     is unknown, nothing the agent did not say itself (a state change, a later contact, a ticket) confirms it.
-    State-changing calls that contradict each other (`_conflicting_calls`) make any outcome doubtful."""
+    State-changing calls that contradict each other (`calls.conflicting_calls`) make any outcome doubtful."""
     because, questions = [], []
     vague = [signal for signal in signals if _vague(signal)]
     signals = [signal for signal in signals if not _vague(signal)]
@@ -543,6 +530,13 @@ def _outcome_doubts(outcome: str, signals: list[OutcomeSignal], conflicts: Seque
     return because, questions
 
 
+def _recovered(session: Session, taxonomy: Taxonomy) -> list[str]:
+    """Each retried change whose error a later attempt made good: the failed calls and the one that made them good,
+    counted from 1 as a listing counts them (`traces:calls:1->2:recovered_error`), for a reviewer to see."""
+    return [f"traces:calls:{','.join(str(i + 1) for i in group.recovered)}->{group.recovered_by + 1}:recovered_error"
+            for group in calls.recovered_errors(calls.attempts(session, taxonomy))]
+
+
 def _unanswered_amounts(session: Session, taxonomy: Taxonomy) -> list[int]:
     """The clauses asking how much something comes to, when no agent turn states an amount."""
     languages = taxonomy.request_language
@@ -560,7 +554,7 @@ def classify(session: Session, taxonomy: Taxonomy, later: Sequence[LaterSession]
     signature = f"{intent}:{outcome}:{sha256_hex(detail)[:12]}"
     outcome_evidence = [f"{s.source}:{s.ref}:{s.kind}" for s in signals if s.points_to == outcome and not _vague(s)]
     because, question = _doubts(found, taxonomy)
-    outcome_because, outcome_questions = _outcome_doubts(outcome, signals, _conflicting_calls(session, taxonomy),
+    outcome_because, outcome_questions = _outcome_doubts(outcome, signals, calls.conflicting_calls(session, taxonomy),
                                                          _unanswered_amounts(session, taxonomy))
     questions = outcome_questions + _review_questions(outcome, signals)
     if question:
@@ -568,7 +562,7 @@ def classify(session: Session, taxonomy: Taxonomy, later: Sequence[LaterSession]
     return Classification(
         intent=intent,
         outcome=outcome,
-        evidence=found.evidence + (outcome_evidence or ["rule:no_failure_signal"]),
+        evidence=found.evidence + (outcome_evidence or ["rule:no_failure_signal"]) + _recovered(session, taxonomy),
         signature=signature,
         intent_confidence=found.confidence,
         uncertain=bool(because),
