@@ -47,7 +47,7 @@ class Attempts:
     @property
     def recovered(self) -> tuple[int, ...]:
         """The attempts that failed before the last one that succeeded: errors a later attempt made good."""
-        last_ok = max((n for n, status in enumerate(self.statuses) if status == "ok"), default=-1)
+        last_ok = max((n for n, status in enumerate(self.statuses) if status == "ok"), default=0)  # none: nothing made good
         return tuple(i for n, i in enumerate(self.indexes[:last_ok]) if self.statuses[n] == "error")
 
     @property

@@ -64,6 +64,10 @@ def test_a_return_that_fails_and_succeeds_on_retry_is_a_recovered_error_not_erro
                  _call(2, "modify_pending_order_items", item_ids=["4983901480"], new_item_ids=["9025753381"],
                        payment_method_id="paypal_3024827")]
     assert classify(_session("You want the keyboard in the clicky switch instead.", exchanged), taxonomy).outcome == "errored"
+    # a retry that fails too makes nothing good (the demo's errored sessions retry so)
+    twice = [_return(1, "credit_card_9513926", "Payment method not found"), _return(2, "paypal_3024827", "Payment method not found")]
+    c = classify(_session(RETURN_ASK, twice), taxonomy)
+    assert c.outcome == "errored" and "traces:2:failed_tool_calls" in c.evidence, c.evidence
     # a lookup retried on the same order is grouped the same way: its first error was made good
     looked = [_call(1, "get_order_details", error="Order not found"), _call(2, "get_order_details"), _return(3, "paypal_3024827")]
     c = classify(_session(RETURN_ASK, looked), taxonomy)
@@ -123,5 +127,7 @@ def test_attempts_are_grouped_by_order_and_kind_and_the_last_one_decides(taxonom
     ended = calls.attempts(_session(RETURN_ASK, tried[:4]), taxonomy)[1]
     assert not ended.ok and ended.recovered == (1,) and ended.errors == (3,) and ended.recovered_by == 2
     assert calls.unrecovered_errors(calls.attempts(_session(RETURN_ASK, tried[:4]), taxonomy)) == [3]
+    never = calls.attempts(_session(RETURN_ASK, [tried[1], tried[3]]), taxonomy)[0]  # every attempt failed
+    assert not never.ok and never.recovered == () and never.errors == (0, 1) and never.recovered_by is None
     user = ToolCall(name="modify_user_address", arguments={"user_id": "yusuf_rossi_9620", "zip": "19122"})
     assert calls.target(user) == "yusuf_rossi_9620" and calls.target(ToolCall(name="think")) is None
