@@ -28,10 +28,10 @@ class DraftPair(BaseModel):
 
 def starting_seed(
     state: StateRows, clock: datetime, domain: Domain, domain_schema: dict[str, Any] | None = None,
-    uncertain: Sequence[str] = (), donors: Sequence[StateRows] = (),
+    uncertain: Sequence[str] = (),
 ) -> Seed:
     """The seed a session's tasks start from: its state with the domain's canary rows, frozen at the clock."""
-    return freeze_seed(domain.add_canary(state, clock, domain_schema, donors), clock, domain.name, domain_schema, list(uncertain))
+    return freeze_seed(domain.add_canary(state, clock, domain_schema), clock, domain.name, domain_schema, list(uncertain))
 
 
 def user_prompt(session: Session) -> str:

@@ -17,7 +17,7 @@ through this protocol.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -98,10 +98,9 @@ class Domain(Protocol):
         StateMappingError naming the first role it cannot resolve."""
         ...
 
-    def add_canary(self, state: StateRows, clock: datetime, domain_schema: dict[str, Any] | None = None, donors: Sequence[StateRows] = ()) -> StateRows:
+    def add_canary(self, state: StateRows, clock: datetime, domain_schema: dict[str, Any] | None = None) -> StateRows:
         """The state with rows no correct trial touches (a canary order per customer), for every seed,
-        in the product's own names (`domain_schema`: what `seed_schema` returned; `donors`: other states
-        of the same drop the canary may take its contents from)."""
+        in the product's own names (`domain_schema`: what `seed_schema` returned), drawn from that state alone."""
         ...
 
     def environment(self, seed: Seed) -> Environment: ...

@@ -184,18 +184,16 @@ def test_every_seed_carries_a_canary_order_per_customer_that_no_correct_trial_to
         owner = with_canaries["order"][order_id]["customer_id"]
         assert item_names(with_canaries, order_id) and not set(item_names(with_canaries, order_id)) & own(shop, owner)
         assert with_canaries["order"][order_id]["total_cents"] != 0
-    # alone in its seed, a customer's canary takes its items from the drop's other states (`donors`)
+    # alone in its seed (no other customer's order to draw from), a customer's canary copies their first order: the last resort
     alone = copy.deepcopy(shop)
     alone["customer"] = {"cus_1001": alone["customer"]["cus_1001"]}
     alone["order"] = {key: row for key, row in alone["order"].items() if row["customer_id"] == "cus_1001"}
     for kind in ("order_item", "payment"):
         alone[kind] = {key: row for key, row in alone[kind].items() if row["order_id"] in alone["order"]}
-    lonely = add_canaries(alone, CLOCK, donors=[shop])
+    lonely = add_canaries(alone, CLOCK)
     [canary] = sorted(set(lonely["order"]) - set(alone["order"]))
-    assert lonely["order"][canary]["customer_id"] == "cus_1001" and item_names(lonely, canary)
-    assert lonely["order"][canary]["shipping_address"] == shop["customer"]["cus_1001"]["address"]  # the customer's, not the donor's
-    assert not set(item_names(lonely, canary)) & own(alone, "cus_1001")
-    assert add_canaries(alone, CLOCK)["order"] != lonely["order"]  # without donors: the own-order copy, the last resort
+    assert lonely["order"][canary]["customer_id"] == "cus_1001" and item_names(lonely, canary) == item_names(alone, "#W1000001")
+    assert lonely["order"][canary]["total_cents"] == alone["order"]["#W1000001"]["total_cents"]
     # no drafted task is about a canary, and the reference agent leaves them as they were
     for _, _, _, pair in drafted:
         assert not any(order_id in item.describe() for item in pair.positive.expectations for order_id in canaries)

@@ -109,7 +109,8 @@ def test_a_drafting_bug_shows_as_a_failing_reference(taxonomy, domain, monkeypat
     state = _state(delivered=timedelta(days=WINDOW + 1))
     wide = domain.policy.model_copy(update={"return_window_days": WINDOW + 1})
     real = rules.decide
-    monkeypatch.setattr("taskgen.domains.retail.plans.decide", lambda intent, prompt, st, actor, clock, policy, order_id=None: real(intent, prompt, st, actor, clock, wide, order_id))
+    monkeypatch.setattr("taskgen.domains.retail.plans.decide", lambda intent, prompt, st, actor, clock, policy, order_id=None, schema=None:
+                        real(intent, prompt, st, actor, clock, wide, order_id, schema))
     seed, pair = _draft(taxonomy, domain, state, "I want a refund for #W1000001.")
     assert "refund_exists(amount_cents=8999, order_id=#W1000001)" in [item.describe() for item in pair.positive.expectations]
     result = health_check(pair.positive, seed, domain)

@@ -6,8 +6,6 @@ reply, written by the simulated environment). Boundaries come from `policy.yaml`
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import re
 from datetime import datetime
 from pathlib import Path
@@ -84,8 +82,8 @@ class RetailDomain:
         patterns = list(rule.text_patterns) if rule is not None else []
         return RetailSchema.from_mapping(mapping, patterns).document()
 
-    def add_canary(self, state: StateRows, clock: datetime, domain_schema: dict[str, Any] | None = None, donors: Sequence[StateRows] = ()) -> StateRows:
-        return canary.add_canaries(state, clock, domain_schema, donors)
+    def add_canary(self, state: StateRows, clock: datetime, domain_schema: dict[str, Any] | None = None) -> StateRows:
+        return canary.add_canaries(state, clock, domain_schema)
 
     def environment(self, seed: Seed) -> RetailEnvironment:
         return RetailEnvironment(seed)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from ingest.models import StateRows, sha256_hex
@@ -40,35 +39,30 @@ def canary_id(order_id: str, taken: set[str]) -> str:
     raise ValueError(f"no free canary id next to order {order_id}")
 
 
-def _donor(schema, customer_id: str, moved: StateRows, donors: Sequence[StateRows]) -> tuple[StateRows, str] | None:
-    """(the state it lives in, an order of another customer) none of whose items the customer has on any
-    order: the canary's items, so no customer takes it for a second copy of a real order ("the second
-    tablet"). Chosen by a hash of the customer, so the same inputs give the same canary."""
+def _donor(schema, customer_id: str, moved: StateRows) -> str | None:
+    """An order of another customer of the seed none of whose items the customer has on any order: the
+    canary's items, so no customer takes it for a second copy of a real order ("the second tablet").
+    Chosen by a hash of the customer, so the same inputs give the same canary."""
     from taskgen.domains.retail.rules import item_names
 
-    sources = [moved, *donors]
-    views = [schema.canonical(state) for state in sources]
-    names = lambda view, order_id: {name.lower() for name in item_names(view, order_id)}  # noqa: E731
-    mine = {name for order_id, row in views[0].get("order", {}).items() if str(row.get("customer_id")) == customer_id for name in names(views[0], order_id)}
+    view = schema.canonical(moved)
+    names = lambda order_id: {name.lower() for name in item_names(view, order_id)}  # noqa: E731
+    mine = {name for order_id, row in view.get("order", {}).items() if str(row.get("customer_id")) == customer_id for name in names(order_id)}
     candidates = []
-    for index, view in enumerate(views):
-        for order_id, row in view.get("order", {}).items():
-            theirs = names(view, order_id)
-            if row.get("customer_id") is not None and str(row["customer_id"]) != customer_id and theirs and not theirs & mine:
-                candidates.append((sha256_hex(f"canary-donor:{customer_id}:{order_id}"), index, order_id))
-    if not candidates:
-        return None
-    _, index, order_id = min(candidates)
-    return sources[index], order_id
+    for order_id, row in view.get("order", {}).items():
+        theirs = names(order_id)
+        if row.get("customer_id") is not None and str(row["customer_id"]) != customer_id and theirs and not theirs & mine:
+            candidates.append((sha256_hex(f"canary-donor:{customer_id}:{order_id}"), order_id))
+    return min(candidates)[1] if candidates else None
 
 
-def add_canaries(state: StateRows, clock: datetime, domain_schema: dict | None = None, donors: Sequence[StateRows] = ()) -> StateRows:
+def add_canaries(state: StateRows, clock: datetime, domain_schema: dict | None = None) -> StateRows:
     """The state with one canary order per customer who has an order (the state is not changed), written
     in the product's own names (`domain_schema`: the seed's RetailSchema document; the demo's by default).
-    Its items and amounts are another customer's order's (this seed's or `donors'`: the same day's other
-    states), with none of the customer's own items; only when no such order exists is it a copy of the
-    customer's first order. Rows the agent saw stay as they saw them: the canary is found by its owner
-    column, not added to a list of order ids on the customer's row."""
+    Its items and amounts are another customer's order's of this seed, with none of the customer's own
+    items; only when no such order exists is it a copy of the customer's first order. Rows the agent saw
+    stay as they saw them: the canary is found by its owner column, not added to a list of order ids on
+    the customer's row."""
     from taskgen.domains.retail.schema import RetailSchema
 
     schema = RetailSchema.from_document(domain_schema)
@@ -80,9 +74,9 @@ def add_canaries(state: StateRows, clock: datetime, domain_schema: dict | None =
         if owner is not None:
             first_order.setdefault(str(owner), order_id)
     for customer_id, own_id in sorted(first_order.items()):
-        source, order_id = _donor(schema, customer_id, moved, donors) or (moved, own_id)
+        order_id = _donor(schema, customer_id, moved) or own_id
         new_id = canary_id(own_id, set(orders))
-        orders[new_id] = copy.deepcopy(source[schema.kinds["order"]][order_id])
+        orders[new_id] = copy.deepcopy(orders[order_id])
         if "id" in orders[new_id]:
             orders[new_id]["id"] = new_id
         key = next((column for column, value in orders[new_id].items() if value == order_id), None)
@@ -104,9 +98,9 @@ def add_canaries(state: StateRows, clock: datetime, domain_schema: dict | None =
         schema.set_field(moved, "order", new_id, "delivered_at", None)
         for role in ("order_item", "payment"):
             rows = moved.setdefault(schema.kinds[role], {})
-            for row_id in schema.rows_of_order(source, role, order_id):
+            for row_id in schema.rows_of_order(moved, role, order_id):
                 copied_id = canary_id(row_id, set(rows))
-                rows[copied_id] = dict(copy.deepcopy(source[schema.kinds[role]][row_id]), id=copied_id)
+                rows[copied_id] = dict(copy.deepcopy(rows[row_id]), id=copied_id)
                 schema.set_field(moved, role, copied_id, "order", new_id)
                 if "created_at" in rows[copied_id]:
                     rows[copied_id]["created_at"] = schema.field(moved, "order", new_id, "placed_at")

@@ -250,7 +250,7 @@ def plan_negative(
     clock = seed.clock_datetime
     order_id = positive.target.get("order_id")
     view = schema.canonical(seed.state)
-    positive_decision = decide(intent, prompt, view, actor, clock, policy, order_id)
+    positive_decision = decide(intent, prompt, view, actor, clock, policy, order_id, schema)
     boundaries = list(policy.boundaries.get(intent, ()))
     if positive_decision.action in ACTION_KINDS and not positive.required_tools and positive_decision.rule != "address_to_ask":
         # The positive's write hangs on a condition a person decides (plan_positive): a refusal or an
@@ -272,7 +272,7 @@ def plan_negative(
             continue
         said = words or prompt
         view = schema.canonical(moved)
-        decision = decide(intent, said, view, requester, clock, policy, order_id)
+        decision = decide(intent, said, view, requester, clock, policy, order_id, schema)
         plan = plan_for(decision, view, requester.get("customer_id"), target_order_id=order_id, prompt=said)
         if decision.action != positive_decision.action and discriminates(positive, plan):
             return NegativePlan(

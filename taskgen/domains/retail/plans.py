@@ -363,7 +363,7 @@ def plan_positive(
     state = schema.canonical(seed.state)
     prompt = session.first_user_text()
     order_id, questions = target_order(session, prompt, state, schema)
-    decision = decide(classification.intent, prompt, state, actor, seed.clock_datetime, policy, order_id)
+    decision = decide(classification.intent, prompt, state, actor, seed.clock_datetime, policy, order_id, schema)
     plan = plan_for(decision, state, actor.get("customer_id"), target_order_id=order_id, prompt=prompt)
     questions = [*plan.review_questions, *questions]
     evidence_action, source = incident_action(session, classification)

@@ -6,6 +6,8 @@ what it did in its reply. A drafting mistake then shows as a task the reference 
 Conventions the policy file does not state, kept the same as the drafter's: account access and an
 address change it cannot carry out go to a human; a question about no order gets an answer only; an
 order the request does not name is the requester's only order, or the one whose items it names.
+An address is read from the words as the drafter reads it (`addresses.py`: reading, not a decision),
+never starting at the id of the order the request is about.
 """
 
 from __future__ import annotations
@@ -14,13 +16,13 @@ import re
 from datetime import datetime, timedelta
 
 from taskgen.domains import Agent, Environment
+from taskgen.domains.retail.addresses import address_in
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.seeds import parse_timestamp
 from taskgen.task import AgentView
 
 ORDER_INTENTS = ("refund", "return_label", "cancellation", "order_status")
 _ID_LIKE = re.compile(r"#?[A-Za-z_-]*\d[\w-]*")
-_US_ADDRESS = re.compile(r"\d+[^,\n]*?(?:,[^,\n]+?)*?,\s*[A-Z]{2}\s+\d{5}")
 
 HANDED_OVER = "I have passed your request to a colleague, who will get back to you."
 
@@ -134,10 +136,10 @@ def _change_address(view: AgentView, env: Environment, policy: RetailPolicy) -> 
     order = _named_order(view, env) or _only_order(view, env)
     if order is not None and order.get("status") in policy.address_change.escalate_when_order_status_in:
         return _hand_over(env, "address change while an order is on its way")
-    found = _US_ADDRESS.search(view.prompt)
-    if found is None:
+    # The order it looked up is an order, not a house number ('order 1001 Oak Lane, ...').
+    address = address_in(view.prompt, [order["id"]] if order is not None else [])
+    if address is None:
         return env.call("send_reply", text="Which address should I put on it? Please give me the full address.")
-    address = " ".join(found.group(0).split())
     env.call("update_address", customer_id=customer_id, address=address)
     env.call("send_reply", text="Your address is updated.")
 

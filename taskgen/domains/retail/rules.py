@@ -13,13 +13,10 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from ingest.models import StateRows
+from taskgen.domains.retail.addresses import address_in
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.schema import RetailSchema
 from taskgen.seeds import parse_timestamp
-
-_STREET = r"\d{1,6}\s+[A-Za-z0-9.'\- ]+?"
-_PLACE = r"(?:,?\s+(?:Apt\.|Suite)\s+\d+)?,?\s+[A-Za-z.'\- ]+,\s+[A-Z]{2}\s+\d{5}"
-ADDRESS = re.compile(_STREET + _PLACE)
 
 Action = Literal["refund", "return_label", "cancel", "update_address", "inform", "escalate", "decline"]
 
@@ -37,11 +34,6 @@ class Decision(BaseModel):
 
 def order_ids_in(text: str, schema: RetailSchema) -> list[str]:
     return schema.order_ids_in(text)
-
-
-def address_in(text: str) -> str | None:
-    match = ADDRESS.search(text)
-    return " ".join(match.group(0).split()) if match else None
 
 
 def refunded_cents(state: StateRows, order_id: str) -> int:
@@ -141,7 +133,9 @@ def _decide_cancel(order_id: str, state: StateRows, policy: RetailPolicy) -> Dec
     return Decision(action="cancel", rule="cancel_allowed", order_id=order_id)
 
 
-def _decide_address(prompt: str, state: StateRows, actor: dict[str, str], policy: RetailPolicy, order_id: str | None = None) -> Decision:
+def _decide_address(
+    prompt: str, state: StateRows, actor: dict[str, str], policy: RetailPolicy, schema: RetailSchema | None, order_id: str | None = None,
+) -> Decision:
     """A customer's address (their default one, or a pending order's) is theirs to change; only the order the
     words tell being on its way (a status in `address_change.escalate_when_order_status_in`) needs a human.
     Another order of the customer in such a status does not lock a default address or a pending order's."""
@@ -152,7 +146,7 @@ def _decide_address(prompt: str, state: StateRows, actor: dict[str, str], policy
     locked = set(policy.address_change.escalate_when_order_status_in)
     if order is not None and order.get("status") in locked and words_tell_order(prompt, str(order_id), state, actor):
         return Decision(action="escalate", rule="order_in_transit", customer_id=customer_id, order_id=order_id)
-    address = address_in(prompt)
+    address = address_in(prompt, order_ids_in(prompt, schema or RetailSchema()))  # an order id is never a house number
     if address is None:
         # No address in the words: the agent asks for it and changes it itself, no hand-over.
         return Decision(action="update_address", rule="address_to_ask", customer_id=customer_id)
@@ -308,9 +302,10 @@ def _decide_order(intent: str, order_id: str, state: StateRows, clock: datetime,
 
 def decide(
     intent: str, prompt: str, state: StateRows, actor: dict[str, str], clock: datetime, policy: RetailPolicy,
-    order_id: str | None = None,
+    order_id: str | None = None, schema: RetailSchema | None = None,
 ) -> Decision:
-    """What the policy file says the agent should do for this request on this state, about `order_id`."""
+    """What the policy file says the agent should do for this request on this state, about `order_id`
+    (`schema`: whose configured order-id patterns tell ids in the words; the demo's when none)."""
     if intent not in ("order_status", "other") and information_only(prompt):
         # A question only: answered, never a change or a hand-over, whatever the intent's words suggest.
         intent = "order_status" if order_id else "other"
@@ -322,7 +317,7 @@ def decide(
     if intent == "account_access":
         return Decision(action="escalate", rule="account_access_needs_human", customer_id=actor.get("customer_id"))
     if intent == "address_change":
-        return _decide_address(prompt, state, actor, policy, order_id)
+        return _decide_address(prompt, state, actor, policy, schema, order_id)
     if intent not in ORDER_INTENTS:
         # Only a human can do it, for the order's owner: someone else's order is refused, not handed on.
         order = state["order"].get(order_id or "")  # the canonical view carries every role's kind
