@@ -10,9 +10,12 @@ formats are built from first and last names: 'Lake Jennifer', 'James Expressway'
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 from dataclasses import dataclass
+
+import zipcodes
 
 from faker.providers.address.en_US import Provider as UsAddress
 
@@ -59,6 +62,8 @@ STATE_TOWNS: dict[str, tuple[str, ...]] = {
 """Real towns of each state (the 50 states; DC's one town is a surname), none with a word the name lists
 know: a stand-in town lies in its stand-in state."""
 TOWNS: tuple[str, ...] = tuple(sorted({town for towns in STATE_TOWNS.values() for town in towns}))
+_STATE_OF_TOWN = {town: min(s for s, towns in STATE_TOWNS.items() if town in towns) for town in TOWNS}
+"""A town of `TOWNS` -> the first state (by code) it is listed under ('Springfield' -> 'MA')."""
 STREET_NAMES: tuple[str, ...] = tuple(
     name
     for name in (
@@ -223,11 +228,49 @@ def address_unit_with(value: str, number: str) -> str:
     return value if match is None else value[: match.start(3)] + number + value[match.end(3) :]
 
 
-def town(rng: random.Random, value: str, in_state: str | None = None) -> str:
-    """A real town of `in_state` when given (a stand-in state), else of any state; never the original."""
-    towns = STATE_TOWNS.get(in_state or "", TOWNS)
-    choices = [t for t in towns if t.lower() != value.strip().lower()] or [t for t in TOWNS if t.lower() != value.strip().lower()]
-    return rng.choice(choices)
+def town(
+    rng: random.Random, value: str, in_state: str | None = None, taken: frozenset[str] = frozenset(), zips: int = 1
+) -> tuple[str, str]:
+    """A real town and its state: one of `in_state`'s when given (a stand-in state), else of any state; never
+    the original, nor a town in `taken` (lower case: the stand-ins of other real towns) while one is left, and
+    one with at least `zips` zip codes (the real town's distinct zips keep distinct stand-ins) while one is left.
+    The well-known towns of `STATE_TOWNS` first, then the state's other towns with a zip code."""
+    original = value.strip().lower()
+    states = [in_state] if in_state in STATE_TOWNS else sorted(STATE_TOWNS)
+    known = [(t, in_state) for t in STATE_TOWNS[in_state]] if in_state in STATE_TOWNS else [(t, _STATE_OF_TOWN[t]) for t in TOWNS]
+    pools = (lambda: known, lambda: [(t, s) for s in states for t in other_towns(s)])
+    for enough in (zips, 1) if zips > 1 else (1,):
+        for pool in pools:
+            if free := [(t, s) for t, s in pool() if t.lower() != original and t.lower() not in taken and len(zips_of(t, s)) >= enough]:
+                return rng.choice(free)
+    return rng.choice([(t, _STATE_OF_TOWN[t]) for t in TOWNS if t.lower() != original])  # every town is taken
+
+
+_STANDARD = "STANDARD"
+"""zipcodes' type of a zip code delivered to streets (not PO boxes, one firm's own, or military)."""
+
+
+@functools.lru_cache(maxsize=64)
+def _zips_by_town(state: str) -> dict[str, tuple[str, ...]]:
+    """The towns of `state` in zipcodes' table of real zips -> their standard five-digit zips."""
+    towns: dict[str, list[str]] = {}
+    for row in zipcodes.filter_by(state=state):
+        if row["zip_code_type"] == _STANDARD and row["active"]:
+            towns.setdefault(row["city"], []).append(row["zip_code"])
+    return {town: tuple(sorted(zips)) for town, zips in towns.items()}
+
+
+@functools.lru_cache(maxsize=64)
+def other_towns(state: str) -> tuple[str, ...]:
+    """The towns of `state` with a standard zip code beyond `STATE_TOWNS`'s, none with a word the name lists know:
+    more stand-ins, so that distinct real towns keep distinct stand-ins in their state."""
+    known = STATE_TOWNS.get(state, ())
+    return tuple(sorted(c for c in _zips_by_town(state) if c not in known and c.replace(" ", "").isalpha() and _no_name_in(c)))
+
+
+def zips_of(town: str, state: str) -> tuple[str, ...]:
+    """The standard five-digit zip codes of a town (zipcodes' table): a stand-in zip of its stand-in town."""
+    return _zips_by_town(state).get(town, ())
 
 
 def state(rng: random.Random, value: str) -> str:
@@ -252,9 +295,12 @@ def state_abbreviation(value: str) -> str | None:
 
 
 def real_state_of_zip(value: str) -> str | None:
-    """The state whose zip range holds a five-digit zip (Faker's en_US ranges), if any."""
+    """The state of a five-digit zip: its own in zipcodes' table of real zips, else the state whose range holds
+    it (Faker's en_US ranges, narrower than the real ones: Oklahoma's stop at 73199, its zips at 74966), if any."""
     if not _ZIP.fullmatch(value.strip()):
         return None
+    if real := zipcodes.matching(value.strip()[:5]):
+        return real[0]["state"]
     number = int(value.strip()[:5])
     for abbreviation, (low, high) in sorted(UsAddress.states_postcode.items()):
         if low <= number <= high:
@@ -262,10 +308,17 @@ def real_state_of_zip(value: str) -> str | None:
     return None
 
 
-def postcode(rng: random.Random, value: str, in_state: str | None) -> str:
-    """A five-digit zip inside `in_state`'s range when given (a ZIP+4 keeps its '-dddd' layout), else
-    the same layout with other digits."""
+def postcode(
+    rng: random.Random, value: str, in_state: str | None, in_town: tuple[str, str] | None = None, taken: frozenset[str] = frozenset()
+) -> str:
+    """A five-digit zip of `in_town` (a stand-in town and its state) when given and in `in_state` (if that is
+    given) and not in `taken` (other real zips' stand-ins: distinct zips stay distinct); else inside `in_state`'s
+    range when given (a ZIP+4 keeps its '-dddd' layout), else the same layout with other digits."""
     stripped = value.strip()
+    if _ZIP.fullmatch(stripped) and in_town and in_state in (None, in_town[1]):
+        if zips := [z for z in zips_of(*in_town) if z != stripped[:5] and z not in taken]:
+            tail = stripped[5:]
+            return value.replace(stripped, rng.choice(zips) + (scramble_alnum(tail, rng) if tail else ""))
     if _ZIP.fullmatch(stripped) and in_state in UsAddress.states_postcode:
         low, high = UsAddress.states_postcode[in_state]
         for _ in range(8):

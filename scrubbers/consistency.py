@@ -41,6 +41,12 @@ class ConsistencyMap:
         """digest of a zip -> the stand-in state (abbreviation) of the address it was registered with."""
         self._town_states: dict[str, str] = {}
         """digest of a town -> the stand-in state of the address it was registered with: its stand-in lies there."""
+        self._town_places: dict[str, tuple[str, str]] = {}
+        """digest of a town -> its stand-in town and that town's state."""
+        self._zip_towns: dict[str, str] = {}
+        """digest of a zip -> digest of the town it was written with: its stand-in is a zip of that town's stand-in."""
+        self._zips_taken: set[str] = set()
+        """Stand-in zips given so far (five digits): a town's zips go to distinct real zips while it has some left."""
 
     @property
     def stand_ins(self) -> frozenset[str]:
@@ -63,13 +69,27 @@ class ConsistencyMap:
         JSON object): each zip's stand-in then lies in the stand-in of the state it is written with,
         wherever the zip appears alone ('in 19122')."""
         for record in records:
+            if record.get("CITY") and record.get("POSTCODE"):
+                self._zip_towns.setdefault(self._digest("POSTCODE", record["POSTCODE"]), self._digest("CITY", record["CITY"]))
             state = record.get("STATE")
             if not (state and addresses.state_abbreviation(state)):
                 continue
             stand_in = addresses.state_abbreviation(self.replace("STATE", state))
             for kind, states in (("POSTCODE", self._zip_states), ("CITY", self._town_states)):
                 if record.get(kind) and stand_in:
-                    states.setdefault(self._pseudonymizer.digest(kind, record[kind]), stand_in)
+                    states.setdefault(self._digest(kind, record[kind]), stand_in)
+        # the towns' stand-ins in the order of their keyed digests, not of the records: which real town keeps which
+        # stand-in does not depend on where it was met first
+        towns = {self._digest("CITY", r["CITY"]): r["CITY"] for r in records if r.get("CITY")}
+        zips_of_town = {d: {z for z, t in self._zip_towns.items() if t == d} for d in towns}
+        for digest in sorted(towns):
+            self._town(towns[digest], self._town_states.get(digest), len(zips_of_town[digest]))
+        zips = {self._digest("POSTCODE", r["POSTCODE"]): r["POSTCODE"] for r in records if r.get("POSTCODE")}
+        for digest in sorted(zips):
+            self.replace("POSTCODE", zips[digest])
+
+    def _digest(self, kind: str, value: str) -> str:
+        return self._pseudonymizer.digest(kind, value)
 
     def replace(self, entity_type: str, value: str) -> str:
         if entity_type == "STATE":  # 'PA' and 'Pennsylvania' are one state; the stand-in is written the same way
@@ -127,32 +147,49 @@ class ConsistencyMap:
             return self._pseudonymizer.stand_in(entity_type, value)
         state = next((value[p.start : p.end] for p in found if p.kind == "STATE"), None)
         stand_in_state = addresses.state_abbreviation(self.replace("STATE", state)) if state else None
+        written = {p.kind: value[p.start : p.end] for p in reversed(found)}  # the first part of each kind
+        if "CITY" in written and "POSTCODE" in written:  # the town first: the zip is one of its stand-in's
+            self._zip_towns.setdefault(self._digest("POSTCODE", written["POSTCODE"]), self._digest("CITY", written["CITY"]))
+            self._city(written["CITY"], stand_in_state)
         pieces, position = [], 0
         for part in found:
             text = value[part.start : part.end]
-            registered = self._pseudonymizer.digest(part.kind, text) in (self._zip_states | self._town_states)
+            registered = self._digest(part.kind, text) in (self._zip_states | self._town_states)
             if part.kind == "POSTCODE" and stand_in_state and not registered:
                 replacement = self._known("POSTCODE", text) or self._postcode(text, stand_in_state)
-            elif part.kind == "CITY" and stand_in_state and not registered:
-                replacement = self._known("CITY", text) or self._town(text, stand_in_state)
+            elif part.kind == "CITY":
+                replacement = self._city(text, stand_in_state)
             else:
                 replacement = self.replace(part.kind, text)
             pieces += [value[position : part.start], replacement]
             position = part.end
         return "".join(pieces) + value[position:]
 
+    def _city(self, value: str, stand_in_state: str | None) -> str:
+        """A town written in an address: in the address's stand-in state unless it was registered with its own."""
+        if stand_in_state and self._digest("CITY", value) not in self._town_states:
+            return self._known("CITY", value) or self._town(value, stand_in_state)
+        return self.replace("CITY", value)
+
     def _postcode(self, value: str, in_state: str | None) -> str:
-        digest = self._pseudonymizer.digest("POSTCODE", value)
+        digest = self._digest("POSTCODE", value)
         if digest not in self._stand_ins:
             _, rng = self._pseudonymizer.seeded(digest)
-            self._stand_ins[digest] = addresses.postcode(rng, value, in_state)
+            in_town = self._town_places.get(self._zip_towns.get(digest, ""))
+            taken = frozenset(self._zips_taken)
+            self._stand_ins[digest] = addresses.postcode(rng, value, in_state, in_town, taken)
+            self._zips_taken.add(self._stand_ins[digest].strip()[:5])
         return self._stand_ins[digest]
 
-    def _town(self, value: str, in_state: str | None) -> str:
-        digest = self._pseudonymizer.digest("CITY", value)
+    def _town(self, value: str, in_state: str | None, zips: int = 1) -> str:
+        """A real town's stand-in: no other real town's (distinct towns stay distinct), in `in_state` if given, with
+        `zips` zip codes or more (as many as the real zips written with it) where the state has such a town."""
+        digest = self._digest("CITY", value)
         if digest not in self._stand_ins:
             _, rng = self._pseudonymizer.seeded(digest)
-            self._stand_ins[digest] = same_case(value.strip(), addresses.town(rng, value, in_state))
+            taken = frozenset(town.lower() for town, _ in self._town_places.values())
+            self._town_places[digest] = addresses.town(rng, value, in_state, taken, zips)
+            self._stand_ins[digest] = same_case(value.strip(), self._town_places[digest][0])
         return self._stand_ins[digest]
 
     def _address_part(self, kind: str, value: str) -> str:
@@ -168,7 +205,7 @@ class ConsistencyMap:
         if kind == "ADDRESS_UNIT":
             return addresses.address_unit(rng, value)
         if kind == "CITY":
-            return same_case(value.strip(), addresses.town(rng, value, self._town_states.get(digest)))
+            return self._town(value, self._town_states.get(digest))
         if kind == "STATE":
             return addresses.state(rng, value)
         return addresses.country(rng, value)

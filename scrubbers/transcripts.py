@@ -23,7 +23,10 @@ state database, no identifiers. Then, per transcript, against the customer's own
   state, zip, country), the share found unchanged in place (aligned by `difflib`);
 - zips replaced by something that is not five digits (a zip must stay a zip);
 - the address as one unit: transcripts where the customer's zip or town survived, and real zips
-  written with more than one stand-in (in `.zip` fields and after 'zip code is' / 'in').
+  written with more than one stand-in and stand-in zips written for more than one real zip (in `.zip`
+  fields and after 'zip code is' / 'in');
+- towns in address objects (`city` beside `state` and `zip`): stand-in towns written for more than one
+  real town, and stand-in zips that are a real zip of their stand-in town.
 
 Nothing personal is printed: counts and shares only.
 """
@@ -200,10 +203,21 @@ class TranscriptScore:
     """Transcripts where the customer's zip, or town beside its state, survived (beside a stand-in street)."""
     zip_stand_ins: dict = field(default_factory=dict)
     """real zip -> the set of zips written in its place (in `.zip` fields and in sentences)."""
+    town_stand_ins: dict = field(default_factory=dict)
+    """stand-in town (with its state) -> the real towns (with theirs) written as it, in address objects."""
+    addresses: int = 0
+    """Address objects (with a town, a state and a zip) whose town was replaced."""
+    zips_of_towns: int = 0
+    """Of those, the ones whose stand-in zip is a real zip of their stand-in town."""
 
     @property
     def kept(self) -> float:
         return self.words_kept / self.words if self.words else 1.0
+
+    @property
+    def shared_zips(self) -> int:
+        """Stand-in zips written for more than one real zip (in `.zip` fields and in sentences)."""
+        return sum(n > 1 for n in Counter(z for stand_ins in self.zip_stand_ins.values() for z in stand_ins).values())
 
 
 _USER_ID = re.compile(r"[a-z]+_[a-z]+_\d{4}")
@@ -237,6 +251,7 @@ def score(transcripts: Sequence[Transcript], scrubbed: Sequence[list[dict[str, A
             result.user_ids += 1
             user_ids_after = {m.group() for _, v in after if isinstance(v, str) for m in _USER_ID.finditer(v)}
             result.user_ids_same_shape += bool(user_ids_after) and transcript.user_id not in user_ids_after
+        _count_towns(result, transcript.messages, output)
         for (path, old), (_, new) in zip(before, after):
             if not isinstance(old, str):
                 continue
@@ -265,6 +280,24 @@ def score(transcripts: Sequence[Transcript], scrubbed: Sequence[list[dict[str, A
             result.words += len(words)
             result.words_kept += sum(indices[m.start()] in same for m in words)
     return result
+
+
+def _count_towns(result: TranscriptScore, before: list[dict[str, Any]], after: list[dict[str, Any]]) -> None:
+    """Address objects' towns: which real towns share a stand-in, and whether a stand-in zip is its town's."""
+    from scrubbers.addresses import zips_of
+
+    for message, output in zip(before, after, strict=True):
+        old, new = dict(_leaves(message)), dict(_leaves(output))
+        for path, town in old.items():
+            parent = path.removesuffix(".city")
+            if parent == path or not isinstance(town, str) or f"{parent}.state" not in old or f"{parent}.zip" not in old:
+                continue
+            stand_in = (new[path], new[f"{parent}.state"])
+            if stand_in[0] == town:
+                continue
+            result.town_stand_ins.setdefault(stand_in, set()).add((town, old[f"{parent}.state"]))
+            result.addresses += 1
+            result.zips_of_towns += new[f"{parent}.zip"] in zips_of(*stand_in)
 
 
 def _same_positions(old: list[str], new: list[str]) -> set[int]:
@@ -296,6 +329,10 @@ def report(result: TranscriptScore) -> str:
         f"transcripts where the customer's zip or town survived: {result.localities_left}/{n}",
         f"real zips with more than one stand-in: {sum(len(v) > 1 for v in result.zip_stand_ins.values())}"
         f"/{len(result.zip_stand_ins)}",
+        f"stand-in zips written for more than one real zip: {result.shared_zips}",
+        f"stand-in towns written for more than one real town: {sum(len(v) > 1 for v in result.town_stand_ins.values())}"
+        f"/{len(result.town_stand_ins)}",
+        f"address objects whose stand-in zip is one of their stand-in town's: {result.zips_of_towns}/{result.addresses}",
     ]
     return "\n".join(lines)
 

@@ -46,9 +46,14 @@ class PhoneLayoutRecognizer(PresetPatternRecognizer):
         Pattern("Phone-shaped layout", rf"(?<![\w+./)-]){_PHONE_SHAPED}{_EXTENSION}(?!\w|[.-]\d)", 0.55),
         Pattern("Digit groups", rf"(?<![\w+.-]){_DIGIT_GROUPS}{_EXTENSION}(?!\w|[.-]\d)", 0.3),
     ]
-    CONTEXT = ["phone", "call", "tel", "telephone", "mobile", "fax", "office", "cell", "reach", "contact", "text", "dial", "whatsapp"]
+    CONTEXT = [
+        "phone", "call", "tel", "telephone", "mobile", "fax", "office", "cell", "reach", "contact", "text", "dial",
+        "whatsapp", "answer",
+    ]
     """Context words raise a match to a phone number (Presidio's context enhancement): 'Digit groups'
-    alone scores below the threshold, after one of these words ('reach me at 30/166 1318') above it."""
+    alone scores below the threshold, after one of these words ('reach me at 30/166 1318') above it.
+    Presidio matches them as substrings of the words before the number: 'answer' is also 'answering'
+    ("they're not answering at 329 7730", a New Zealand local number no region's plan can vouch for)."""
     NOT_PHONES = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}|\d{3}-\d{2}-\d{4}|\d{4}-\d{2}-\d{2}|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}")
     """IPv4 addresses, US SSN layouts and dates."""
 

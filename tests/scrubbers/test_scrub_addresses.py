@@ -166,3 +166,59 @@ def test_a_street_written_before_its_number_goes_with_its_town(scrubber, text: s
 def test_a_number_s_dot_at_a_sentence_end_stays(scrubber) -> None:
     (scrubbed,), _ = scrubber.scrub_json(["Address is Kirchweg 22."])
     assert re.fullmatch(r"Address is \d{2} [A-Z][a-z]+(?: [A-Z][a-z]+)* [A-Z][a-z]+\.", scrubbed), scrubbed
+
+
+ILLINOIS = ("Peoria", "Rockford", "Naperville", "Evanston", "Joliet", "Aurora", "Elgin", "Decatur")
+
+
+def test_distinct_real_towns_get_distinct_stand_ins_in_their_stand_in_state(scrubber) -> None:
+    """Cold review: two towns in one text read as one stand-in town. Eight towns of one state are more than
+    its well-known stand-ins (three or four): each still gets a town of its own, in the stand-in state."""
+    text = "Offices: " + "; ".join(f"{i + 1} Elm Street, {town}, IL 6160{i}" for i, town in enumerate(ILLINOIS)) + "."
+    (scrubbed,), _ = scrubber.scrub_json([text])
+    lines = [line.split(", ") for line in scrubbed.removeprefix("Offices: ").removesuffix(".").split("; ")]
+    towns, states = [town for _, town, _ in lines], {state_zip.split()[0] for _, _, state_zip in lines}
+    assert len(set(towns)) == len(ILLINOIS) and not set(towns) & set(ILLINOIS), towns
+    (state,) = states
+    assert all(town in (*addresses.STATE_TOWNS[state], *addresses.other_towns(state)) for town in towns)
+
+
+def test_town_stand_ins_do_not_depend_on_the_order_the_towns_are_met() -> None:
+    """Deterministic under the secret: which real town keeps which stand-in is decided by the keyed digests,
+    not by the record a town was met in first."""
+    records = [{"CITY": town, "STATE": "IL", "POSTCODE": f"6160{i}"} for i, town in enumerate(ILLINOIS)]
+
+    def stand_ins(ordered: list[dict[str, str]], secret: bytes = b"address-tests-secret") -> dict[str, str]:
+        cmap = ConsistencyMap(Pseudonymizer(secret))
+        cmap.register_addresses(ordered)
+        return {record["CITY"]: cmap.replace("CITY", record["CITY"]) for record in ordered}
+
+    assert stand_ins(records) == stand_ins(records[::-1]) and len(set(stand_ins(records).values())) == len(ILLINOIS)
+    assert stand_ins(records) != stand_ins(records, b"another-secret")
+
+
+def test_a_stand_in_zip_is_one_of_its_stand_in_town_s(cmap: ConsistencyMap, scrubber) -> None:
+    """Cold review: the stand-in zip lay in the stand-in state's range, not in the stand-in town. A zip written
+    with its town (in JSON fields or in a sentence) is now a real zip of the town's stand-in."""
+    cmap.register_addresses([{"CITY": "Malden", "STATE": "MA", "POSTCODE": "02148"}])
+    town, state, zip_code = cmap.replace("CITY", "Malden"), cmap.replace("STATE", "MA"), cmap.replace("POSTCODE", "02148")
+    assert zip_code in addresses.zips_of(town, state) and addresses.real_state_of_zip(zip_code) == state
+    assert addresses.real_state_of_zip("74103") == "OK"  # a real zip's own state: Faker's ranges stop at 73199 there
+    (said,), _ = scrubber.scrub_json(["Ship it to 8 Oak Street, Tulsa, OK 74103 please."])
+    _, town, state_zip = said.removeprefix("Ship it to ").removesuffix(" please.").split(", ")
+    state, zip_code = state_zip.split()
+    assert zip_code in addresses.zips_of(town, state), said
+    (said,), _ = scrubber.scrub_json(["Puruntie 82, 00100 Helsinki"])  # no state: the town's own state
+    _, zip_town = said.split(", ")
+    zip_code, town = zip_town.split(" ", 1)
+    assert zip_code in addresses.zips_of(town, addresses.real_state_of_zip(zip_code)), said
+
+
+def test_distinct_real_zips_of_a_town_get_distinct_zips_of_its_stand_in(cmap: ConsistencyMap) -> None:
+    """Zips drawn from the stand-in town's few zips collided: two customers' different zips read as one. Each
+    real zip keeps a zip of its own, of a stand-in town that has as many (tau-bench writes up to 41 per town)."""
+    real = [f"616{i:02d}" for i in range(2, 14)]
+    cmap.register_addresses([{"CITY": "Peoria", "STATE": "IL", "POSTCODE": zip_code} for zip_code in real])
+    town, state = cmap.replace("CITY", "Peoria"), cmap.replace("STATE", "IL")
+    stand_ins = [cmap.replace("POSTCODE", zip_code) for zip_code in real]
+    assert len(set(stand_ins)) == len(real) and set(stand_ins) <= set(addresses.zips_of(town, state)), (town, stand_ins)

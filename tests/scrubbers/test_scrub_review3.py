@@ -65,7 +65,7 @@ def test_a_stand_in_town_lies_in_its_stand_in_state() -> None:
     for index in range(40):  # written addresses, with towns and states not registered
         written = cmap.replace("STREET_ADDRESS", f"{index + 1} Elm Street, Town{'abcdefghij'[index % 10]}{'klmn'[index // 10]}, {sorted(addresses.STATE_TOWNS)[index]} 02148")
         _, town, state_zip = written.split(", ")
-        assert town in addresses.STATE_TOWNS[state_zip.split()[0]]
+        assert town in (*addresses.STATE_TOWNS[state_zip.split()[0]], *addresses.other_towns(state_zip.split()[0]))
     assert all(addresses.STATE_TOWNS.get(code) for code in addresses.STATE_NAMES if code != "DC")
 
 

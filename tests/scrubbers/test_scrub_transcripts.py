@@ -3,7 +3,6 @@
 
 import copy
 import json
-from pathlib import Path
 
 import pytest
 
@@ -76,6 +75,24 @@ def test_tau_bench_transcripts_through_scrub_meet_the_goals(scrubber) -> None:
     assert result.protected_kept / result.protected >= 0.999 and result.kept >= 0.98
     assert result.zips_misshapen == 0
     assert result.localities_left == 0 and not [z for z, stand_ins in result.zip_stand_ins.items() if len(stand_ins) > 1]
+    assert not [town for town, real in result.town_stand_ins.items() if len(real) > 1]  # 3 of 14 before
+    assert result.shared_zips == 0  # distinct real zips keep distinct stand-ins, also as zips of their stand-in town
+    # a stand-in zip is one of its stand-in town's (0 of 439 before), while the town has zips no other real zip took:
+    # tau-bench's 20 towns hold 21 to 41 zips each, more than some states' towns have, and distinct zips come first
+    assert result.zips_of_towns >= 0.9 * result.addresses and result.addresses > 400
+
+
+def test_towns_sharing_a_stand_in_and_zips_of_another_town_are_counted() -> None:
+    transcript = _transcript()
+    moved = _replace(_replace(_replace(transcript.messages, "Denver", "Lompoc"), "80279", "93436"), '\\"CO\\"', '\\"CA\\"')
+    result = score([transcript], [moved])
+    assert result.addresses == result.zips_of_towns == 2 and result.town_stand_ins == {("Lompoc", "CA"): {("Denver", "CO")}}
+    assert score([transcript], [_replace(moved, "93436", "90001")]).zips_of_towns == 0  # a Los Angeles zip
+    assert score([transcript, transcript], [moved, moved]).town_stand_ins == {("Lompoc", "CA"): {("Denver", "CO")}}
+    other = copy.deepcopy(transcript)
+    other.messages = _replace(other.messages, "Denver", "Boulder")
+    shared = score([transcript, other], [moved, moved]).town_stand_ins
+    assert shared == {("Lompoc", "CA"): {("Denver", "CO"), ("Boulder", "CO")}}
 
 
 def test_a_surviving_zip_or_town_and_a_zip_with_two_stand_ins_are_counted() -> None:
@@ -86,3 +103,7 @@ def test_a_surviving_zip_or_town_and_a_zip_with_two_stand_ins_are_counted() -> N
     assert result.localities_left == 0 and result.zip_stand_ins == {"80279": {"93436"}}
     split = _replace(moved, 'in 93436', 'in 93437')  # the instruction's zip differs from the fields'
     assert score([transcript], [split]).zip_stand_ins == {"80279": {"93436", "93437"}}
+    other = copy.deepcopy(transcript)
+    other.zips = ["80280"]
+    other.messages = _replace(other.messages, "80279", "80280")
+    assert score([transcript, other], [moved, moved]).shared_zips == 1 and score([transcript], [moved]).shared_zips == 0

