@@ -13,7 +13,7 @@ from ingest.models import Session, sha256_hex
 from taskgen import calls, meaning
 from taskgen.contacts import LaterSession
 from taskgen.meaning import IntentScores, MeaningModel
-from taskgen.requests import Clause, asks_amount, is_later_ask, is_question, negated_phrase, orders_the_asks, split_request, states_amount
+from taskgen.requests import Clause, asks_amount, consequent, is_later_ask, is_question, negated_phrase, orders_the_asks, split_request, states_amount
 from taskgen.taxonomy import Taxonomy
 
 OUTCOMES: tuple[str, ...] = ("rolled_back", "escalated", "errored", "failed", "resolved")
@@ -183,6 +183,12 @@ def _classify_intent(session: Session, taxonomy: Taxonomy) -> _Intent:
                 and best[i] in taxonomy.refinements.get(best[j], ()) and keyword[i][1] == ["rule:fallback"]
                 and meaning.confidence(rows[i]) >= taxonomy.intent_confidence_threshold):
             rows[j], nearest[j], best[j], roles[i] = rows[i], nearest[i], best[i], "refinement"
+    for i in range(len(clauses) if model is not None else 0):  # "if you can't cancel it, change the address": the ask
+        ask = consequent(clauses[i].text, taxonomy.request_language) if roles[i] == "fallback" else None  # is after the
+        if ask and best[i] not in executed:  # condition; linked to the call that carried it out
+            (row,), (near,) = model.rows([ask])
+            if (meant := intents[max(range(len(row)), key=lambda k: (row[k], -k))]) in executed:
+                rows[i], nearest[i], best[i], keyword[i] = row, near, meant, _keyword_intent([ask], set(), taxonomy)
     for i, intent in enumerate(best):  # "return it and refund to my card": the refund follows from the return
         if roles[i] in asking and any(best[j] in taxonomy.consequences.get(intent, ()) and roles[j] in asking for j in range(i)):
             roles[i] = "consequence"

@@ -9,7 +9,8 @@ gets a role, by the taxonomy's `request_language` (regular expressions, configur
   a request ("You are Yusuf in 19122 and you want to return …"), only the request is kept.
 - `fallback`: what the customer wants only if the first request cannot be done ("if not, cancel it",
   "otherwise return it", "if it is not available, cancel the order": a condition saying the request
-  failed, the language's `failure`). Never the primary request while a request is there. A plain
+  failed, the language's `failure`), or settles for instead after a change of mind ("Actually, just
+  change the address"). What it asks is the part after its condition (`consequent`). Never the primary request while a request is there. A plain
   fallback (one request and what to do if it fails) is not a second request; it counts for several
   requests only when it asks for another intent than a primary request that is itself conditional
   ("if partial cancellation is possible, return the office items; if not, change my address"): then
@@ -150,6 +151,15 @@ def _role(text: str, languages: dict[str, RequestLanguage]) -> str:
         if language.request_cues and not _matches(language.request_cues, text):
             return "context"
     return "request"
+
+
+def consequent(text: str, languages: dict[str, RequestLanguage]) -> str | None:
+    """What a clause under a condition asks, after the condition ("if you can't, just change the address" → "just
+    change the address"); None when it has no condition or nothing of two words after it."""
+    if not any(_matches(language.condition, text) or _matches(language.fallback, text) for language in languages.values()):
+        return None
+    ask = text.partition(",")[2].strip(" ,;")
+    return ask if len(ask.split()) >= 2 else None
 
 
 def negated_phrase(text: str, languages: dict[str, RequestLanguage]) -> str | None:

@@ -39,3 +39,23 @@ def test_the_ask_after_but_explains_the_exchange_the_agent_carried_out(taxonomy)
     c = classify(_session(BUT, [_call("return_delivered_order_items", ["1"]), _call("exchange_delivered_order_items", ["2"])]), taxonomy)
     assert c.intent == "return_label" and c.uncertain_because == ["several_requests"], (c.uncertain_because, c.evidence)
     assert "rule:primary_request:0" in c.evidence  # one clause before: the two asks blurred into one (small margin)
+
+
+FALLBACKS = {  # each carried out by modify_pending_order_address, as the agent did in the session
+    "condition_names_the_first_ask": "You want to cancel your pending order. If the agent can't cancel it, just change the "
+                                     "shipping address to your office.",
+    "too_late": "You want to cancel your pending order, but if that is too late, change the shipping address to your office.",
+    "already_processed": "You want to cancel your pending order. If it has already been processed, you'd settle for "
+                         "changing the shipping address to your office.",
+    "change_of_mind": "You want to cancel your pending order. You then change your mind and ask to ship it to your "
+                      "office address instead.",
+}
+
+
+@meaning_only
+@pytest.mark.parametrize("case", sorted(FALLBACKS))
+def test_a_fallback_or_a_change_of_mind_is_linked_to_the_call_that_carried_it_out(taxonomy, case):
+    c = classify(_session(FALLBACKS[case], [_call("modify_pending_order_address")]), taxonomy)
+    assert c.intent == "cancellation", c.evidence
+    assert "fallback_request" in c.uncertain_because and "text_tool_conflict" not in c.uncertain_because, c.review_questions
+    assert "rule:fallback_request:1" in c.evidence and "carried out the fallback (address_change)" in c.review_questions[0]
