@@ -46,7 +46,8 @@ class Classification(BaseModel):
     uncertain: bool = False
     uncertain_because: list[str] = Field(
         default_factory=list,
-        description="low_confidence, small_margin, several_requests, meaning_disagrees, fallback_request, text_tool_conflict: "
+        description="low_confidence, small_margin, several_requests, meaning_disagrees, fallback_request, text_tool_conflict, "
+                    "unrequested_change: "
                     "the rules that made the intent uncertain",
     )
     executed_actions: list[str] = Field(
@@ -104,6 +105,8 @@ class _Intent(BaseModel):
     executed: list[str] = Field(default_factory=list, description="the action intents the agent's calls carried out, in order")
     conflict: bool = False
     passed_over: list[str] = Field(default_factory=list, description="earlier asks the first action request came after")
+    unrequested: list[tuple[int, str, str]] = Field(
+        default_factory=list, description="(call counted from 1, tool, intent) of changes nothing in the words asks for")
     fallbacks: list[str] = Field(default_factory=list, description="other action intents asked for if the primary fails")
     meaning_vote: str | None = Field(default=None, description="the intent of the primary request's nearest labelled example")
 
@@ -140,13 +143,13 @@ def _action_requests(intents: set[str], taxonomy: Taxonomy) -> list[str]:
     return sorted(intents & _actions(taxonomy))
 
 
-def _executed(session: Session, taxonomy: Taxonomy, model: MeaningModel | None) -> list[str]:
-    """The action intents the agent's state-changing calls carried out, in the order first called."""
+def _call_intents(session: Session, taxonomy: Taxonomy, model: MeaningModel | None) -> list[tuple[int, str, str]]:
+    """(index, tool, action intent) of each state-changing call of the agent's that carries out an action intent."""
     prefixes = tuple(prefix.lower() for prefix in taxonomy.read_only_tool_prefixes)
-    tools = [call.name for call in session.tool_calls if not call.name.lower().startswith(prefixes)]
+    called = [(i, call.name) for i, call in enumerate(session.tool_calls) if not call.name.lower().startswith(prefixes)]
     named = _named_tools(taxonomy)
-    intents = model.tool_intents(tools, named) if model is not None else [named[t] for t in tools if t in named]
-    return [intent for intent in dict.fromkeys(intents) if intent in _actions(taxonomy)]
+    intents = model.tool_intents([t for _, t in called], named) if model is not None else [named.get(t) for _, t in called]
+    return [(i, tool, intent) for (i, tool), intent in zip(called, intents) if intent in _actions(taxonomy)]
 
 
 def _share(values: Sequence[float], k: int) -> float:
@@ -163,7 +166,8 @@ def _classify_intent(session: Session, taxonomy: Taxonomy) -> _Intent:
     `conflict` (the intent stays the customer's)."""
     clauses = _clauses(session, taxonomy)
     model = _meaning_model(json.dumps(taxonomy.examples, sort_keys=True)) if taxonomy.examples and meaning.available() else None
-    executed = _executed(session, taxonomy, model)
+    by_call = _call_intents(session, taxonomy, model)
+    executed = list(dict.fromkeys(intent for _, _, intent in by_call))  # what the calls carried out, first called first
     intents = model.intents if model is not None else [*taxonomy.intents]
     keyword = [_keyword_intent([clause.text], set(), taxonomy) for clause in clauses]
     if model is not None and clauses:
@@ -277,7 +281,7 @@ def _classify_intent(session: Session, taxonomy: Taxonomy) -> _Intent:
         evidence.append(f"rule:later_ask:{primary}")
     done = set(executed)
     conflict = bool(executed) and intent not in done  # the calls carried out something else than the words' intent
-    several = (len(asked) >= 2 or len(done) >= 2 or (not conflict and len(asked | done) >= 2) or bool(skipped) or later_ask)
+    several = len(asked) >= 2 or bool(skipped) or later_ask  # the words ask for more than one thing
     # Later requests after a clear first one that nothing passed over leave the intent in no doubt (it is the first
     # request by definition; cold review 3, sessions 16 and 19): several_requests flags only a first request in
     # question. The agent's first action, when there is one, must be that request too.
@@ -286,7 +290,7 @@ def _classify_intent(session: Session, taxonomy: Taxonomy) -> _Intent:
     reordered = [i for i, clause in enumerate(clauses) if orders_the_asks(clause.text, taxonomy.request_language)]
     evidence += [f"rule:ask_order:{i}" for i in reordered]
     if several and not skipped and not later_ask and not branching and not reordered and clear[primary] \
-            and executed[:1] in ([], [intent]) and set(executed) <= asked:  # and the agent did nothing not asked for
+            and executed[:1] in ([], [intent]):
         several = False
     asked |= {best[i] for i in skipped}
     # "exchange it; if that's not possible, return it": the words cannot say which branch the session ended in, unless
@@ -298,16 +302,23 @@ def _classify_intent(session: Session, taxonomy: Taxonomy) -> _Intent:
     # whatever the words' confidence, a fallback clause whose intent the agent carried out is the branch taken
     fallbacks = sorted(set(fallbacks) | {best[i] for i in range(len(clauses)) if roles[i] == "fallback" and best[i] in done
                                          and best[i] != intent and best[i] not in refused})
-    # two or more kinds of state change carried out: the session is one of several requests, however clear the words
-    several = several or len(done) >= 2
+    # two or more kinds of state change carried out of several asked for: several requests, however clear the words
+    several = several or (len(done) >= 2 and len(asked) >= 2)
     # calls explained by the words are no conflict: a fallback carried out, or what the intent is done through
     # ("refund" through a return: the taxonomy's done_through)
     conflict = conflict and bool(done - set(fallbacks) - set(taxonomy.done_through.get(intent, ())))
     evidence += [f"rule:fallback_request:{i}" for i in range(len(clauses)) if roles[i] == "fallback" and best[i] in fallbacks]
+    # a change nothing in the words asks for (nor their fallbacks, consequences, or what the intent is done through), when
+    # the intent was carried out too (else the calls conflict with the words): the agent did more than was asked
+    words = asked | set(fallbacks) | {best[i] for i in range(len(clauses)) if roles[i] not in ("negated", "boilerplate", "preference")}
+    explained = words | set(taxonomy.done_through.get(intent, ())) | {
+        then for then, after in taxonomy.consequences.items() if set(after) & words}
+    unrequested = [] if conflict else [(i + 1, tool, meant) for i, tool, meant in by_call if meant not in explained]
+    evidence += [f"traces:calls:{n}:unrequested_change" for n, _, _ in unrequested]  # counted from 1
     passed_over = [*(f"clause {i}" for i in skipped), *([f"'later' wording in clause {primary}"] if later_ask else [])]
     return _Intent(intent=intent, evidence=list(dict.fromkeys(evidence)), confidence=round(confidence, 4),
                    runner_up=runner_up, margin=None if margin is None else round(margin, 4),
-                   requests=sorted(asked | done), several=several, executed=executed, conflict=conflict,
+                   requests=sorted(asked | done), several=several, executed=executed, conflict=conflict, unrequested=unrequested,
                    passed_over=passed_over, fallbacks=fallbacks, meaning_vote=nearest[primary].split(":")[0] if model is not None else None)
 
 
@@ -338,6 +349,10 @@ def _doubts(found: _Intent, taxonomy: Taxonomy) -> tuple[list[str], str]:
     if found.conflict:
         because.append("text_tool_conflict")
         reasons.append(f"is what the customer's words ask for, but the agent's calls carried out {', '.join(found.executed)}")
+    if found.unrequested:
+        because.append("unrequested_change")
+        reasons.append("is what the words ask for, but the agent also made changes they do not ask for (" + ", ".join(
+            f"call {n} {tool}: {meant}" for n, tool, meant in found.unrequested) + "; did the customer want them?)")
     if not because:
         return [], ""
     return because, (f"Intent '{found.intent}' {'; it '.join(reasons)} (evidence: {', '.join(found.evidence) or 'none'}). "

@@ -69,6 +69,9 @@ class RequestLanguage(BaseModel):
                                           "then the address'): the order of the words is not the order asked")
     later_ask: list[str] = Field(
         default_factory=list, description="a clause saying it is not the first ask ('Lastly, …', 'After this, …')")
+    continuation: list[str] = Field(
+        default_factory=list, description="a clause carrying on the one before it in its sentence ('…, but change the "
+                                          "address'): after a fallback, it is part of that fallback")
     preference: list[str] = Field(
         default_factory=list, description="a clause saying how the customer prefers to pay or be paid: never a request")
     negation: list[str] = Field(default_factory=list, description="a clause that says the customer does not want something")
@@ -127,6 +130,9 @@ def split_request(texts: Sequence[str], languages: dict[str, RequestLanguage]) -
         for text in _clauses_of(sentence, languages[next(iter(languages))]) if languages else [sentence]:
             if len(text.split()) >= 2:
                 role = _role(text, languages)
+                if (clauses and clauses[-1].sentence == number and clauses[-1].role == "fallback" and role == "request"
+                        and any(_matches(language.continuation, text) for language in languages.values())):
+                    role = "fallback"  # "if not possible, keep the order, but change the address": still the fallback
                 conditional = role == "request" and any(_matches(language.condition, text) for language in languages.values())
                 clauses.append(Clause(text, role, number, conditional))
     if not clauses and whole.strip():  # a word or two: the request itself

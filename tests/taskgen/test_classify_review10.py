@@ -59,3 +59,24 @@ def test_a_fallback_or_a_change_of_mind_is_linked_to_the_call_that_carried_it_ou
     assert c.intent == "cancellation", c.evidence
     assert "fallback_request" in c.uncertain_because and "text_tool_conflict" not in c.uncertain_because, c.review_questions
     assert "rule:fallback_request:1" in c.evidence and "carried out the fallback (address_change)" in c.review_questions[0]
+
+
+ONE_ASK = "You want the shipping address of your pending order changed to your new apartment on Elm Street."
+
+
+@meaning_only
+def test_one_ask_and_two_kinds_of_change_is_an_unrequested_change_not_several_requests(taxonomy):
+    calls = [_call("modify_pending_order_address"), _call("modify_pending_order_items", ["1"])]
+    c = classify(_session(ONE_ASK, calls), taxonomy)
+    assert c.intent == "address_change" and "several_requests" not in c.uncertain_because, c.uncertain_because
+    assert "unrequested_change" in c.uncertain_because and "traces:calls:2:unrequested_change" in c.evidence, c.evidence
+    assert "call 2 modify_pending_order_items: exchange" in c.review_questions[0], c.review_questions
+    alone = classify(_session(ONE_ASK, calls[:1]), taxonomy)  # only what was asked: nothing to flag
+    assert "unrequested_change" not in alone.uncertain_because and not alone.uncertain, alone.uncertain_because
+
+
+@meaning_only
+def test_two_asks_carried_out_are_several_requests_and_no_unrequested_change(taxonomy):
+    text = ONE_ASK + " You also want the desk lamp in it swapped for the brass one."
+    c = classify(_session(text, [_call("modify_pending_order_address"), _call("modify_pending_order_items", ["1"])]), taxonomy)
+    assert "several_requests" in c.uncertain_because and "unrequested_change" not in c.uncertain_because, c.uncertain_because
