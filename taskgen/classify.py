@@ -302,15 +302,17 @@ def _classify_intent(session: Session, taxonomy: Taxonomy) -> _Intent:
     # whatever the words' confidence, a fallback clause whose intent the agent carried out is the branch taken
     fallbacks = sorted(set(fallbacks) | {best[i] for i in range(len(clauses)) if roles[i] == "fallback" and best[i] in done
                                          and best[i] != intent and best[i] not in refused})
-    # two or more kinds of state change carried out of several asked for: several requests, however clear the words
-    several = several or (len(done) >= 2 and len(asked) >= 2)
     # calls explained by the words are no conflict: a fallback carried out, or what the intent is done through
     # ("refund" through a return: the taxonomy's done_through)
     conflict = conflict and bool(done - set(fallbacks) - set(taxonomy.done_through.get(intent, ())))
     evidence += [f"rule:fallback_request:{i}" for i in range(len(clauses)) if roles[i] == "fallback" and best[i] in fallbacks]
     # a change nothing in the words asks for (nor their fallbacks, consequences, or what the intent is done through), when
     # the intent was carried out too (else the calls conflict with the words): the agent did more than was asked
+    said = [clauses[i].text.lower() for i in range(len(clauses)) if roles[i] not in ("negated", "boilerplate", "preference")]
     words = asked | set(fallbacks) | {best[i] for i in range(len(clauses)) if roles[i] not in ("negated", "boilerplate", "preference")}
+    words |= {name for name, rule in taxonomy.intents.items() for text in said  # "cancel or return": both named
+              if any(_contains_word(text, word.lower()) for word in [*rule.keywords, *rule.phrases])}
+    several = several or len(done & words) >= 2  # two kinds carried out that the words ask for, however clear they are
     explained = words | set(taxonomy.done_through.get(intent, ())) | {
         then for then, after in taxonomy.consequences.items() if set(after) & words}
     unrequested = [] if conflict else [(i + 1, tool, meant) for i, tool, meant in by_call if meant not in explained]

@@ -80,3 +80,12 @@ def test_two_asks_carried_out_are_several_requests_and_no_unrequested_change(tax
     text = ONE_ASK + " You also want the desk lamp in it swapped for the brass one."
     c = classify(_session(text, [_call("modify_pending_order_address"), _call("modify_pending_order_items", ["1"])]), taxonomy)
     assert "several_requests" in c.uncertain_because and "unrequested_change" not in c.uncertain_because, c.uncertain_because
+
+
+@meaning_only
+def test_a_change_the_words_name_beside_another_is_a_second_request_not_an_unrequested_one(taxonomy):
+    text = "You lost your job and want to cancel or return every order you still can, whatever is possible."
+    calls = [_call("cancel_pending_order"), ToolCall(name="return_delivered_order_items", arguments={"order_id": "#W2000003"})]
+    c = classify(_session(text, calls), taxonomy)
+    assert c.intent == "cancellation" and "unrequested_change" not in c.uncertain_because, (c.uncertain_because, c.evidence)
+    assert "several_requests" in c.uncertain_because  # the words ask for both, and both were carried out
