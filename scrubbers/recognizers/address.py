@@ -7,6 +7,7 @@ from faker.providers.address.en_US import Provider as UsAddress
 from presidio_analyzer import Pattern
 from wordfreq import zipf_frequency
 
+from scrubbers.recognizers.person import NAME_LISTS
 from scrubbers.recognizers.preset import PresetPatternRecognizer
 
 _ABBREVIATIONS = (
@@ -164,7 +165,22 @@ class InternationalStreetRecognizer(PresetPatternRecognizer):
             return False  # 'Terminal gate 5' is an airport's gate, 'Kongens gate 5' a street
         if len(words) == 1 and not any(c.isdigit() for c in pattern_text) and zipf_frequency(words[0], "en") >= 2.5:
             return False  # 'on Bertie' is a name English text uses, not a street ending in '-tie'
+        if words and pattern_text.islower() and not _STREET_TYPE_ANYWHERE.search(pattern_text) and not any(map(_street_like_name, words)):
+            return False  # '2 large pizzas 3' counts things: no street word, only words English uses (a plural's singular), no name
         return None if words and not all(w.lower() in _NOT_STREET_WORDS for w in words) else False
+
+
+def _street_like_name(word: str) -> bool:
+    """A word a street is named by: a name the lists know, or one English text rarely uses ('törneby', 'Drandaki')."""
+    forms = [word, word[:-1], word[:-2]] if len(word) > 4 and word.endswith("s") else [word]  # 'cokes', 'boxes'
+    return word.lower() in NAME_LISTS or max(zipf_frequency(form, "en") for form in forms) < _COUNTED_THING_ZIPF
+
+
+_COUNTED_THING_ZIPF = 3.0
+_STREET_TYPE_ANYWHERE = regex.compile(
+    rf"(?<!\p{{L}})(?:{_STREET_TYPES_BEFORE}|{_SUFFIX}|{_STREET_TYPES_AFTER}|{_LOWER_TYPE_WORD}|{_UNIT_WORD}|(?i:box|psc|unit|apo|fpo|dpo))(?!\p{{L}})"
+)
+"""A street type or a unit word anywhere in a match: a street line by its words, whatever else they are."""
 
 
 _ENGLISH_GATE = regex.compile(r"(\p{L}+)[^\S\n]+gate[^\S\n]+\d")

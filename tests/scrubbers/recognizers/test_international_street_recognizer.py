@@ -62,3 +62,16 @@ def test_street_lines_the_development_half_missed(text: str, expected: list[str]
 ])
 def test_a_street_first_then_its_house_number(text: str, expected: list[str]) -> None:
     assert found(InternationalStreetRecognizer(), text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # an order line opening a line: a count, words English uses, a count; no street word, no street's name
+    ("2 large pizzas 3\n1 garlic bread", []),
+    ("Order:\n2 large pizzas 3 cokes", []),
+    # a lower-case street line still needs only a name no English text uses, a name, or a street word
+    ("billing address with 5 fuente del gallo 4", ["5 fuente del gallo 4"]),
+    ("apt. 731 96 törneby 2\ngualöv", ["96 törneby 2"]),
+])
+def test_counted_things_are_no_street_line(text: str, expected: list[str]) -> None:
+    """Cold review: '2 large pizzas 3' was replaced as a street address; a count of things is no house number."""
+    assert found(InternationalStreetRecognizer(), text) == expected
