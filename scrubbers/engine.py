@@ -148,9 +148,11 @@ def _registry(config: ScrubConfig, entities: Sequence[str]) -> RecognizerRegistr
 
 
 def resolve_overlaps(findings: Sequence[Finding]) -> list[Finding]:
-    """Keep the longest (then highest-scoring) of overlapping findings; sorted by position."""
+    """Keep the longest (then not a person's, then highest-scoring) of overlapping findings; sorted by position.
+    A street read by its type and a name the model read on the same words ('on Rue Jean-Jaurès',
+    'on Karl-Marx-Allee') are a street: the model reads streets named after people as people."""
     chosen: list[Finding] = []
-    for finding in sorted(findings, key=lambda f: (f.start - f.end, -f.score, f.start, f.entity_type)):
+    for finding in sorted(findings, key=lambda f: (f.start - f.end, f.entity_type == "PERSON", -f.score, f.start, f.entity_type)):
         if all(finding.end <= kept.start or finding.start >= kept.end for kept in chosen):
             chosen.append(finding)
     return sorted(chosen)

@@ -47,13 +47,14 @@ _STREET_TYPES_BEFORE = (
     r"|plaza|pra[çc]a|rue|avenue|boulevard|bd\.?|chemin|all[ée]e|impasse|quai|ul\.|ulica|aleja|al\.|strada|bulevar|trg|ulitsa)"
 )
 _STREET_TYPES_AFTER = (
-    r"\p{L}+\.?(?<=(?i:stra(?:ss|ß)e|str\.|gasse|weg|vej|vejen|veien|vegen|gata|gatan|gade|gränd|laan|straat|plein|gracht|kade"
+    r"(?:\p{L}+-)*\p{L}+\.?(?<=(?i:stra(?:ss|ß)e|str\.|gasse|weg|vej|vejen|veien|vegen|gata|gatan|gade|gränd|laan|straat|plein|gracht|kade"
     r"|tie|katu|kuja|polku|väg|vägen|allee|ring|platz|damm|ufer|steig|markt|u\.|út|útja|utca|tér|köz|sokak|sokağı|caddesi|cad\."
     r"|ulica|ulice|cesta|iela|gatvė|gatve|tänav|maantee"
     r"|rakpart|sétány|fasor|baan|dreef|torg|torget|plass|plads"
     r"|street|road|lane|avenue|drive|way|court|place|square|terrace|close|crescent|gardens|grove|hill|park|row|walk))"
 )
-"""A word ending in a street type ('Puruntie', 'Floridusgasse', 'tér'): the whole word, then one look back at its end."""
+"""A word ending in a street type ('Puruntie', 'Floridusgasse', 'tér', 'Karl-Marx-Straße' with its hyphens): the whole
+word, then one look back at its end."""
 _OPENING_NAME_WORD = r"(?!(?:The|A|An|My|Our|Your|His|Her|Their|This|That|At|To|In|On|From|And|Or|Of)\b)\p{Lu}[\p{L}'’.-]*"
 """A capitalised word that may open a street's name: no English article, pronoun or preposition ('The Grote Markt 7')."""
 _LOWER_TYPE_WORD = (
@@ -73,7 +74,11 @@ _TYPE_SUFFIX_WORD = (
     r"\p{Lu}\p{Ll}{2,}(?<=\p{Ll}{2}(?:tie|katu|kuja|polku|gasse|stra(?:ss|ß)e|weg|vej|vejen|veien|vegen|gata|gatan|gade|straat"
     r"|laan|gracht|utca|ulica|iela|gatvė|tänav|maantee|allee|platz|väg|vägen))(?![\p{L}'’-])"
 )
-"""One word naming a street by its ending ('Puruntie', 'Floridusgasse', 'Kirkevegen'), the ending not the whole word."""
+_TYPE_SUFFIX_WORD = (
+    r"(?:(?:\p{Lu}[\p{L}'’]*-)+\p{Lu}\p{Ll}+\.?(?<=-(?i:stra(?:ss|ß)e|str\.|allee|platz|weg|gasse|ring|damm|ufer|chaussee|gade|vej|gata|katu|tie))"
+    rf"|{_TYPE_SUFFIX_WORD})(?![\p{{L}}'’-])"
+)
+"""One word naming a street by its ending ('Puruntie', 'Floridusgasse', 'Kirkevegen', 'Karl-Marx-Allee'), the ending not the whole word."""
 _UNIT_WORD = r"(?i:apt\.?|apartment|suite|ste\.?|unit|flat|room|rm\.?)"
 _PO_BOX = r"(?i:p\.?[^\S\n]?o\.?[^\S\n]?box)[^\S\n]+\d{1,6}"
 _NAME_WORD = (
@@ -84,7 +89,8 @@ _NAME_WORD = (
 ('Ingelbrecht Knudssøns gate', 'Pernilles vei', 'χλμ Αλεξανδρούπολης')."""
 _NAMED_STREET = (
     rf"{_PLACE_PREPOSITION}(?:(?!(?i:the|a|an|this|that|my|our|your|his|her|their)\b)\p{{Lu}}[\p{{L}}'’.-]*[^\S\n]+"
-    rf"(?:(?:{_NAME_WORD})[^\S\n]+){{0,3}}{_TYPE_WORD}|{_TYPE_SUFFIX_WORD})"
+    rf"(?:(?:{_NAME_WORD})[^\S\n]+){{0,3}}{_TYPE_WORD}|{_TYPE_SUFFIX_WORD}"
+    rf"|(?!(?i:via)\b){_STREET_TYPES_BEFORE}(?:[^\S\n]+(?:de|la|le|del|della|di|da|das|do|dos|des|du)){{0,2}}[^\S\n]+\p{{Lu}}[\p{{L}}'’-]*\p{{L}})"
 )
 NAMED_STREET = regex.compile(_NAMED_STREET)
 """A street named without its house number after a place preposition: the one street line without a digit."""
@@ -126,7 +132,7 @@ class InternationalStreetRecognizer(PresetPatternRecognizer):
         ),
         Pattern(
             "Street name with its type, then house number",
-            rf"(?<![\w-])(?:\d{{1,5}}[^\S\n]+)?(?:{_OPENING_NAME_WORD}[^\S\n]+){{0,3}}{_STREET_TYPES_AFTER}"
+            rf"(?<![\w-])(?:\d{{1,5}}[^\S\n]+)?(?:(?:{_OPENING_NAME_WORD}|\p{{Ll}}+(?:-\p{{L}}+)+)[^\S\n]+){{0,3}}{_STREET_TYPES_AFTER}"
             rf"[^\S\n]+\d{{1,5}}[A-Za-z]?\b\.?{_UNIT_TAIL}",
             0.6,
         ),
