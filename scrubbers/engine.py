@@ -338,7 +338,7 @@ last night'; in an all lower-case text 'apt. 925 kotka ky')."""
 
 _TOWN_IN = regex.compile(
     r"(?:[^\S\n]+(?i:street|road|avenue|square))?[^\S\n]+in[^\S\n]+((?!(?:(?:Jan|Febr)uary|March|April|May|June|July|August|(?:Sept|Octo|Nov|Dec)ember|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day"
-    rf"|Spring|Summer|Autumn|Fall|Winter)\b)\p{{Lu}}[\p{{L}}'’-]*(?:[^\S\n]+\p{{Lu}}[\p{{L}}'’-]*){{0,2}})"
+    r"|Spring|Summer|Autumn|Fall|Winter)\b)\p{Lu}[\p{L}'’-]*(?:[^\S\n]+\p{Lu}[\p{L}'’-]*){0,2})"
     r"(?=[^\S\n]*(?:[,;!?\n]|\.(?:\s|$)|$)|[^\S\n]+\p{Ll})"
 )
 """The town after a street line and 'in', a street word between them ('Kossuth utca 12. street in Debrecen'), no month or day."""
