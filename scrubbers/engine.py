@@ -148,9 +148,11 @@ def _registry(config: ScrubConfig, entities: Sequence[str]) -> RecognizerRegistr
 
 
 def resolve_overlaps(findings: Sequence[Finding]) -> list[Finding]:
-    """Keep the longest (then highest-scoring) of overlapping findings; sorted by position."""
+    """Keep the longest (then not a person's, then highest-scoring) of overlapping findings; sorted by position.
+    A street read by its type and a name the model read on the same words ('on Rue Jean-Jaurès',
+    'on Karl-Marx-Allee') are a street: the model reads streets named after people as people."""
     chosen: list[Finding] = []
-    for finding in sorted(findings, key=lambda f: (f.start - f.end, -f.score, f.start, f.entity_type)):
+    for finding in sorted(findings, key=lambda f: (f.start - f.end, f.entity_type == "PERSON", -f.score, f.start, f.entity_type)):
         if all(finding.end <= kept.start or finding.start >= kept.end for kept in chosen):
             chosen.append(finding)
     return sorted(chosen)
@@ -336,7 +338,7 @@ last night'; in an all lower-case text 'apt. 925 kotka ky')."""
 
 _TOWN_IN = regex.compile(
     r"(?:[^\S\n]+(?i:street|road|avenue|square))?[^\S\n]+in[^\S\n]+((?!(?:(?:Jan|Febr)uary|March|April|May|June|July|August|(?:Sept|Octo|Nov|Dec)ember|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day"
-    rf"|Spring|Summer|Autumn|Fall|Winter)\b)\p{{Lu}}[\p{{L}}'’-]*(?:[^\S\n]+\p{{Lu}}[\p{{L}}'’-]*){{0,2}})"
+    r"|Spring|Summer|Autumn|Fall|Winter)\b)\p{Lu}[\p{L}'’-]*(?:[^\S\n]+\p{Lu}[\p{L}'’-]*){0,2})"
     r"(?=[^\S\n]*(?:[,;!?\n]|\.(?:\s|$)|$)|[^\S\n]+\p{Ll})"
 )
 """The town after a street line and 'in', a street word between them ('Kossuth utca 12. street in Debrecen'), no month or day."""

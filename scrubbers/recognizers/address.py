@@ -7,6 +7,7 @@ from faker.providers.address.en_US import Provider as UsAddress
 from presidio_analyzer import Pattern
 from wordfreq import zipf_frequency
 
+from scrubbers.recognizers.person import NAME_LISTS
 from scrubbers.recognizers.preset import PresetPatternRecognizer
 
 _ABBREVIATIONS = (
@@ -46,13 +47,14 @@ _STREET_TYPES_BEFORE = (
     r"|plaza|pra[çc]a|rue|avenue|boulevard|bd\.?|chemin|all[ée]e|impasse|quai|ul\.|ulica|aleja|al\.|strada|bulevar|trg|ulitsa)"
 )
 _STREET_TYPES_AFTER = (
-    r"\p{L}+\.?(?<=(?i:stra(?:ss|ß)e|str\.|gasse|weg|vej|vejen|veien|vegen|gata|gatan|gade|gränd|laan|straat|plein|gracht|kade"
+    r"(?:\p{L}+-)*\p{L}+\.?(?<=(?i:stra(?:ss|ß)e|str\.|gasse|weg|vej|vejen|veien|vegen|gata|gatan|gade|gränd|laan|straat|plein|gracht|kade"
     r"|tie|katu|kuja|polku|väg|vägen|allee|ring|platz|damm|ufer|steig|markt|u\.|út|útja|utca|tér|köz|sokak|sokağı|caddesi|cad\."
     r"|ulica|ulice|cesta|iela|gatvė|gatve|tänav|maantee"
     r"|rakpart|sétány|fasor|baan|dreef|torg|torget|plass|plads"
     r"|street|road|lane|avenue|drive|way|court|place|square|terrace|close|crescent|gardens|grove|hill|park|row|walk))"
 )
-"""A word ending in a street type ('Puruntie', 'Floridusgasse', 'tér'): the whole word, then one look back at its end."""
+"""A word ending in a street type ('Puruntie', 'Floridusgasse', 'tér', 'Karl-Marx-Straße' with its hyphens): the whole
+word, then one look back at its end."""
 _OPENING_NAME_WORD = r"(?!(?:The|A|An|My|Our|Your|His|Her|Their|This|That|At|To|In|On|From|And|Or|Of)\b)\p{Lu}[\p{L}'’.-]*"
 """A capitalised word that may open a street's name: no English article, pronoun or preposition ('The Grote Markt 7')."""
 _LOWER_TYPE_WORD = (
@@ -72,7 +74,11 @@ _TYPE_SUFFIX_WORD = (
     r"\p{Lu}\p{Ll}{2,}(?<=\p{Ll}{2}(?:tie|katu|kuja|polku|gasse|stra(?:ss|ß)e|weg|vej|vejen|veien|vegen|gata|gatan|gade|straat"
     r"|laan|gracht|utca|ulica|iela|gatvė|tänav|maantee|allee|platz|väg|vägen))(?![\p{L}'’-])"
 )
-"""One word naming a street by its ending ('Puruntie', 'Floridusgasse', 'Kirkevegen'), the ending not the whole word."""
+_TYPE_SUFFIX_WORD = (
+    r"(?:(?:\p{Lu}[\p{L}'’]*-)+\p{Lu}\p{Ll}+\.?(?<=-(?i:stra(?:ss|ß)e|str\.|allee|platz|weg|gasse|ring|damm|ufer|chaussee|gade|vej|gata|katu|tie))"
+    rf"|{_TYPE_SUFFIX_WORD})(?![\p{{L}}'’-])"
+)
+"""One word naming a street by its ending ('Puruntie', 'Floridusgasse', 'Kirkevegen', 'Karl-Marx-Allee'), the ending not the whole word."""
 _UNIT_WORD = r"(?i:apt\.?|apartment|suite|ste\.?|unit|flat|room|rm\.?)"
 _PO_BOX = r"(?i:p\.?[^\S\n]?o\.?[^\S\n]?box)[^\S\n]+\d{1,6}"
 _NAME_WORD = (
@@ -83,7 +89,8 @@ _NAME_WORD = (
 ('Ingelbrecht Knudssøns gate', 'Pernilles vei', 'χλμ Αλεξανδρούπολης')."""
 _NAMED_STREET = (
     rf"{_PLACE_PREPOSITION}(?:(?!(?i:the|a|an|this|that|my|our|your|his|her|their)\b)\p{{Lu}}[\p{{L}}'’.-]*[^\S\n]+"
-    rf"(?:(?:{_NAME_WORD})[^\S\n]+){{0,3}}{_TYPE_WORD}|{_TYPE_SUFFIX_WORD})"
+    rf"(?:(?:{_NAME_WORD})[^\S\n]+){{0,3}}{_TYPE_WORD}|{_TYPE_SUFFIX_WORD}"
+    rf"|(?!(?i:via)\b){_STREET_TYPES_BEFORE}(?:[^\S\n]+(?:de|la|le|del|della|di|da|das|do|dos|des|du)){{0,2}}[^\S\n]+\p{{Lu}}[\p{{L}}'’-]*\p{{L}})"
 )
 NAMED_STREET = regex.compile(_NAMED_STREET)
 """A street named without its house number after a place preposition: the one street line without a digit."""
@@ -125,7 +132,7 @@ class InternationalStreetRecognizer(PresetPatternRecognizer):
         ),
         Pattern(
             "Street name with its type, then house number",
-            rf"(?<![\w-])(?:\d{{1,5}}[^\S\n]+)?(?:{_OPENING_NAME_WORD}[^\S\n]+){{0,3}}{_STREET_TYPES_AFTER}"
+            rf"(?<![\w-])(?:\d{{1,5}}[^\S\n]+)?(?:(?:{_OPENING_NAME_WORD}|\p{{Ll}}+(?:-\p{{L}}+)+)[^\S\n]+){{0,3}}{_STREET_TYPES_AFTER}"
             rf"[^\S\n]+\d{{1,5}}[A-Za-z]?\b\.?{_UNIT_TAIL}",
             0.6,
         ),
@@ -164,7 +171,22 @@ class InternationalStreetRecognizer(PresetPatternRecognizer):
             return False  # 'Terminal gate 5' is an airport's gate, 'Kongens gate 5' a street
         if len(words) == 1 and not any(c.isdigit() for c in pattern_text) and zipf_frequency(words[0], "en") >= 2.5:
             return False  # 'on Bertie' is a name English text uses, not a street ending in '-tie'
+        if words and pattern_text.islower() and not _STREET_TYPE_ANYWHERE.search(pattern_text) and not any(map(_street_like_name, words)):
+            return False  # '2 large pizzas 3' counts things: no street word, only words English uses (a plural's singular), no name
         return None if words and not all(w.lower() in _NOT_STREET_WORDS for w in words) else False
+
+
+def _street_like_name(word: str) -> bool:
+    """A word a street is named by: a name the lists know, or one English text rarely uses ('törneby', 'Drandaki')."""
+    forms = [word, word[:-1], word[:-2]] if len(word) > 4 and word.endswith("s") else [word]  # 'cokes', 'boxes'
+    return word.lower() in NAME_LISTS or max(zipf_frequency(form, "en") for form in forms) < _COUNTED_THING_ZIPF
+
+
+_COUNTED_THING_ZIPF = 3.0
+_STREET_TYPE_ANYWHERE = regex.compile(
+    rf"(?<!\p{{L}})(?:{_STREET_TYPES_BEFORE}|{_SUFFIX}|{_STREET_TYPES_AFTER}|{_LOWER_TYPE_WORD}|{_UNIT_WORD}|(?i:box|psc|unit|apo|fpo|dpo))(?!\p{{L}})"
+)
+"""A street type or a unit word anywhere in a match: a street line by its words, whatever else they are."""
 
 
 _ENGLISH_GATE = regex.compile(r"(\p{L}+)[^\S\n]+gate[^\S\n]+\d")

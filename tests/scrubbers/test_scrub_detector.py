@@ -188,6 +188,24 @@ def test_a_street_line_is_replaced_whole(detector, text: str, street: str) -> No
     (findings,) = detector.analyze_batch([text])
     assert any(text[f.start : f.end].startswith(street) for f in findings if f.entity_type == "STREET_ADDRESS")
 
+
+@pytest.mark.parametrize(("text", "street"), [
+    # cold review: hyphenated street names, which the model also reads as people
+    ("They live on Rue Jean-Jaurès.", "Rue Jean-Jaurès"),
+    ("I live on Karl-Marx-Allee.", "Karl-Marx-Allee"),
+    ("My address is Karl-Marx-Straße 12, Berlin.", "Karl-Marx-Straße 12"),
+    ("My address: Hans-Böckler-Str. 7, 40476 Düsseldorf", "Hans-Böckler-Str. 7"),
+    ("ship it to ka-ping street 5 please", "ka-ping street 5"),
+    ("The shop on Rue Saint-Denis closed.", "Rue Saint-Denis"),
+    ("Send it to Rue Jean-Jaurès 12, Lyon.", "Rue Jean-Jaurès 12"),
+    ("My address is Ka-Ping Street 5.", "Ka-Ping Street 5"),
+])
+def test_a_hyphenated_street_name_is_one_street(detector, text: str, street: str) -> None:
+    (findings,) = detector.analyze_batch([text])
+    found = [(text[f.start : f.end], f.entity_type) for f in findings]
+    assert any(entity == "STREET_ADDRESS" and value.startswith(street) for value, entity in found), found
+    assert not any(entity == "PERSON" for _, entity in found), found
+
 @pytest.mark.parametrize(("regions", "expected"), [(("US",), []), (("IL",), [(5, 17, "PHONE_NUMBER")])])
 def test_the_leak_gate_validates_phone_numbers_for_the_configured_regions(regions, expected) -> None:
     """An Israeli number without its country code is valid for 'IL' only."""

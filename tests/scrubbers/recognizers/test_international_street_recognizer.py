@@ -62,3 +62,30 @@ def test_street_lines_the_development_half_missed(text: str, expected: list[str]
 ])
 def test_a_street_first_then_its_house_number(text: str, expected: list[str]) -> None:
     assert found(InternationalStreetRecognizer(), text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # an order line opening a line: a count, words English uses, a count; no street word, no street's name
+    ("2 large pizzas 3\n1 garlic bread", []),
+    ("Order:\n2 large pizzas 3 cokes", []),
+    # a lower-case street line still needs only a name no English text uses, a name, or a street word
+    ("billing address with 5 fuente del gallo 4", ["5 fuente del gallo 4"]),
+    ("apt. 731 96 törneby 2\ngualöv", ["96 törneby 2"]),
+])
+def test_counted_things_are_no_street_line(text: str, expected: list[str]) -> None:
+    """Cold review: '2 large pizzas 3' was replaced as a street address; a count of things is no house number."""
+    assert found(InternationalStreetRecognizer(), text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # cold review: a hyphenated street name is one word of the street, read whole
+    ("My address is Karl-Marx-Straße 12, Berlin.", ["Karl-Marx-Straße 12"]),
+    ("My address: Hans-Böckler-Str. 7, Düsseldorf", ["Hans-Böckler-Str. 7"]),
+    ("I live on Karl-Marx-Allee.", ["Karl-Marx-Allee"]),
+    ("ship it to ka-ping street 5 please", ["ka-ping street 5"]),
+    ("The shop on Rue Saint-Denis closed.", ["Rue Saint-Denis"]),
+    ("The shop on rue du Faubourg-Saint-Denis closed.", ["rue du Faubourg-Saint-Denis"]),
+    ("I saw it on via Roma", []),  # 'via' after 'on' is a preposition's, not a street type
+])
+def test_a_hyphenated_street_name_is_read_whole(text: str, expected: list[str]) -> None:
+    assert found(InternationalStreetRecognizer(), text) == expected

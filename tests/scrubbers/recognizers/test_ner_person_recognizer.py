@@ -68,3 +68,21 @@ def test_ner_name_implausible(text: str, span: str) -> None:
 ])
 def test_ner_name_plausible(text: str, span: str) -> None:
     assert _plausible(text, span)
+
+
+@pytest.mark.parametrize(("text", "tagged", "expected"), [
+    # a product or a company after a preposition of things: the model's PERSON tags (the small model's, on these texts)
+    ("Thanks! I'll look on Dropbox tonight.", "Dropbox", []),
+    ("The backup is on Dropbox and the invoice on Gmail.", "Dropbox", []),
+    ("I paid via Etsy last week.", "Etsy", []),
+    # a person after a verb that takes one, a name the lists know, a name English hardly uses
+    ("I can always rely on Tariq for that.", "Tariq", ["Tariq"]),
+    ("Uploaded on Dropbox by Maria.", "Maria", ["Maria"]),
+    ("The parcel was left on Maria yesterday.", "Maria", ["Maria"]),
+    ("We spoke in Oksana yesterday.", "Oksana", ["Oksana"]),
+])
+def test_a_product_after_a_preposition_is_no_person(text: str, tagged: str, expected: list[str]) -> None:
+    """Cold review: 'on Dropbox' was replaced as a person ('Dropbox' is rarer in English than the rare-word bar, 3.1)."""
+    engine = MockNlpEngine(ner={tagged: "PERSON"})
+    assert found(PRESIDIO, text, engine) == [tagged]
+    assert found(NerPersonRecognizer(), text, engine) == expected
