@@ -90,6 +90,24 @@ sentence's code is taken for a state only after the address's town."""
 _STATE_BY_NAME = {name.lower(): abbr for abbr, name in STATE_NAMES.items()}
 _COUNTRIES = sorted({*UsAddress.countries, "USA", "U.S.A.", "U.S.", "US", "United States", "UK"}, key=lambda c: (-len(c), c))
 
+TOWN_SHORT_FORMS: dict[str, str] = {
+    "LA": "Los Angeles", "L.A.": "Los Angeles", "NYC": "New York", "N.Y.C.": "New York", "SF": "San Francisco",
+    "San Fran": "San Francisco", "Philly": "Philadelphia", "Vegas": "Las Vegas", "NOLA": "New Orleans",
+    "Chi-town": "Chicago", "SLC": "Salt Lake City", "OKC": "Oklahoma City", "KC": "Kansas City",
+}
+"""What people call a town in a sentence ('your LA order to your NYC address'): where the address's town is known,
+its short form is searched for too and gets the town's own stand-in (a name, written in full). No short form is
+another town's name ('Frisco' is a town in Texas)."""
+_SHORT_FORMS_OF: dict[str, tuple[str, ...]] = {
+    town.lower(): tuple(short for short, full in TOWN_SHORT_FORMS.items() if full == town) for town in set(TOWN_SHORT_FORMS.values())
+}
+
+
+def short_forms(town: str) -> tuple[str, ...]:
+    """The short forms of a town's name ('New York' -> 'NYC', 'N.Y.C.', 'Big Apple')."""
+    return _SHORT_FORMS_OF.get(town.strip().lower(), ())
+
+
 _UNIT = re.compile(r"(?i)\b(apt\.?|apartment|suite|ste\.?|unit|flat|room|rm\.?|fl\.?|floor|\#)([^\S\n]*\#?[^\S\n]*)([A-Za-z]?\d{1,5}[A-Za-z]?)\b")
 _UNIT_ONLY = re.compile(_UNIT.pattern + r"\.?$")
 _ZIP = re.compile(r"\d{5}(?:-\d{4})?")
@@ -149,13 +167,14 @@ def parts(value: str) -> list[Part]:
             found.append(Part("STATE", start + state_zip.start(1), start + state_zip.end(1)))
             found.append(Part("POSTCODE", start + state_zip.start(2), start + state_zip.end(2)))
         elif postcode := _POSTCODE.search(piece):
+            # words with a postcode are its town, or its country ('Uganda 62851' closing an address is no town)
             before, after = piece[: postcode.start()].strip(), piece[postcode.end() :].strip()
             if before:
-                found.append(Part("CITY", start, start + len(piece[: postcode.start()].rstrip())))
+                found.append(Part("COUNTRY" if is_country(before) else "CITY", start, start + len(piece[: postcode.start()].rstrip())))
             found.append(Part("POSTCODE", start + postcode.start(), start + postcode.end()))
             if after:
                 offset = start + postcode.end() + (len(piece[postcode.end() :]) - len(piece[postcode.end() :].lstrip()))
-                found.append(Part("CITY", offset, offset + len(after)))
+                found.append(Part("COUNTRY" if is_country(after) else "CITY", offset, offset + len(after)))
         elif any(c.isdigit() for c in piece):
             found += _street(value, start, end)
         elif piece.strip().upper() in STATE_NAMES or piece.strip().lower() in _STATE_BY_NAME:

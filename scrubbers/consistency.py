@@ -94,6 +94,8 @@ class ConsistencyMap:
     def replace(self, entity_type: str, value: str) -> str:
         if entity_type == "STATE":  # 'PA' and 'Pennsylvania' are one state; the stand-in is written the same way
             return addresses.written_as(value, self._known_or_make("STATE", addresses.state_abbreviation(value) or value))
+        if entity_type == "CITY" and (town := addresses.TOWN_SHORT_FORMS.get(value.strip())):
+            value = town  # 'LA' is Los Angeles: it gets that town's stand-in, not one of its own
         if entity_type == "ADDRESS_UNIT":  # one unit in every layout ('Suite 135', 'suite #135'): its number is keyed
             number = addresses.unit_key(value)
             if number == value.strip():

@@ -379,6 +379,8 @@ class Scrubber:
             if town and code:
                 known.update(("ADDRESS", f"{town}{gap}{code}") for gap in (" ", ", "))
         for entity, value in list(known):
+            if entity == "CITY":  # 'your LA order': a known town's short form is that town
+                known.update(("CITY", short) for short in addresses.short_forms(value))
             if entity == "PERSON":
                 parts = _name_parts(value) if value not in detected_names else [p for p in _name_parts(value) if _listed(p)]
                 known.update(("PERSON", part) for part in parts)

@@ -222,3 +222,25 @@ def test_distinct_real_zips_of_a_town_get_distinct_zips_of_its_stand_in(cmap: Co
     town, state = cmap.replace("CITY", "Peoria"), cmap.replace("STATE", "IL")
     stand_ins = [cmap.replace("POSTCODE", zip_code) for zip_code in real]
     assert len(set(stand_ins)) == len(real) and set(stand_ins) <= set(addresses.zips_of(town, state)), (town, stand_ins)
+
+
+def test_a_country_written_with_the_postcode_is_no_town() -> None:
+    """presidio-research's layout 'Uganda 62851' closing an address (cold review 7, items 6 and 7): the country
+    was taken for the town and got a US town's name, so the stand-in address named two towns."""
+    written = "53 Σκαφίδια 148\n Apt. 795\n ΠΑΡΕΚΚΛΗΣΙΑ\n Uganda 62851"
+    assert [(p.kind, written[p.start : p.end]) for p in addresses.parts(written)][-3:] == [
+        ("CITY", "ΠΑΡΕΚΚΛΗΣΙΑ"), ("COUNTRY", "Uganda"), ("POSTCODE", "62851")]
+
+
+def test_a_known_town_s_short_form_gets_the_town_s_stand_in(scrubber) -> None:
+    """tau-bench's 'change your LA order to your NYC address' (cold review 7, item 15): the towns were replaced in
+    the tool results and left readable in the sentence, which then contradicted its data."""
+    los_angeles = {"address1": "909 Spruce Street", "city": "Los Angeles", "country": "USA", "state": "CA", "zip": "91148"}
+    new_york = {"address1": "476 Maple Drive", "city": "New York", "country": "USA", "state": "NY", "zip": "10093"}
+    value = ["You want to change your LA order to your NYC address.", {"content": json.dumps({"address": los_angeles})},
+             {"content": json.dumps({"address": new_york})}, "A LAMP, la la."]
+    (said, first, second, other), _ = scrubber.scrub_json(value)
+    towns = [json.loads(result["content"])["address"]["city"] for result in (first, second)]
+    assert said == f"You want to change your {towns[0]} order to your {towns[1]} address." and other == "A LAMP, la la."
+    assert addresses.short_forms("new york") == ("NYC", "N.Y.C.")
+    assert not set(addresses.TOWN_SHORT_FORMS) & set(addresses.TOWNS)  # no short form is a town of its own
