@@ -160,8 +160,8 @@ def draft_pair(
     policy = policy if policy is not None else domain.policy
     actor = domain.actor(session, seed)
     positive_plan = domain.plan_positive(session, classification, seed, actor, policy)
-    # Both tasks carry the positive's scope sentence: the same request, about the same one order.
-    prompt = "\n\n".join(part for part in (positive_plan.scope, user_prompt(session)) if part)
+    # Both tasks carry the positive's scope sentence and words: the same request, about the same one order.
+    prompt = "\n\n".join(part for part in (positive_plan.scope, positive_plan.words or user_prompt(session)) if part)
     negative_plan = domain.plan_negative(prompt, classification.intent, seed, actor, positive_plan, policy)
     negative_seed = freeze_seed(
         negative_plan.state, parse_timestamp(seed.clock), seed.domain, seed.domain_schema, seed.uncertain

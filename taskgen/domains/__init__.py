@@ -60,7 +60,11 @@ class Plan(BaseModel):
     target: dict[str, str] = Field(default_factory=dict, description="the entity the expectations are about, e.g. order_id")
     scope: str = Field(
         default="", description="positives: a sentence the task's prompt starts with, naming the one entity the task is about "
-        "when the customer's words alone do not tell it (several orders, none named)"
+        "when the customer's words alone do not tell it (several orders, none named): what the simulated user asks about"
+    )
+    words: str = Field(
+        default="", description="positives: the customer's words as the task's prompt carries them when some are left out "
+        "(what they ask about other orders than the scope's); '' = the session's own"
     )
 
 

@@ -1,3 +1,5 @@
+import re
+
 import pytest
 
 from taskgen.domains.retail.policy import RetailPolicy
@@ -435,7 +437,7 @@ def test_an_order_the_words_do_not_tell_is_named_by_the_tasks_scope(domain, taxo
                            [ToolCall(name="refund_order", arguments={"order_id": "#W1000001", "amount_cents": 8999, "reason": "x"})])
     pair = _draft_one(session, domain, taxonomy)
     assert pair.positive.target == {"order_id": "#W1000001"}
-    scope = "(This task is about order #W1000001 only: leave any other order as it is.)"
+    scope = "(The order you ask about is #W1000001: give the agent this order id, and ask about no other order.)"
     assert pair.positive.prompt == pair.negative.prompt == scope + "\n\nI want a refund, the kettle arrived cracked."
     assert any(scope in question for question in pair.positive.review_questions)
     assert pair.negative.boundary == "return_window"
@@ -454,13 +456,52 @@ def test_words_that_tell_the_order_get_no_scope_sentence(domain, taxonomy):
                            [ToolCall(name="refund_order", arguments={"order_id": "#W1000001", "amount_cents": 8999, "reason": "x"})])
     pair = _draft_one(session, domain, taxonomy)
     assert pair.positive.prompt == "I want a refund for #W1000001, the kettle arrived cracked."
-    several = make_session("s-s", "Refund #W1000001 and #W1000002 please.", "cus_1001", ["#W1000001", "#W1000002"])
-    positive = _draft_one(several, domain, taxonomy).positive
-    # the scope says which of the orders the customer names the task judges, and that the others stay as they are
-    assert positive.prompt.startswith("(You ask about orders #W1000001, #W1000002; this task is about order #W1000001 only")
-    # ... and the end state checks it: the other named order of the customer keeps its status and gets no refund
+
+
+_AGENTS_PART = re.compile(r"\bagent must\b|\bhandle\b|\bleave\b.*\bas it is\b|\btask\b", re.IGNORECASE)
+
+
+@pytest.mark.parametrize("text, words", [
+    # two orders asked about in one request: the other one is taken out of the list
+    ("Refund #W1000001 and #W1000002 please.", "Refund #W1000001 please."),
+    # a request about the other order in a sentence of its own: the sentence goes
+    ("Refund #W1000001, the kettle arrived cracked. Please also cancel #W1000002, I no longer need it.",
+     "Refund #W1000001, the kettle arrived cracked."),
+])
+def test_a_task_about_one_of_the_orders_asked_about_leaves_the_others_words_out(domain, taxonomy, text, words):
+    """The prompt goes to the simulated user: the scope sentence says what the user asks about (never what
+    the agent must do), and the words asking for a change on the other order are left out, so a correct
+    agent is never asked to do what the task forbids (the other order keeps its status, gets no refund)."""
+    from taskgen.health import check_set
+    from taskgen.seeds import freeze_seed
+    from retail_fixtures import CLOCK, make_session, make_state
+
+    several = make_session("s-s", text, "cus_1001", ["#W1000001", "#W1000002"])
+    pair = _draft_one(several, domain, taxonomy, intent="refund")
+    positive = pair.positive
+    scope = "(Ask about order #W1000001 only, and about no other order.)"
+    assert positive.prompt == scope + "\n\n" + words
+    assert pair.negative.prompt.startswith(scope) and "#W1000002" not in pair.negative.prompt
+    assert not _AGENTS_PART.search(scope)
     described = [item.describe() for item in positive.expectations]
     assert "order_status(order_id=#W1000002, status=processing)" in described and "no_refund(order_id=#W1000002)" in described
+    assert any("leaves out the words about order #W1000002" in question for question in positive.review_questions)
+    seeds = {positive.seed_id: freeze_seed(make_state(), CLOCK), pair.negative_seed.seed_id: pair.negative_seed}
+    assert [result.verdict for result in check_set([positive, pair.negative], seeds, domain)] == ["works", "works"]
+
+
+def test_words_about_one_order_keep_what_is_no_request_about_another():
+    from taskgen.domains.retail.schema import RetailSchema
+    from taskgen.domains.retail.scope import words_about
+
+    schema = RetailSchema()
+    text = ("Your name is Yara.\nFor order #W5056519, change the address to the same as order #W8277957. "
+            "Finally, cancel orders #W5995614 or #W8277957, and #W1111111.\n\nThanks!")
+    assert words_about(text, "#W5056519", ["#W8277957", "#W5995614", "#W1111111"], schema) == (
+        "Your name is Yara.\nFor order #W5056519, change the address to the same as order #W8277957.\n\nThanks!")
+    assert words_about("Refund orders #W1111111, #W5995614 and #W5056519.", "#W5056519", ["#W1111111", "#W5995614"], schema) == (
+        "Refund orders #W5056519.")
+    assert words_about("Cancel W1111111 please.", "#W5056519", ["#W1111111"], schema) == ""
 
 
 def test_the_order_whose_items_the_request_names_is_the_one_an_agent_can_find(domain):

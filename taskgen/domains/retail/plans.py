@@ -15,6 +15,8 @@ from taskgen.domains.retail.rules import (
     refunded_cents, requested_order_id, said_not_wanted, write_ruling, fallback_on_catalogue,
 )
 from taskgen.domains.retail.schema import RetailSchema
+from taskgen.domains.retail.scope import SEVERAL_ORDERS, task_scope, words_about
+from taskgen.draft import user_prompt
 from taskgen.seeds import Seed, parse_timestamp
 from taskgen.task import Expectation
 
@@ -332,14 +334,11 @@ def prompt_seed_conflicts(prompt: str, order_id: str | None, state: StateRows, c
     return questions
 
 
-_SEVERAL_ORDERS = re.compile(r"\b(?:everything|all (?:of )?(?:my |the )?(?:pending |open )?(?:orders|things|items|purchases)|(?:each|every|both) (?:of my )?orders?|two orders)\b", re.IGNORECASE)
-
-
 def scope_questions(prompt: str, decision: Decision, state: StateRows) -> list[str]:
     """Review questions when the expectations may be narrower or wider than the request: a request
     about several orders judged on one, a whole-order refund of an order with several items."""
     questions = []
-    if decision.order_id and _SEVERAL_ORDERS.search(prompt):
+    if decision.order_id and SEVERAL_ORDERS.search(prompt):
         questions.append(
             f"The customer asks about several orders; the expectations judge order {decision.order_id} only. "
             "Split the task per order, or widen the expectations?"
@@ -363,6 +362,18 @@ def plan_positive(
     state = schema.canonical(seed.state)
     prompt = session.first_user_text()
     order_id, questions = target_order(session, prompt, state, schema)
+    scope, asked = task_scope(session, prompt, order_id, state, actor, schema) if classification.intent in ORDER_INTENTS else ("", [])
+    words = user_prompt(session)
+    if order_id and asked:
+        # The user is told to ask about the one order: their words about the others go too, and the
+        # decision is taken on the words the task carries (the reference agent reads nothing else).
+        scoped_prompt, scoped_words = words_about(prompt, order_id, asked, schema), words_about(words, order_id, asked, schema)
+        if scoped_prompt and scoped_words:
+            prompt, words = scoped_prompt, scoped_words
+        else:
+            questions.append(f"The customer's opening words ask about other orders only ({', '.join(asked)}); the task keeps them.")
+        if left := [other for other in asked if other in order_ids_in(words, schema)]:
+            questions.append(f"The prompt still names order {', '.join(left)}: check that the user's words ask nothing of it.")
     decision = decide(classification.intent, prompt, state, actor, seed.clock_datetime, policy, order_id, schema)
     plan = plan_for(decision, state, actor.get("customer_id"), target_order_id=order_id, prompt=prompt)
     questions = [*plan.review_questions, *questions]
@@ -401,14 +412,15 @@ def plan_positive(
     plan = plan.model_copy(update={"expectations": [*plan.expectations, *untouched_orders(others, state)]})
     questions += prompt_seed_conflicts(prompt, order_id, state, seed.clock, policy)
     questions += scope_questions(prompt, decision, state)
-    scope = task_scope(session, prompt, order_id, state, actor, schema) if classification.intent in ORDER_INTENTS else ""
     if not scope and order_id and requested_order_id(prompt, state, actor, schema) == order_id:
         # The words tell the order by its items: no question whether the prompt should name it.
         questions = [question for question in questions if "name no order id" not in question]
     if scope:
         questions.append(
             f"The customer's words alone do not tell one order (several named or asked about, or none and several on the "
-            f"account): the prompt starts with '{scope}'. Is one order the right scope for this task?"
+            f"account): the prompt starts with '{scope}'"
+            + (f", and leaves out the words about order {', '.join(asked)}" if words != user_prompt(session) else "")
+            + ". Is one order the right scope for this task?"
         )
     for other in session.entity_ids.get(schema.kinds["order"], []):
         if other != order_id and other in state["order"]:
@@ -416,7 +428,8 @@ def plan_positive(
     if not actor.get("customer_id"):
         questions.append("The session names no customer; who is the authenticated requester?")
     target = {"order_id": order_id} if order_id else {}
-    return plan.model_copy(update={"review_questions": questions, "target": target, "scope": scope})
+    return plan.model_copy(update={"review_questions": questions, "target": target, "scope": scope,
+                                   "words": words if words != user_prompt(session) else ""})
 
 
 def optional_write(plan: Plan, decision: Decision, state: StateRows, order_id: str | None) -> Plan:
@@ -505,20 +518,3 @@ def untouched_orders(order_ids: list[str], state: StateRows) -> list[Expectation
         checks += [_check("order_status", order_id=other, status=state["order"][other]["status"]),
                    _check("refunded_total", order_id=other, amount_cents=earlier) if earlier else _check("no_refund", order_id=other)]
     return checks
-
-
-def task_scope(session: Session, prompt: str, order_id: str | None, state: StateRows, actor: dict[str, str], schema: RetailSchema) -> str:
-    """The sentence a task's prompt starts with when the customer's words do not tell the one order its
-    expectations judge: they name or ask about several (each other one would be a change the task
-    forbids), or name none and the account has several. Empty when the words tell it."""
-    if not order_id:
-        return ""
-    user_text = "\n".join(turn.text for turn in session.turns if turn.role == "user")
-    several = len(order_ids_in(user_text, schema)) > 1 or bool(_SEVERAL_ORDERS.search(user_text))
-    if not several and requested_order_id(prompt, state, actor, schema) == order_id:
-        return ""
-    asked = [other for other in dict.fromkeys(order_ids_in(user_text, schema)) if other != order_id]
-    if asked:
-        return (f"(You ask about orders {', '.join([order_id, *asked])}; this task is about order {order_id} only: "
-                f"the agent must handle order {order_id} and leave every other order as it is.)")
-    return f"(This task is about order {order_id} only: leave any other order as it is.)"
