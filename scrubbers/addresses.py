@@ -247,22 +247,19 @@ def address_unit_with(value: str, number: str) -> str:
     return value if match is None else value[: match.start(3)] + number + value[match.end(3) :]
 
 
-def town(
-    rng: random.Random, value: str, in_state: str | None = None, taken: frozenset[str] = frozenset(), zips: int = 1
-) -> tuple[str, str]:
+def town(rng: random.Random, value: str, in_state: str | None = None) -> tuple[str, str]:
     """A real town and its state: one of `in_state`'s when given (a stand-in state), else of any state; never
-    the original, nor a town in `taken` (lower case: the stand-ins of other real towns) while one is left, and
-    one with at least `zips` zip codes (the real town's distinct zips keep distinct stand-ins) while one is left.
-    The well-known towns of `STATE_TOWNS` first, then the state's other towns with a zip code."""
+    the original. Drawn from all the state's towns with a zip code (`STATE_TOWNS`' well-known ones and
+    `other_towns`), hundreds in most states, so two real towns rarely share a stand-in, and never by looking at
+    the other towns' stand-ins: `rng` (seeded by the town's keyed digest) alone decides."""
     original = value.strip().lower()
     states = [in_state] if in_state in STATE_TOWNS else sorted(STATE_TOWNS)
-    known = [(t, in_state) for t in STATE_TOWNS[in_state]] if in_state in STATE_TOWNS else [(t, _STATE_OF_TOWN[t]) for t in TOWNS]
-    pools = (lambda: known, lambda: [(t, s) for s in states for t in other_towns(s)])
-    for enough in (zips, 1) if zips > 1 else (1,):
-        for pool in pools:
-            if free := [(t, s) for t, s in pool() if t.lower() != original and t.lower() not in taken and len(zips_of(t, s)) >= enough]:
-                return rng.choice(free)
-    return rng.choice([(t, _STATE_OF_TOWN[t]) for t in TOWNS if t.lower() != original])  # every town is taken
+    return rng.choice([(t, s) for s in states for t in towns_of(s) if t.lower() != original])
+
+
+def towns_of(state: str) -> tuple[str, ...]:
+    """Every stand-in town of a state: its well-known ones (`STATE_TOWNS`), then its other towns with a zip."""
+    return (*STATE_TOWNS.get(state, ()), *other_towns(state))
 
 
 _STANDARD = "STANDARD"
@@ -327,15 +324,13 @@ def real_state_of_zip(value: str) -> str | None:
     return None
 
 
-def postcode(
-    rng: random.Random, value: str, in_state: str | None, in_town: tuple[str, str] | None = None, taken: frozenset[str] = frozenset()
-) -> str:
+def postcode(rng: random.Random, value: str, in_state: str | None, in_town: tuple[str, str] | None = None) -> str:
     """A five-digit zip of `in_town` (a stand-in town and its state) when given and in `in_state` (if that is
-    given) and not in `taken` (other real zips' stand-ins: distinct zips stay distinct); else inside `in_state`'s
-    range when given (a ZIP+4 keeps its '-dddd' layout), else the same layout with other digits."""
+    given); else inside `in_state`'s range when given (a ZIP+4 keeps its '-dddd' layout), else the same layout
+    with other digits. Two real zips of one town may share a stand-in where the stand-in town has few zips."""
     stripped = value.strip()
     if _ZIP.fullmatch(stripped) and in_town and in_state in (None, in_town[1]):
-        if zips := [z for z in zips_of(*in_town) if z != stripped[:5] and z not in taken]:
+        if zips := [z for z in zips_of(*in_town) if z != stripped[:5]]:
             tail = stripped[5:]
             return value.replace(stripped, rng.choice(zips) + (scramble_alnum(tail, rng) if tail else ""))
     if _ZIP.fullmatch(stripped) and in_state in UsAddress.states_postcode:

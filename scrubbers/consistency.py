@@ -45,8 +45,6 @@ class ConsistencyMap:
         """digest of a town -> its stand-in town and that town's state."""
         self._zip_towns: dict[str, str] = {}
         """digest of a zip -> digest of the town it was written with: its stand-in is a zip of that town's stand-in."""
-        self._zips_taken: set[str] = set()
-        """Stand-in zips given so far (five digits): a town's zips go to distinct real zips while it has some left."""
 
     @property
     def stand_ins(self) -> frozenset[str]:
@@ -78,12 +76,10 @@ class ConsistencyMap:
             for kind, states in (("POSTCODE", self._zip_states), ("CITY", self._town_states)):
                 if record.get(kind) and stand_in:
                     states.setdefault(self._digest(kind, record[kind]), stand_in)
-        # the towns' stand-ins in the order of their keyed digests, not of the records: which real town keeps which
-        # stand-in does not depend on where it was met first
+        # the towns first: a zip's stand-in is one of its town's stand-in's zips
         towns = {self._digest("CITY", r["CITY"]): r["CITY"] for r in records if r.get("CITY")}
-        zips_of_town = {d: {z for z, t in self._zip_towns.items() if t == d} for d in towns}
         for digest in sorted(towns):
-            self._town(towns[digest], self._town_states.get(digest), len(zips_of_town[digest]))
+            self._town(towns[digest], self._town_states.get(digest))
         zips = {self._digest("POSTCODE", r["POSTCODE"]): r["POSTCODE"] for r in records if r.get("POSTCODE")}
         for digest in sorted(zips):
             self.replace("POSTCODE", zips[digest])
@@ -178,19 +174,17 @@ class ConsistencyMap:
         if digest not in self._stand_ins:
             _, rng = self._pseudonymizer.seeded(digest)
             in_town = self._town_places.get(self._zip_towns.get(digest, ""))
-            taken = frozenset(self._zips_taken)
-            self._stand_ins[digest] = addresses.postcode(rng, value, in_state, in_town, taken)
-            self._zips_taken.add(self._stand_ins[digest].strip()[:5])
+            self._stand_ins[digest] = addresses.postcode(rng, value, in_state, in_town)
         return self._stand_ins[digest]
 
-    def _town(self, value: str, in_state: str | None, zips: int = 1) -> str:
-        """A real town's stand-in: no other real town's (distinct towns stay distinct), in `in_state` if given, with
-        `zips` zip codes or more (as many as the real zips written with it) where the state has such a town."""
+    def _town(self, value: str, in_state: str | None) -> str:
+        """A real town's stand-in: a real town of `in_state` if given, drawn by the town's keyed digest alone. What
+        else the batch holds never changes it: the incident path (a few sessions) and the nightly run (the day)
+        give one town the same stand-in, so a reviewed task stays as it was (tests/faults/test_decisions_survive.py)."""
         digest = self._digest("CITY", value)
         if digest not in self._stand_ins:
             _, rng = self._pseudonymizer.seeded(digest)
-            taken = frozenset(town.lower() for town, _ in self._town_places.values())
-            self._town_places[digest] = addresses.town(rng, value, in_state, taken, zips)
+            self._town_places[digest] = addresses.town(rng, value, in_state)
             self._stand_ins[digest] = same_case(value.strip(), self._town_places[digest][0])
         return self._stand_ins[digest]
 

@@ -39,7 +39,8 @@ def test_a_written_address_gets_the_stand_ins_of_its_fields(cmap: ConsistencyMap
         ("POSTCODE", "19122"), ("COUNTRY", "USA"))]
     assert cmap.replace("STREET_ADDRESS", WRITTEN) == "{}, {}, {}, {} {}, {}".format(*fields)
     street, unit, town, state, zip_code, country = fields
-    assert "Broadway" not in street and unit.startswith("Suite ") and unit != "Suite 135" and town in addresses.TOWNS
+    assert "Broadway" not in street and unit.startswith("Suite ") and unit != "Suite 135"
+    assert any(town in addresses.towns_of(code) for code in addresses.STATE_TOWNS)
     assert state in UsAddress.states_abbr and state != "PA" and country == "USA"
     low, high = UsAddress.states_postcode[state]
     assert low <= int(zip_code) <= high  # the stand-in zip lies in the stand-in state
@@ -173,7 +174,8 @@ ILLINOIS = ("Peoria", "Rockford", "Naperville", "Evanston", "Joliet", "Aurora", 
 
 def test_distinct_real_towns_get_distinct_stand_ins_in_their_stand_in_state(scrubber) -> None:
     """Cold review: two towns in one text read as one stand-in town. Eight towns of one state are more than
-    its well-known stand-ins (three or four): each still gets a town of its own, in the stand-in state."""
+    its well-known stand-ins (three or four): drawn from all its towns with a zip, here each gets one of its own,
+    in the stand-in state (rarely two share one: no stand-in looks at the others', see the next tests)."""
     text = "Offices: " + "; ".join(f"{i + 1} Elm Street, {town}, IL 6160{i}" for i, town in enumerate(ILLINOIS)) + "."
     (scrubbed,), _ = scrubber.scrub_json([text])
     lines = [line.split(", ") for line in scrubbed.removeprefix("Offices: ").removesuffix(".").split("; ")]
@@ -214,14 +216,19 @@ def test_a_stand_in_zip_is_one_of_its_stand_in_town_s(cmap: ConsistencyMap, scru
     assert zip_code in addresses.zips_of(town, addresses.real_state_of_zip(zip_code)), said
 
 
-def test_distinct_real_zips_of_a_town_get_distinct_zips_of_its_stand_in(cmap: ConsistencyMap) -> None:
-    """Zips drawn from the stand-in town's few zips collided: two customers' different zips read as one. Each
-    real zip keeps a zip of its own, of a stand-in town that has as many (tau-bench writes up to 41 per town)."""
-    real = [f"616{i:02d}" for i in range(2, 14)]
-    cmap.register_addresses([{"CITY": "Peoria", "STATE": "IL", "POSTCODE": zip_code} for zip_code in real])
-    town, state = cmap.replace("CITY", "Peoria"), cmap.replace("STATE", "IL")
-    stand_ins = [cmap.replace("POSTCODE", zip_code) for zip_code in real]
-    assert len(set(stand_ins)) == len(real) and set(stand_ins) <= set(addresses.zips_of(town, state)), (town, stand_ins)
+def test_a_town_s_and_a_zip_s_stand_ins_do_not_depend_on_what_else_the_batch_holds() -> None:
+    """The incident path scrubs a few sessions, the nightly run the whole day: one town and one zip get one stand-in
+    in both. Stand-ins chosen apart from the other towns' (distinct while any was left) differed between the two,
+    so an approved task changed with nothing of its own changed (tests/faults/test_decisions_survive.py)."""
+    def stand_ins(records: list[dict[str, str]]) -> tuple[str, str]:
+        cmap = ConsistencyMap(Pseudonymizer(b"address-tests-secret"))
+        cmap.register_addresses(records)
+        return cmap.replace("CITY", "Peoria"), cmap.replace("POSTCODE", "61602")
+
+    alone = stand_ins([{"CITY": "Peoria", "STATE": "IL", "POSTCODE": "61602"}])
+    day = [{"CITY": town, "STATE": "IL", "POSTCODE": f"6200{i}"} for i, town in enumerate(ILLINOIS)]
+    day += [{"CITY": "Peoria", "STATE": "IL", "POSTCODE": f"616{i:02d}"} for i in range(2, 14)]
+    assert stand_ins(day) == alone == stand_ins(day[::-1])
 
 
 def test_a_country_written_with_the_postcode_is_no_town() -> None:

@@ -75,11 +75,12 @@ def test_tau_bench_transcripts_through_scrub_meet_the_goals(scrubber) -> None:
     assert result.protected_kept / result.protected >= 0.999 and result.kept >= 0.98
     assert result.zips_misshapen == 0
     assert result.localities_left == 0 and not [z for z, stand_ins in result.zip_stand_ins.items() if len(stand_ins) > 1]
-    assert not [town for town, real in result.town_stand_ins.items() if len(real) > 1]  # 3 of 14 before
-    assert result.shared_zips == 0  # distinct real zips keep distinct stand-ins, also as zips of their stand-in town
-    # a stand-in zip is one of its stand-in town's (0 of 439 before), while the town has zips no other real zip took:
-    # tau-bench's 20 towns hold 21 to 41 zips each, more than some states' towns have, and distinct zips come first
-    assert result.zips_of_towns >= 0.9 * result.addresses and result.addresses > 400
+    # each town's and zip's stand-in is drawn by its own digest alone, never by looking at the batch's other towns
+    # (so the incident path and the nightly run agree): towns rarely share one (3 of 14 before the state's hundreds
+    # of towns were the pool; 1 of 20 now), zips of one town may, where the stand-in town has few zips (18)
+    assert len([town for town, real in result.town_stand_ins.items() if len(real) > 1]) <= 1
+    assert result.shared_zips <= 0.25 * len(result.zip_stand_ins)
+    assert result.zips_of_towns == result.addresses > 400  # a stand-in zip is one of its stand-in town's (0 of 439 before)
 
 
 def test_towns_sharing_a_stand_in_and_zips_of_another_town_are_counted() -> None:
