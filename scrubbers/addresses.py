@@ -62,8 +62,6 @@ STATE_TOWNS: dict[str, tuple[str, ...]] = {
 """Real towns of each state (the 50 states; DC's one town is a surname), none with a word the name lists
 know: a stand-in town lies in its stand-in state."""
 TOWNS: tuple[str, ...] = tuple(sorted({town for towns in STATE_TOWNS.values() for town in towns}))
-_STATE_OF_TOWN = {town: min(s for s, towns in STATE_TOWNS.items() if town in towns) for town in TOWNS}
-"""A town of `TOWNS` -> the first state (by code) it is listed under ('Springfield' -> 'MA')."""
 STREET_NAMES: tuple[str, ...] = tuple(
     name
     for name in (
@@ -104,7 +102,7 @@ _SHORT_FORMS_OF: dict[str, tuple[str, ...]] = {
 
 
 def short_forms(town: str) -> tuple[str, ...]:
-    """The short forms of a town's name ('New York' -> 'NYC', 'N.Y.C.', 'Big Apple')."""
+    """The short forms of a town's name ('New York' -> 'NYC', 'N.Y.C.')."""
     return _SHORT_FORMS_OF.get(town.strip().lower(), ())
 
 
@@ -279,7 +277,7 @@ def _zips_by_town(state: str) -> dict[str, tuple[str, ...]]:
 @functools.lru_cache(maxsize=64)
 def other_towns(state: str) -> tuple[str, ...]:
     """The towns of `state` with a standard zip code beyond `STATE_TOWNS`'s, none with a word the name lists know:
-    more stand-ins, so that distinct real towns keep distinct stand-ins in their state."""
+    more stand-ins, so that distinct real towns rarely share a stand-in in their state."""
     known = STATE_TOWNS.get(state, ())
     return tuple(sorted(c for c in _zips_by_town(state) if c not in known and c.replace(" ", "").isalpha() and _no_name_in(c)))
 
