@@ -1,4 +1,8 @@
-"""Reviewers' decisions survive the on-call path, a rerun after a settings change, and a kill and rerun."""
+"""Reviewers' decisions survive the on-call path, a rerun after a settings change, and a kill and rerun.
+
+The first on-call run, the killed run and the rerun after it go through the installed command (the
+processes a person starts and kills); the other reruns run the same stages in this process
+(`run_stages`, byte for byte the command's output), which keeps the test to a few minutes."""
 
 from __future__ import annotations
 
@@ -12,7 +16,7 @@ from sqlalchemy import create_engine, text
 
 from demo_world import first_escalation, run_stages
 
-pytestmark = pytest.mark.xdist_group("faults")
+pytestmark = pytest.mark.xdist_group("faults_decisions")  # apart from the other fault tests: they share `reference`
 
 
 def _tasks(out) -> dict[str, dict]:
@@ -67,6 +71,9 @@ def test_approve_reject_retire_survive_incident_settings_change_and_kill(workspa
     _review(ws, "retire", retired, "--reviewer", "ben")
     decided = {tid: t for tid, t in _tasks(ws.out).items() if tid in (approved, rejected, retired)}
 
+    def rerun_incident() -> None:
+        run_stages(ws.config, incident_id=escalation).store.dispose()
+
     def still_decided(changed: bool) -> None:
         now = _tasks(ws.out)
         for tid, then in decided.items():
@@ -74,12 +81,12 @@ def test_approve_reject_retire_survive_incident_settings_change_and_kill(workspa
             assert bool(now[tid]["changed_since_review"]) is changed, tid
         assert now[rejected]["reviews"][-1]["reason"] == "expected outcome unclear"
 
-    assert ws.cli("incident", escalation, "--config", str(ws.config)).returncode == 0
+    rerun_incident()
     still_decided(changed=False)
 
     _settings(ws, min_turns=40)
-    assert ws.run_all().returncode == 0
-    assert ws.cli("incident", escalation, "--config", str(ws.config)).returncode == 0
+    run_stages(ws.config).store.dispose()  # the nightly after the settings change redrafts every task
+    rerun_incident()
     still_decided(changed=True)
     assert _tasks(ws.out)[approved]["version"] == decided[approved]["version"] + 1
     assert approved in _review(ws, "list", "--changed").stdout
@@ -88,7 +95,7 @@ def test_approve_reject_retire_survive_incident_settings_change_and_kill(workspa
     process = ws.popen("run", "--all", "--config", str(ws.config), "--workers", "2")
     _kill_when_budget_appears(process, ws.out, 41)
     assert ws.run_all().returncode == 0
-    assert ws.cli("incident", escalation, "--config", str(ws.config)).returncode == 0
+    rerun_incident()
     still_decided(changed=True)
     final = _tasks(ws.out)
     assert {t["budget"]["turns"] for t in final.values()} >= {41}
