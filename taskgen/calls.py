@@ -3,19 +3,19 @@
 An agent retries: its first `return_delivered_order_items` on an order fails, the second on the same order
 succeeds, and the return was carried out (a recovered error, not an errored session); or a change that succeeded
 is followed by one of the same kind on the same order that fails, and the session ended in that failure. So the
-calls are grouped by (target, kind): the order they act on (else the user, else none) and the tool called, in
-the order first called, and each group's last attempt says how it ended."""
+calls are grouped by (target, kind): the id the session names that they act on (else the order, else the user,
+else none) and the tool called, in the order first called, and each group's last attempt says how it ended."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ingest.models import ErrorSignal, Session, ToolCall
 from taskgen.taxonomy import Taxonomy
 
 _TARGETS = ("order_id", "user_id")
-"""The arguments naming what a call acts on, first found first."""
+"""Where no argument holds an id the session names: the arguments naming what a call acts on, first found first."""
 
 
 def changes_state(name: str, taxonomy: Taxonomy) -> bool:
@@ -24,8 +24,14 @@ def changes_state(name: str, taxonomy: Taxonomy) -> bool:
     return name in taxonomy.action_tools or not name.lower().startswith(prefixes)
 
 
-def target(call: ToolCall) -> str | None:
-    """What the call acts on: its order, else its user, else nothing named."""
+def target(call: ToolCall, named: Mapping[str, Sequence[str]] | None = None) -> str | None:
+    """What the call acts on: the first of its arguments that holds an id the session names (`named`:
+    `Session.entity_ids`, found by the configured `ingest.entity_patterns`, whatever the product calls the
+    argument), else its `order_id`, else its `user_id`, else nothing named."""
+    ids = {value for values in (named or {}).values() for value in values}
+    for value in call.arguments.values():
+        if isinstance(value, str) and value in ids:
+            return value
     return next((value for key in _TARGETS if isinstance(value := call.arguments.get(key), str)), None)
 
 
@@ -67,7 +73,7 @@ def attempts(session: Session, taxonomy: Taxonomy) -> list[Attempts]:
     """The session's calls grouped by (target, kind), in the order each group was first called."""
     groups: dict[tuple[str | None, str], list[int]] = {}
     for index, call in enumerate(session.tool_calls):
-        groups.setdefault((target(call), call.name), []).append(index)
+        groups.setdefault((target(call, session.entity_ids), call.name), []).append(index)
     calls = session.tool_calls
     return [Attempts(kind=name, target=order, indexes=tuple(indexes), changes_state=changes_state(name, taxonomy),
                      statuses=tuple(calls[i].status for i in indexes)) for (order, name), indexes in groups.items()]

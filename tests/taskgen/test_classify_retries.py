@@ -131,3 +131,18 @@ def test_attempts_are_grouped_by_order_and_kind_and_the_last_one_decides(taxonom
     assert not never.ok and never.recovered == () and never.errors == (0, 1) and never.recovered_by is None
     user = ToolCall(name="modify_user_address", arguments={"user_id": "yusuf_rossi_9620", "zip": "19122"})
     assert calls.target(user) == "yusuf_rossi_9620" and calls.target(ToolCall(name="think")) is None
+
+
+def test_attempts_on_orders_under_the_products_own_argument_name_are_told_apart(taxonomy):
+    """Another product names the argument `orderNumber`: the ids the session names (found by the configured
+    entity patterns) say which order each call acts on, so a failed cancellation of one order is not made good
+    by a successful one of another (without them, both calls had no target and the second decided for both)."""
+    def cancel(n, order, error=None):
+        return ToolCall(name="cancel_pending_order", arguments={"orderNumber": order, "reason": "no longer needed"},
+                        at=CLOCK + timedelta(seconds=n), status="error" if error else "ok", error=error)
+
+    session = make_session("t3", "Please cancel my orders #W2378156 and #W4817420.", "yusuf_rossi_9620", [ORDER, OTHER],
+                           [cancel(1, ORDER, "Order is not pending"), cancel(2, OTHER)])
+    groups = calls.attempts(session, taxonomy)
+    assert [(g.target, g.indexes) for g in groups] == [(ORDER, (0,)), (OTHER, (1,))]
+    assert calls.unrecovered_errors(groups) == [0]
