@@ -232,3 +232,33 @@ def test_an_incidents_call_of_a_declared_tool_reads_as_its_declared_action(tau2)
     assert tool_action("exchange_delivered_order_items", tau2) == "exchange"
     assert tool_action("return_delivered_order_items", tau2) == "return_label"
     assert tool_action("exchange_delivered_order_items") == "escalate"  # no declaration: read by its verb, as before
+
+
+def test_an_item_change_with_a_fallback_on_the_catalogue_lets_either_pass(tau2):
+    """'If it is not available, cancel the whole order': the item change or the cancellation, nothing else."""
+    from ingest.models import Session, Turn
+    from taskgen.classify import Classification
+    from taskgen.domains.retail.plans import plan_positive
+
+    prompt = "Please change the desk lamp in order #W1234567 to the other color. If it is not available, cancel the whole order."
+    session = Session(session_id="s", turns=[Turn(role="user", text=prompt, source="traces")], entity_ids={"customer": ["c1"]})
+    classification = Classification(intent="exchange", outcome="resolved", evidence=[], signature="s")
+    plan = plan_positive(session, classification, _seed(), ACTOR, tau2)
+    assert plan.required_tools == [] and "cancel_pending_order" not in plan.forbidden_tools
+    task = _task(tau2, "exchange", prompt, "#W1234567")[0].model_copy(update={"expectations": plan.expectations, "required_tools": [],
+                                                                          "forbidden_tools": plan.forbidden_tools})
+    assert _run(tau2, task)[0].passed
+    cancelled = (("cancel_pending_order", {"order_id": "#W1234567", "reason": "no longer needed"}), ("send_reply", {"text": "Cancelled."}))
+    assert _run(tau2, task, "", cancelled)[0].passed
+    assert not _run(tau2, task, "reply_only")[0].passed
+
+
+def test_an_address_change_without_the_address_lets_the_agent_write_the_orders_own(tau2):
+    """'Change its address to my Hamburg address': the product's order tool is not forbidden, and writing it passes."""
+    task, action = _task(tau2, "address_change", "Please change the address of order #W1234567 to my other address.", "#W1234567")
+    assert action == "order_address" and "modify_pending_order_address" not in task.forbidden_tools
+    assert "modify_user_address" not in task.forbidden_tools and "transfer_to_human_agents" in task.forbidden_tools
+    fields = dict(address1="9 New St", address2="", city="Dallas", state="TX", country="USA", zip="75001")
+    written = (("modify_pending_order_address", {"order_id": "#W1234567", **fields}), ("send_reply", {"text": "Done."}))
+    assert _run(tau2, task, "", written)[0].passed, _run(tau2, task, "", written)[0].reasons
+    assert _run(tau2, task)[0].passed

@@ -188,6 +188,25 @@ def _written(tool, order_id: str | None, state: StateRows) -> list[Expectation]:
     return checks
 
 
+def _address_to_ask(policy: RetailPolicy, order_id: str | None, order: dict | None, no_new_refund: list[Expectation],
+                    same_status: list[Expectation], update_tool: str, escalation: str) -> Plan:
+    """The words hold no address ('to my Hamburg address'): the agent asks for it, or finds it, and may write it
+    itself, on the customer's account or, where the product changes an order's own address and the order
+    takes it, on that order; a hand-over or another write is wrong, and no address can be checked."""
+    allowed = [update_tool]
+    expectations = [_check("not_escalated"), _check("reply_sent"), *no_new_refund, *same_status]
+    order_tool = policy.tool_for("order_address", str(order.get("status"))) if order is not None else None
+    if order_tool is not None:
+        allowed.append(order_tool.name)
+        # unchanged, or an address written: either passes, and the field may change ("nothing else changed")
+        options = [_check("order_recorded", order_id=order_id, field="shipping_address")]
+        if order.get("shipping_address"):
+            options.insert(0, _check("order_address_equals", order_id=order_id, address=order["shipping_address"]))
+        expectations.append(Expectation(check="any_of", any_of=options) if len(options) > 1 else
+                            Expectation(check="any_of", any_of=[*options, _check("reply_sent")]))
+    return Plan(expectations=expectations, forbidden_tools=[*_forbid_others(policy, *allowed), escalation])
+
+
 def _plan_for(
     decision: Decision, state: StateRows, requester: str | None = None, target_order_id: str | None = None, prompt: str = "",
     policy: RetailPolicy = None,  # type: ignore[assignment]
@@ -227,10 +246,7 @@ def _plan_for(
         )
     if decision.action == "order_address" and (tool := policy.tool_for("order_address")) is not None:
         if not decision.address:
-            return Plan(
-                expectations=[_check("not_escalated"), _check("reply_sent"), *no_new_refund, *same_status, *same_address],
-                forbidden_tools=[*_forbid_others(policy, tool.name), escalation],
-            )
+            return _address_to_ask(policy, order_id, order, no_new_refund, same_status, name["update_address"], escalation)
         return Plan(
             expectations=[_check("order_address_equals", order_id=order_id, address=decision.address), *no_new_refund, *same_status, *same_address],
             required_tools=[tool.name],
@@ -264,10 +280,7 @@ def _plan_for(
     if decision.action == "update_address" and not decision.address:
         # The words hold no address: the agent asks the customer for it and may change it itself; a
         # hand-over or another write is wrong, and no address can be checked.
-        return Plan(
-            expectations=[_check("not_escalated"), _check("reply_sent"), *no_new_refund, *same_status],
-            forbidden_tools=[*_forbid_others(policy, name["update_address"]), escalation],
-        )
+        return _address_to_ask(policy, order_id, order, no_new_refund, same_status, name["update_address"], escalation)
     if decision.action == "update_address":
         return Plan(
             expectations=[_check("address_equals", customer_id=decision.customer_id, address=decision.address), *no_new_refund, *same_status],
@@ -421,7 +434,9 @@ def plan_positive(
     state = schema.canonical(seed.state)
     prompt = session.first_user_text()
     order_id, questions = target_order(session, prompt, state, schema)
-    scope, asked = task_scope(session, prompt, order_id, state, actor, schema) if classification.intent in ORDER_INTENTS else ("", [])
+    # An item change the product's own tool makes is about one order too (the demo's tools make none).
+    item_change = classification.intent in policy.intents_outside_tools and any(tool.plan_action in ("exchange", "modify_items") for tool in policy.tools)
+    scope, asked = task_scope(session, prompt, order_id, state, actor, schema) if classification.intent in ORDER_INTENTS or item_change else ("", [])
     words = user_prompt(session)
     if order_id and asked:
         # The user is told to ask about the one order: their words about the others go too, and the
@@ -464,9 +479,12 @@ def plan_positive(
             f"The customer asks for '{decision.action}' only under a condition the seed cannot decide (\"{condition}\"): "
             "the task neither requires nor forbids it. Does the condition hold as of the incident, and should the task require it?"
         )
-    if decision.action == "escalate" and decision.rule == "outside_agent_tools" and order_id:
+    if decision.rule in ("outside_agent_tools", "exchange_allowed", "modify_items_allowed") and order_id:
+        allowed = plan.forbidden_tools
         plan, asked = human_change_fallbacks(plan, prompt, state, actor, seed.clock_datetime, policy, order_id)
         questions += asked
+        if decision.action in ("exchange", "modify_items") and plan.forbidden_tools != allowed:
+            plan = _item_change_or_fallback(plan, policy, state, decision.action, order_id, set(allowed) - set(plan.forbidden_tools))
     others = other_named_orders(session, prompt, order_id, actor, state, schema)
     plan = plan.model_copy(update={"expectations": [*plan.expectations, *untouched_orders(others, state)]})
     questions += prompt_seed_conflicts(prompt, order_id, state, seed.clock, policy)
@@ -550,6 +568,29 @@ def human_change_fallbacks(
             f"the seed allows it (rule {ruling.rule}): the task neither requires nor forbids it. Does the condition hold as of "
             "the incident, and should the task require it?")
     return plan, questions
+
+
+def _item_change_or_fallback(plan: Plan, policy: RetailPolicy, state: StateRows, action: str, order_id: str, fallbacks: set[str]) -> Plan:
+    """An item change with a fallback write the customer asks for under a condition on the catalogue ("if it
+    is not available, cancel the whole order"): the order ends in the status either tool writes, no tool is
+    required by name (which one a correct agent calls hangs on the catalogue)."""
+    tools = [tool for tool in policy.tools if tool.name in fallbacks or tool.plan_action == action]
+    statuses = list(dict.fromkeys(tool.sets_status for tool in tools if tool.sets_status))
+
+    def about_order(item: Expectation) -> bool:
+        options = item.any_of if item.check == "any_of" else [item]
+        return any(option.args.get("order_id") == order_id and option.check in ("order_status", "order_recorded", "no_refund", "refunded_total", "refund_exists")
+                   for option in options)
+
+    either = Expectation(check="any_of", any_of=[_check("order_status", order_id=order_id, status=status) for status in statuses])
+    refund = []
+    order = state.get("order", {}).get(order_id)
+    if order is not None and not refunded_cents(state, order_id) and any(tool.refunds for tool in tools):
+        # the fallback cancellation refunds the order (tau2-bench): its whole amount, or nothing
+        refund = [Expectation(check="any_of", any_of=[_check("refund_exists", order_id=order_id, amount_cents=int(order.get("total_cents") or 0)),
+                                                      _check("no_refund", order_id=order_id)])]
+    expectations = [either, *refund, *(item for item in plan.expectations if not about_order(item))]
+    return plan.model_copy(update={"expectations": expectations, "required_tools": []})
 
 
 def _allow_write(plan: Plan, action: str, tool: str, order_id: str, ruling: Decision) -> Plan:

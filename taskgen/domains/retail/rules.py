@@ -253,6 +253,8 @@ _ACTION_VERBS = {
     "return_label": r"\breturn\w*|\bsend (?:it |them )?back",
     "refund": r"\brefund\w*|\bmoney back",
     "update_address": r"\baddress",
+    "exchange": r"\bexchang\w*|\bswap\w*",
+    "modify_items": r"\bexchang\w*|\bswap\w*|\bmodif\w*|\bchange (?:it|them|the \w+)",
 }
 
 
