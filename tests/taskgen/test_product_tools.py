@@ -262,3 +262,23 @@ def test_an_address_change_without_the_address_lets_the_agent_write_the_orders_o
     written = (("modify_pending_order_address", {"order_id": "#W1234567", **fields}), ("send_reply", {"text": "Done."}))
     assert _run(tau2, task, "", written)[0].passed, _run(tau2, task, "", written)[0].reasons
     assert _run(tau2, task)[0].passed
+
+
+def test_an_item_change_the_product_makes_is_scoped_to_its_order_when_the_words_do_not_tell_it(tau2, demo):
+    """The words name no order and the account has two: the prompt names the one the incident changed, so the
+    reference agent (and a simulated user) can tell it; the demo's tools make no item change: no scope, as before."""
+    from ingest.models import Session, ToolCall, Turn
+    from taskgen.classify import Classification
+    from taskgen.domains.retail.plans import plan_positive
+
+    prompt = "Hi, I would like to exchange an item I got for another color."
+    call = ToolCall(name="exchange_delivered_order_items", arguments={"order_id": "#W7654321", "item_ids": ["222"],
+                                                                        "new_item_ids": ["223"], "payment_method_id": "cc_1"})
+    session = Session(session_id="s", turns=[Turn(role="user", text=prompt, source="traces")], tool_calls=[call],
+                      entity_ids={"customer": ["c1"], "order": ["#W7654321"]})
+    classification = Classification(intent="exchange", outcome="resolved", evidence=[], signature="s")
+    plan = plan_positive(session, classification, _seed(), ACTOR, tau2)
+    assert "#W7654321" in plan.scope and plan.required_tools == ["exchange_delivered_order_items"]
+    task = _task(tau2, "exchange", f"{plan.scope} {prompt}", "#W7654321")[0]
+    assert _run(tau2, task)[0].passed
+    assert plan_positive(session, classification, _seed(), ACTOR, demo).scope == ""
