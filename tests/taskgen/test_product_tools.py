@@ -53,7 +53,7 @@ def _seed() -> Seed:
     orders = {
         "#W1234567": {"customer_id": "c1", "status": "pending", "total_cents": 5000, "shipping_address": "1 Old Rd, Austin, TX 78701",
                       "items": [{"item_id": "111", "name": "Desk Lamp"}], "payment_history": [{"payment_method_id": "gift_card_1"}]},
-        "#W7654321": {"customer_id": "c1", "status": "delivered", "total_cents": 7000,
+        "#W7654321": {"customer_id": "c1", "status": "delivered", "total_cents": 7000, "delivered_at": "2025-12-28T00:00:00Z",
                       "items": [{"item_id": "222", "name": "Water Bottle"}], "payment_history": [{"payment_method_id": "cc_1"}]},
     }
     state = {"customer": {"c1": {"id": "c1", "address": "1 Old Rd, Austin, TX 78701"}},
@@ -282,3 +282,24 @@ def test_an_item_change_the_product_makes_is_scoped_to_its_order_when_the_words_
     task = _task(tau2, "exchange", f"{plan.scope} {prompt}", "#W7654321")[0]
     assert _run(tau2, task)[0].passed
     assert plan_positive(session, classification, _seed(), ACTOR, demo).scope == ""
+
+
+def test_a_conditional_exchange_with_a_return_fallback_passes_either_write_and_nothing_else(tau2):
+    """'If it is less than 200 bucks I want to exchange it. If not, I want to return it': either write passes,
+    with what it records on the order; a reply alone does not."""
+    from ingest.models import Session, Turn
+    from taskgen.classify import Classification
+    from taskgen.domains.retail.plans import plan_positive
+
+    prompt = ("What is the cheapest water bottle in blue? If it is less than 200 bucks I want to exchange my water bottle in order "
+              "#W7654321 to it. If not, I want to return my water bottle.")
+    session = Session(session_id="s", turns=[Turn(role="user", text=prompt, source="traces")], entity_ids={"customer": ["c1"]})
+    classification = Classification(intent="exchange", outcome="resolved", evidence=[], signature="s")
+    plan = plan_positive(session, classification, _seed(), ACTOR, tau2)
+    task = _task(tau2, "exchange", prompt, "#W7654321")[0].model_copy(update={"expectations": plan.expectations, "required_tools": plan.required_tools,
+                                                                          "forbidden_tools": plan.forbidden_tools})
+    assert _run(tau2, task)[0].passed, _run(tau2, task)[0].reasons
+    returned = (("return_delivered_order_items", {"order_id": "#W7654321", "item_ids": ["222"], "payment_method_id": "cc_1"}),
+                ("send_reply", {"text": "Return requested."}))
+    assert _run(tau2, task, "", returned)[0].passed, _run(tau2, task, "", returned)[0].reasons
+    assert not _run(tau2, task, "reply_only")[0].passed

@@ -528,8 +528,12 @@ def optional_write(plan: Plan, decision: Decision, state: StateRows, order_id: s
         write_check = "order_status"  # the product's return is a status it writes (tau2-bench), no label row
     expectations = []
     for index, item in enumerate(plan.expectations):
-        if item.check in ("cancel_reason", "order_recorded"):
-            continue  # a reason or a record goes with a write the task no longer requires
+        if item.check == "cancel_reason":
+            continue  # a reason goes with a cancellation the task no longer requires
+        if item.check == "order_recorded":
+            # what the write records may be there or not (the reply, required anyway, the other option): allowed to change
+            expectations.append(Expectation(check="any_of", any_of=[item, _check("reply_sent")]))
+            continue
         if item.check == write_check and not any(earlier.check == write_check for earlier in plan.expectations[:index]):
             alternative = unchanged[write_check](item)
             item = Expectation(check="any_of", any_of=[item, alternative]) if alternative is not None else item
@@ -589,7 +593,11 @@ def _item_change_or_fallback(plan: Plan, policy: RetailPolicy, state: StateRows,
         # the fallback cancellation refunds the order (tau2-bench): its whole amount, or nothing
         refund = [Expectation(check="any_of", any_of=[_check("refund_exists", order_id=order_id, amount_cents=int(order.get("total_cents") or 0)),
                                                       _check("no_refund", order_id=order_id)])]
-    expectations = [either, *refund, *(item for item in plan.expectations if not about_order(item))]
+    # what the tools record on the order (the exchanged items) may be written or not: with the reply (required anyway)
+    # as the other option, the check only lets the field change ("nothing else changed")
+    records = [Expectation(check="any_of", any_of=[_check("order_recorded", order_id=order_id, field=field), _check("reply_sent")])
+               for field in dict.fromkeys(field for tool in tools for field in tool.records)]
+    expectations = [either, *refund, *records, *(item for item in plan.expectations if not about_order(item))]
     return plan.model_copy(update={"expectations": expectations, "required_tools": []})
 
 
