@@ -55,6 +55,8 @@ TAU = ROOT.parent / "shared" / "data" / "tau-bench-retail"
 TAU2 = ROOT.parent / "shared" / "data" / "tau2-bench-retail"
 TAU_DAY = ROOT / "tests" / "conformance" / "producers" / "tau_day.py"
 RESULTS = Path(__file__).resolve().parent / "results"
+TAU2_TOOLS = ROOT / "docs" / "examples" / "tau2-retail.tools.yaml"
+"""tau2-bench's write tools as the policy file declares them (tests/taskgen/test_product_tools.py checks it against its tools.py)."""
 TRACE2TASK = str(Path(sys.executable).with_name("trace2task"))
 
 TAU_STATUSES = {
@@ -219,10 +221,15 @@ def make_drop(work: Path, variant: bool, count: int, source: str = "tau", offset
                        "options": {"amount_unit": "currency"}}}
         ),
     }
+    if source == "tau2":
+        # the order's own shipping address, which tau2-bench's modify_pending_order_address writes
+        mapping["roles"]["order"]["columns"]["address"] = "ship_to" if variant else "address"
     (work / "mapping.yaml").write_text(yaml.safe_dump(mapping, sort_keys=False), encoding="utf-8")
     from taskgen.domains.retail.policy import DEFAULT_POLICY_PATH
 
     policy = {**yaml.safe_load(DEFAULT_POLICY_PATH.read_text(encoding="utf-8")), **TAU_STATUSES}
+    if source == "tau2":
+        policy["tools"] = yaml.safe_load(TAU2_TOOLS.read_text(encoding="utf-8"))
     (work / "policy.yaml").write_text(yaml.safe_dump(policy, sort_keys=False), encoding="utf-8")
     pattern = r"PO-\d{7}" if variant else r"#W\d{7}"
     config = {
@@ -340,7 +347,10 @@ HEADLINE = (
     "seeds_differing_from_observed", "snapshots_differing_from_observed", "expectations_on_unnamed_orders",
     "incoherent_seeds", "action_positives", "action_tasks_satisfied_by_seed", "stubs", "discriminating_pairs", "same_behaviour_pairs",
     "same_behaviour_pairs_reference_fails_one_side", "non_stub_pairs_reference_fails_one_side", "tasks_with_seed_uncertain",
+    "change_positives", "change_positives_checking_written_fields", "change_positives_passed_by_reply_only",
 )
+_WRITTEN_CHECKS = ("address_equals", "order_address_equals", "order_recorded", "order_status")
+"""End-state checks on a field a write tool changes."""
 
 
 def replay(calls, env) -> None:
@@ -398,7 +408,15 @@ def measure(config_path: Path) -> dict[str, Any]:
         if negative.seed_id != positive.seed_id and incoherences(negative_seed, seed):
             figures["incoherent_seeds"] += 1
         view = schema.canonical(seed.state)
-        if positive.required_tools and set(positive.required_tools) - {"escalate_to_human"}:
+        if positive.intent in ("address_change", "exchange"):
+            # An address or item change: the reviewer's finding was a positive only the reply was checked on.
+            figures["change_positives"] += 1
+            written = [item for item in flat_expectations(positive.expectations) if item.check in _WRITTEN_CHECKS and not holds(item, view)]
+            figures["change_positives_checking_written_fields"] += bool(written)
+            env = domain.environment(seed)
+            domain.agents()["reply_only"](AgentView(prompt=positive.prompt, intent=positive.intent, actor=positive.actor, clock=positive.clock), env)
+            figures["change_positives_passed_by_reply_only"] += domain.grade(positive, env.state, env.calls).passed
+        if positive.required_tools and set(positive.required_tools) - {domain.policy.escalation_tool}:
             figures["action_positives"] += 1
             if all(holds(item, view) for item in positive.expectations if not item.check.startswith("reply_")):
                 figures["action_tasks_satisfied_by_seed"] += 1

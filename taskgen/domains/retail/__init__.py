@@ -18,7 +18,7 @@ from ingest.models import Session, StateRows, ToolCall
 from taskgen.classify import Classification
 from taskgen.domains import Agent, NegativePlan, Plan
 from taskgen.domains.retail import agents, canary, grader, identity, negatives, plans, reference
-from taskgen.domains.retail.environment import TOOLS, WRITE_TOOLS, RetailEnvironment
+from taskgen.domains.retail.environment import TOOLS, WRITE_TOOLS, RetailEnvironment, tool_names
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.rules import order_ids_in, refunded_cents
 from taskgen.domains.retail.schema import RetailSchema
@@ -35,6 +35,7 @@ class RetailDomain:
 
     def __init__(self, policy: RetailPolicy) -> None:
         self.policy = policy
+        self.tools = tool_names(policy.tools)
 
     @classmethod
     def from_policy_file(cls, path: Path | None = None) -> RetailDomain:
@@ -86,7 +87,7 @@ class RetailDomain:
         return canary.add_canaries(state, clock, domain_schema)
 
     def environment(self, seed: Seed) -> RetailEnvironment:
-        return RetailEnvironment(seed)
+        return RetailEnvironment(seed, self.policy.tools)
 
     def grade(
         self, task: DraftTask, final_state: StateRows, calls: list[ToolCall],
@@ -114,7 +115,7 @@ class RetailDomain:
             for order_id in order_ids_in(task.prompt, schema)
             if order_id not in orders
         ]
-        if satisfied_by_seed(task, state):
+        if satisfied_by_seed(task, state, self.policy.write_tool_names):
             issues.append(ValidationIssue(
                 code="satisfied_by_seed",
                 message="every expected change already holds on the seed (the incident's own write is probably in it): "
@@ -133,10 +134,10 @@ class RetailDomain:
         return issues
 
 
-def satisfied_by_seed(task: DraftTask, state: StateRows) -> bool:
+def satisfied_by_seed(task: DraftTask, state: StateRows, write_tools: list[str] | None = None) -> bool:
     """A positive that requires a write whose expected end state (its reply aside) already holds on the
     seed: an agent passes it without acting, so it tests nothing."""
-    if task.polarity != "positive" or not set(task.required_tools) & set(WRITE_TOOLS):
+    if task.polarity != "positive" or not set(task.required_tools) & (set(WRITE_TOOLS) | set(write_tools or ())):
         return False
     changes = [item for item in task.expectations if not grader.is_reply_check(item)]
     return bool(changes) and all(grader.holds(item, state) for item in changes)

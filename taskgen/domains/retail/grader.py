@@ -60,6 +60,17 @@ def _address_equals(state: StateRows, args: dict) -> bool:
     return _normalized(customer.get("address") or "") == _normalized(args["address"])  # None: unknown (an emptied field)
 
 
+def _order_address_equals(state: StateRows, args: dict) -> bool:
+    """The order's own shipping address (not its owner's) is this one, case, commas and spacing aside."""
+    order = state.get("order", {}).get(str(args["order_id"]), {})
+    return _normalized(order.get("shipping_address") or "") == _normalized(args["address"])
+
+
+def _order_recorded(state: StateRows, args: dict) -> bool:
+    """The order carries a value in `field` (the items an exchange request recorded, say)."""
+    return state.get("order", {}).get(str(args["order_id"]), {}).get(str(args["field"])) not in (None, "", [], {})
+
+
 def _escalated(state: StateRows, args: dict) -> bool:
     wanted = str(args.get("reason_contains", "")).lower()
     return any(wanted in str(row.get("reason", "")).lower() for row in _rows(state, "escalation"))
@@ -166,6 +177,8 @@ CHECKS: dict[str, Callable[[StateRows, dict], bool]] = {
     "order_status": _order_status,
     "cancel_reason": _cancel_reason,
     "address_equals": _address_equals,
+    "order_address_equals": _order_address_equals,
+    "order_recorded": _order_recorded,
     "escalated": _escalated,
     "not_escalated": _not_escalated,
     "reply_sent": _reply_sent,
@@ -215,6 +228,10 @@ def allowed_changes(task: DraftTask) -> tuple[set[tuple[str, str]], set[tuple[st
             fields |= {("order", args["order_id"], "status"), ("order", args["order_id"], "cancel_reason")}
         elif item.check == "address_equals":
             fields.add(("customer", args["customer_id"], "address"))
+        elif item.check == "order_address_equals":
+            fields.add(("order", args["order_id"], "shipping_address"))
+        elif item.check == "order_recorded":
+            fields.add(("order", args["order_id"], args["field"]))
     return new_rows, fields
 
 

@@ -273,7 +273,7 @@ def plan_negative(
         said = words or prompt
         view = schema.canonical(moved)
         decision = decide(intent, said, view, requester, clock, policy, order_id, schema)
-        plan = plan_for(decision, view, requester.get("customer_id"), target_order_id=order_id, prompt=said)
+        plan = plan_for(decision, view, requester.get("customer_id"), target_order_id=order_id, prompt=said, policy=policy)
         if decision.action != positive_decision.action and discriminates(positive, plan):
             return NegativePlan(
                 **plan.model_dump(exclude={"target"}), target=positive.target, state=moved, actor=requester,

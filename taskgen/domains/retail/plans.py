@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 from ingest.models import Session, StateRows
@@ -37,7 +38,7 @@ _TEXT_ACTIONS: tuple[tuple[str, str], ...] = (
     (r"address", "update_address"),
 )
 
-ACTION_KINDS = ("refund", "return_label", "cancel", "update_address")
+ACTION_KINDS = ("refund", "return_label", "cancel", "update_address", "order_address", "modify_items", "exchange")
 
 _VERB_ACTIONS: tuple[tuple[str, str], ...] = (
     (r"^refund", "refund"),
@@ -50,9 +51,13 @@ _VERB_ACTIONS: tuple[tuple[str, str], ...] = (
 change is, on the policy's tools, a human's to make (`requests_outside_tools`)."""
 
 
-def tool_action(name: str) -> str | None:
-    """What an incident's successful call did, in the policy's actions: the domain's own tools by name,
-    another product's write tools by their verb; reads and anything else, nothing."""
+def tool_action(name: str, policy: RetailPolicy | None = None) -> str | None:
+    """What an incident's successful call did, in the policy's actions: the product's declared tools (the
+    policy file's `tools`) by their declared action, the demo's by name, another product's write tools by
+    their verb; reads and anything else, nothing."""
+    declared = next((tool for tool in policy.tools if tool.name == name), None) if policy is not None else None
+    if declared is not None:
+        return declared.plan_action
     if name in _TOOL_ACTIONS:
         return _TOOL_ACTIONS[name]
     lowered = name.lower()
@@ -69,7 +74,7 @@ def action_named_in(text: str) -> str | None:
     return next((action for pattern, action in _TEXT_ACTIONS if re.search(pattern, lowered)), None)
 
 
-def incident_action(session: Session, classification: Classification) -> tuple[str | None, str]:
+def incident_action(session: Session, classification: Classification, policy: RetailPolicy | None = None) -> tuple[str | None, str]:
     """What the incident says was the right thing to do, and where that came from."""
     if classification.outcome == "rolled_back":
         for deploy in sorted(session.signals.deploys, key=lambda deploy: deploy.id):
@@ -84,7 +89,7 @@ def incident_action(session: Session, classification: Classification) -> tuple[s
                 return action, f"escalation:{escalation.id}:resolution"
         return None, "escalated:no_resolution"
     if classification.outcome == "resolved":
-        done = [action for call in session.tool_calls if call.status == "ok" and (action := tool_action(call.name))]
+        done = [action for call in session.tool_calls if call.status == "ok" and (action := tool_action(call.name, policy))]
         return (done[-1] if done else "inform"), "resolved:agent_path"
     return None, f"{classification.outcome}:agent_path_untrusted"
 
@@ -94,6 +99,9 @@ _RUBRIC = {
     "return_label": "Judge: does the reply give the return label and say how to send the parcel back?",
     "cancel": "Judge: does the reply confirm the cancellation and what happens to the payment?",
     "update_address": "Judge: does the reply confirm the new address as the customer wrote it?",
+    "order_address": "Judge: does the reply confirm the order's new shipping address as the customer wrote it?",
+    "modify_items": "Judge: does the reply confirm which items of the order change, to what, and any price difference?",
+    "exchange": "Judge: does the reply confirm which items are exchanged, for what, and what the customer does next?",
     "escalate": "Judge: does the reply tell the customer a person will follow up, without promising the outcome?",
     "decline": "Judge: does the reply give the reason for the refusal (rule {rule}) in plain words and say what the customer can do instead?",
     "inform": "Judge: does the reply answer the question in plain words, without inventing policy, dates or offers?",
@@ -133,12 +141,14 @@ def _reply_checks(
 
 
 def plan_for(
-    decision: Decision, state: StateRows, requester: str | None = None, target_order_id: str | None = None, prompt: str = ""
+    decision: Decision, state: StateRows, requester: str | None = None, target_order_id: str | None = None, prompt: str = "",
+    policy: RetailPolicy | None = None,
 ) -> Plan:
     """Expectations, required and forbidden tools that make `decision` the one passing answer
     (`target_order_id`: the order the request is about when the decision names none; `prompt`: what
-    the customer asked, for the reply's content)."""
-    plan = _plan_for(decision, state, requester, target_order_id, prompt)
+    the customer asked, for the reply's content; `policy`: whose declared tools are required and
+    forbidden by name, the shipped one's when None)."""
+    plan = _plan_for(decision, state, requester, target_order_id, prompt, policy or _shipped_policy())
     return plan.model_copy(
         update={
             "expectations": [*plan.expectations, *_reply_checks(decision, state, requester, target_order_id, prompt)],
@@ -160,13 +170,46 @@ def cancel_reason_in(prompt: str) -> str | None:
     return next((reason for pattern, reason in _CANCEL_REASONS if re.search(pattern, lowered)), None)
 
 
-def _forbid_others(*required: str) -> list[str]:
+def _forbid_others(policy: RetailPolicy, *required: str) -> list[str]:
     """Every state-changing tool the answer does not need: an idle or greedy extra write fails the task."""
-    return [tool for tool in WRITE_TOOLS if tool not in required]
+    return [tool for tool in policy.write_tool_names if tool not in required]
+
+
+@functools.cache
+def _shipped_policy() -> RetailPolicy:
+    return RetailPolicy.from_yaml()
+
+
+def _written(tool, order_id: str | None, state: StateRows) -> list[Expectation]:
+    """What the declared tool writes on the order, as end-state checks: the status it sets, each field it records,
+    the refund it gives."""
+    checks = [_check("order_status", order_id=order_id, status=tool.sets_status)] if tool.sets_status else []
+    checks += [_check("order_recorded", order_id=order_id, field=field) for field in tool.records]
+    return checks
+
+
+def _address_to_ask(policy: RetailPolicy, order_id: str | None, order: dict | None, no_new_refund: list[Expectation],
+                    same_status: list[Expectation], update_tool: str, escalation: str) -> Plan:
+    """The words hold no address ('to my Hamburg address'): the agent asks for it, or finds it, and may write it
+    itself, on the customer's account or, where the product changes an order's own address and the order
+    takes it, on that order; a hand-over or another write is wrong, and no address can be checked."""
+    allowed = [update_tool]
+    expectations = [_check("not_escalated"), _check("reply_sent"), *no_new_refund, *same_status]
+    order_tool = policy.tool_for("order_address", str(order.get("status"))) if order is not None else None
+    if order_tool is not None:
+        allowed.append(order_tool.name)
+        # unchanged, or an address written: either passes, and the field may change ("nothing else changed")
+        options = [_check("order_recorded", order_id=order_id, field="shipping_address")]
+        if order.get("shipping_address"):
+            options.insert(0, _check("order_address_equals", order_id=order_id, address=order["shipping_address"]))
+        expectations.append(Expectation(check="any_of", any_of=options) if len(options) > 1 else
+                            Expectation(check="any_of", any_of=[*options, _check("reply_sent")]))
+    return Plan(expectations=expectations, forbidden_tools=[*_forbid_others(policy, *allowed), escalation])
 
 
 def _plan_for(
-    decision: Decision, state: StateRows, requester: str | None = None, target_order_id: str | None = None, prompt: str = ""
+    decision: Decision, state: StateRows, requester: str | None = None, target_order_id: str | None = None, prompt: str = "",
+    policy: RetailPolicy = None,  # type: ignore[assignment]
 ) -> Plan:
     """Every plan checks the end state of what the request is about: the target order (its status,
     its refunds) and the requester's address, changed only where the answer changes them."""
@@ -183,40 +226,69 @@ def _plan_for(
         # An address the seed does not know (emptied: the incident's own write) is kept out of the checks.
         same_address = [_check("address_equals", customer_id=customer_id, address=state["customer"][customer_id]["address"])]
     untouched = [*no_new_refund, *same_status, *same_address]
+    name = {action: policy.tool_name(action, default) for action, default in (
+        ("refund", "refund_order"), ("return_label", "create_return_label"), ("cancel", "cancel_order"), ("update_address", "update_address"))}
+    escalation = policy.escalation_tool
+    writes = list(policy.write_tool_names)
+    return_tool = policy.tool_for("return_label")
+    if decision.action == "return_label" and return_tool is not None and return_tool.sets_status:
+        # The product's return is a request on the order (tau2-bench: status 'return requested', the items recorded), no label row.
+        return Plan(
+            expectations=[*_written(return_tool, order_id, state), *no_new_refund, *same_address, _check("reply_sent")],
+            required_tools=[return_tool.name],
+            forbidden_tools=_forbid_others(policy, return_tool.name),
+        )
+    if decision.action in ("modify_items", "exchange") and (tool := policy.tool_for(decision.action)) is not None:
+        return Plan(
+            expectations=[*_written(tool, order_id, state), *([] if tool.sets_status else same_status), *no_new_refund, *same_address, _check("reply_sent")],
+            required_tools=[tool.name],
+            forbidden_tools=_forbid_others(policy, tool.name),
+        )
+    if decision.action == "order_address" and (tool := policy.tool_for("order_address")) is not None:
+        if not decision.address:
+            return _address_to_ask(policy, order_id, order, no_new_refund, same_status, name["update_address"], escalation)
+        return Plan(
+            expectations=[_check("order_address_equals", order_id=order_id, address=decision.address), *no_new_refund, *same_status, *same_address],
+            required_tools=[tool.name],
+            forbidden_tools=_forbid_others(policy, tool.name),
+        )
     if decision.action == "refund":
         return Plan(
             expectations=[_check("refund_exists", order_id=order_id, amount_cents=decision.amount_cents), *same_status, *same_address, _check("reply_sent")],
-            required_tools=["refund_order"],
-            forbidden_tools=_forbid_others("refund_order"),
+            required_tools=[name["refund"]],
+            forbidden_tools=_forbid_others(policy, name["refund"]),
         )
     if decision.action == "return_label":
         return Plan(
             expectations=[_check("return_label_exists", order_id=order_id), *no_new_refund, *same_status, *same_address],
-            required_tools=["create_return_label"],
-            forbidden_tools=_forbid_others("create_return_label"),
+            required_tools=[name["return_label"]],
+            forbidden_tools=_forbid_others(policy, name["return_label"]),
         )
     if decision.action == "cancel":
         reason = [_check("cancel_reason", order_id=order_id, reason=stated)] if (stated := cancel_reason_in(prompt)) else []
+        cancel_tool = policy.tool_for("cancel")
+        refund = no_new_refund
+        if cancel_tool is not None and cancel_tool.refunds and order is not None:
+            # The product's cancellation refunds what is left of the order (tau2-bench's cancel_pending_order).
+            left = int(order.get("total_cents") or 0) - refunded_cents(state, order_id or "")
+            refund = [_check("refund_exists", order_id=order_id, amount_cents=left)] if left > 0 else no_new_refund
         return Plan(
-            expectations=[_check("order_status", order_id=order_id, status="cancelled"), *reason, *no_new_refund, *same_address, _check("reply_sent")],
-            required_tools=["cancel_order"],
-            forbidden_tools=_forbid_others("cancel_order"),
+            expectations=[_check("order_status", order_id=order_id, status="cancelled"), *reason, *refund, *same_address, _check("reply_sent")],
+            required_tools=[name["cancel"]],
+            forbidden_tools=_forbid_others(policy, name["cancel"]),
         )
     if decision.action == "update_address" and not decision.address:
         # The words hold no address: the agent asks the customer for it and may change it itself; a
         # hand-over or another write is wrong, and no address can be checked.
-        return Plan(
-            expectations=[_check("not_escalated"), _check("reply_sent"), *no_new_refund, *same_status],
-            forbidden_tools=[*_forbid_others("update_address"), "escalate_to_human"],
-        )
+        return _address_to_ask(policy, order_id, order, no_new_refund, same_status, name["update_address"], escalation)
     if decision.action == "update_address":
         return Plan(
             expectations=[_check("address_equals", customer_id=decision.customer_id, address=decision.address), *no_new_refund, *same_status],
-            required_tools=["update_address"],
-            forbidden_tools=_forbid_others("update_address"),
+            required_tools=[name["update_address"]],
+            forbidden_tools=_forbid_others(policy, name["update_address"]),
         )
     if decision.action == "escalate":
-        return Plan(expectations=[_check("escalated"), *untouched], required_tools=["escalate_to_human"], forbidden_tools=list(WRITE_TOOLS))
+        return Plan(expectations=[_check("escalated"), *untouched], required_tools=[escalation], forbidden_tools=writes)
     if decision.action == "decline" and decision.rule == "order_closed" and order is not None:
         # Only the cancelled order is refused: the customer's other requests, on other orders, may still
         # need a write or a hand-over, so no tool is forbidden by name; the checks are about this order.
@@ -228,10 +300,10 @@ def _plan_for(
         # A refusal is said to the customer, not handed on: an escalation is the other answer.
         return Plan(
             expectations=[_check("reply_refuses"), _check("not_escalated"), *untouched],
-            forbidden_tools=[*WRITE_TOOLS, "escalate_to_human"],
+            forbidden_tools=[*writes, escalation],
         )
     # An answer only: nothing written, nothing handed on (a reply alone is not a pass when it came with a hand-over).
-    return Plan(expectations=[_check("reply_sent"), _check("not_escalated"), *untouched], forbidden_tools=[*WRITE_TOOLS, "escalate_to_human"])
+    return Plan(expectations=[_check("reply_sent"), _check("not_escalated"), *untouched], forbidden_tools=[*writes, escalation])
 
 
 def _is_write(name: str) -> bool:
@@ -362,7 +434,9 @@ def plan_positive(
     state = schema.canonical(seed.state)
     prompt = session.first_user_text()
     order_id, questions = target_order(session, prompt, state, schema)
-    scope, asked = task_scope(session, prompt, order_id, state, actor, schema) if classification.intent in ORDER_INTENTS else ("", [])
+    # An item change the product's own tool makes is about one order too (the demo's tools make none).
+    item_change = classification.intent in policy.intents_outside_tools and any(tool.plan_action in ("exchange", "modify_items") for tool in policy.tools)
+    scope, asked = task_scope(session, prompt, order_id, state, actor, schema) if classification.intent in ORDER_INTENTS or item_change else ("", [])
     words = user_prompt(session)
     if order_id and asked:
         # The user is told to ask about the one order: their words about the others go too, and the
@@ -375,9 +449,9 @@ def plan_positive(
         if left := [other for other in asked if other in order_ids_in(words, schema)]:
             questions.append(f"The prompt still names order {', '.join(left)}: check that the user's words ask nothing of it.")
     decision = decide(classification.intent, prompt, state, actor, seed.clock_datetime, policy, order_id, schema)
-    plan = plan_for(decision, state, actor.get("customer_id"), target_order_id=order_id, prompt=prompt)
+    plan = plan_for(decision, state, actor.get("customer_id"), target_order_id=order_id, prompt=prompt, policy=policy)
     questions = [*plan.review_questions, *questions]
-    evidence_action, source = incident_action(session, classification)
+    evidence_action, source = incident_action(session, classification, policy)
     if evidence_action is None:
         questions.append(
             f"The incident gives no usable resolution ({source}); the expectations follow the policy "
@@ -405,9 +479,12 @@ def plan_positive(
             f"The customer asks for '{decision.action}' only under a condition the seed cannot decide (\"{condition}\"): "
             "the task neither requires nor forbids it. Does the condition hold as of the incident, and should the task require it?"
         )
-    if decision.action == "escalate" and decision.rule == "outside_agent_tools" and order_id:
+    if decision.rule in ("outside_agent_tools", "exchange_allowed", "modify_items_allowed") and order_id:
+        allowed = plan.forbidden_tools
         plan, asked = human_change_fallbacks(plan, prompt, state, actor, seed.clock_datetime, policy, order_id)
         questions += asked
+        if decision.action in ("exchange", "modify_items") and plan.forbidden_tools != allowed:
+            plan = _item_change_or_fallback(plan, policy, state, decision.action, order_id, set(allowed) - set(plan.forbidden_tools))
     others = other_named_orders(session, prompt, order_id, actor, state, schema)
     plan = plan.model_copy(update={"expectations": [*plan.expectations, *untouched_orders(others, state)]})
     questions += prompt_seed_conflicts(prompt, order_id, state, seed.clock, policy)
@@ -442,12 +519,21 @@ def optional_write(plan: Plan, decision: Decision, state: StateRows, order_id: s
                                        if refunded_cents(state, order_id or "") else _check("no_refund", order_id=order_id)),
         "return_label_exists": lambda item: _check("reply_sent"),
         "address_equals": lambda item: _check("address_equals", customer_id=decision.customer_id, address=customer["address"]) if customer and customer.get("address") else None,
+        "order_address_equals": lambda item: (_check("order_address_equals", order_id=order_id, address=order["shipping_address"])
+                                              if order and order.get("shipping_address") else None),
     }
-    write_check = {"cancel": "order_status", "refund": "refund_exists", "return_label": "return_label_exists", "update_address": "address_equals"}[decision.action]
+    write_check = {"cancel": "order_status", "refund": "refund_exists", "return_label": "return_label_exists", "update_address": "address_equals",
+                   "order_address": "order_address_equals", "modify_items": "order_status", "exchange": "order_status"}[decision.action]
+    if not any(item.check == write_check for item in plan.expectations):
+        write_check = "order_status"  # the product's return is a status it writes (tau2-bench), no label row
     expectations = []
     for index, item in enumerate(plan.expectations):
         if item.check == "cancel_reason":
             continue  # a reason goes with a cancellation the task no longer requires
+        if item.check == "order_recorded":
+            # what the write records may be there or not (the reply, required anyway, the other option): allowed to change
+            expectations.append(Expectation(check="any_of", any_of=[item, _check("reply_sent")]))
+            continue
         if item.check == write_check and not any(earlier.check == write_check for earlier in plan.expectations[:index]):
             alternative = unchanged[write_check](item)
             item = Expectation(check="any_of", any_of=[item, alternative]) if alternative is not None else item
@@ -480,12 +566,39 @@ def human_change_fallbacks(
                 f"The customer asks for '{action}' only under a condition (\"{condition}\"); the policy on the seed refuses it "
                 f"(rule {ruling.rule}), so the task forbids it whatever the condition. Is that right?")
             continue
-        plan = _allow_write(plan, action, tool, order_id, ruling)
+        plan = _allow_write(plan, action, policy.tool_name(action, tool), order_id, ruling)
         questions.append(
             f"The customer asks for '{action}' only under a condition the seed cannot decide (\"{condition}\"); the policy on "
             f"the seed allows it (rule {ruling.rule}): the task neither requires nor forbids it. Does the condition hold as of "
             "the incident, and should the task require it?")
     return plan, questions
+
+
+def _item_change_or_fallback(plan: Plan, policy: RetailPolicy, state: StateRows, action: str, order_id: str, fallbacks: set[str]) -> Plan:
+    """An item change with a fallback write the customer asks for under a condition on the catalogue ("if it
+    is not available, cancel the whole order"): the order ends in the status either tool writes, no tool is
+    required by name (which one a correct agent calls hangs on the catalogue)."""
+    tools = [tool for tool in policy.tools if tool.name in fallbacks or tool.plan_action == action]
+    statuses = list(dict.fromkeys(tool.sets_status for tool in tools if tool.sets_status))
+
+    def about_order(item: Expectation) -> bool:
+        options = item.any_of if item.check == "any_of" else [item]
+        return any(option.args.get("order_id") == order_id and option.check in ("order_status", "order_recorded", "no_refund", "refunded_total", "refund_exists")
+                   for option in options)
+
+    either = Expectation(check="any_of", any_of=[_check("order_status", order_id=order_id, status=status) for status in statuses])
+    refund = []
+    order = state.get("order", {}).get(order_id)
+    if order is not None and not refunded_cents(state, order_id) and any(tool.refunds for tool in tools):
+        # the fallback cancellation refunds the order (tau2-bench): its whole amount, or nothing
+        refund = [Expectation(check="any_of", any_of=[_check("refund_exists", order_id=order_id, amount_cents=int(order.get("total_cents") or 0)),
+                                                      _check("no_refund", order_id=order_id)])]
+    # what the tools record on the order (the exchanged items) may be written or not: with the reply (required anyway)
+    # as the other option, the check only lets the field change ("nothing else changed")
+    records = [Expectation(check="any_of", any_of=[_check("order_recorded", order_id=order_id, field=field), _check("reply_sent")])
+               for field in dict.fromkeys(field for tool in tools for field in tool.records)]
+    expectations = [either, *refund, *records, *(item for item in plan.expectations if not about_order(item))]
+    return plan.model_copy(update={"expectations": expectations, "required_tools": []})
 
 
 def _allow_write(plan: Plan, action: str, tool: str, order_id: str, ruling: Decision) -> Plan:

@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 
 from taskgen.domains import Agent, Environment
 from taskgen.domains.retail.addresses import address_in
-from taskgen.domains.retail.policy import RetailPolicy
+from taskgen.domains.retail.policy import RetailPolicy, WriteTool
 from taskgen.seeds import parse_timestamp
 from taskgen.task import AgentView
 
@@ -77,12 +77,91 @@ def _already_refunded(env: Environment, order_id: str) -> int:
     return sum(int(row.get("amount_cents", 0)) for row in env.state.get("refund", {}).values() if row.get("order_id") == order_id)
 
 
+def _tool(policy: RetailPolicy, action: str, default: WriteTool) -> WriteTool:
+    """The product's tool for the action (policy.yaml `tools`), the demo's when it declares none."""
+    return next((tool for tool in policy.tools if tool.action == action), default)
+
+
+_DEMO = {
+    "refund": WriteTool(name="refund_order", action="refund", arguments=["order_id", "amount_cents", "reason"], order_arg="order_id",
+                        amount_arg="amount_cents", reason_arg="reason"),
+    "return_label": WriteTool(name="create_return_label", action="return_label", arguments=["order_id"], order_arg="order_id"),
+    "cancel": WriteTool(name="cancel_order", action="cancel", arguments=["order_id", "reason"], optional=["reason"], order_arg="order_id", reason_arg="reason"),
+    "update_address": WriteTool(name="update_address", action="update_address", arguments=["customer_id", "address"], customer_arg="customer_id", address_args=["address"]),
+    "escalate": WriteTool(name="escalate_to_human", action="escalate", arguments=["reason"], reason_arg="reason"),
+}
+
+
+def _address_parts(address: str, names: list[str]) -> dict[str, str]:
+    """A one-line address split over the tool's address arguments: street, unit, town, state, zip (country: USA)."""
+    if len(names) == 1:
+        return {names[0]: address}
+    parts = [part.strip() for part in address.split(",") if part.strip()]
+    found = {name: "" for name in names}
+    if "zip" in found and parts and re.fullmatch(r"[A-Za-z ]*\d{5}(?:-\d{4})?", parts[-1]):
+        last = parts.pop().split()
+        found["zip"] = last.pop()
+        if last:
+            parts.append(" ".join(last))
+    if "state" in found and len(parts) >= 3:
+        found["state"] = parts.pop()
+    if "city" in found and len(parts) >= 2:
+        found["city"] = parts.pop()
+    if "address2" in found and len(parts) >= 2:
+        found["address2"] = ", ".join(parts[1:])
+        parts = parts[:1]
+    found[names[0]] = ", ".join(parts)
+    if "country" in found:
+        found["country"] = "USA"
+    return found
+
+
+def _payment_of(order: dict) -> str:
+    history = order.get("payment_history")
+    first = history[0] if isinstance(history, list) and history and isinstance(history[0], dict) else {}
+    return str(first.get("payment_method_id") or "")
+
+
+def _item_ids(order: dict, prompt: str) -> list[str]:
+    """The ids of the order's items the request names, else of all its items."""
+    items = [item for item in order.get("items") or [] if isinstance(item, dict)]
+    named = [item for item in items if item.get("name") and _says(prompt, str(item["name"]))]
+    return [str(item.get("item_id", item.get("id"))) for item in (named or items)]
+
+
+def _use(env: Environment, tool: WriteTool, order: dict | None = None, customer_id: str | None = None, amount: int | None = None,
+         reason: str | None = None, address: str | None = None, prompt: str = "") -> object:
+    """Call the declared tool, each argument filled by its declared role; one the agent has nothing for, empty."""
+    args: dict[str, object] = {}
+    if tool.order_arg and order is not None:
+        args[tool.order_arg] = order["id"]
+    if tool.customer_arg:
+        args[tool.customer_arg] = customer_id
+    if tool.amount_arg:
+        args[tool.amount_arg] = amount
+    if tool.reason_arg and reason is not None:
+        args[tool.reason_arg] = reason
+    if tool.address_args and address is not None:
+        args.update(_address_parts(address, tool.address_args))
+    if order is not None and tool.items_arg:
+        args[tool.items_arg] = _item_ids(order, prompt)
+    if order is not None and tool.new_items_arg:
+        args[tool.new_items_arg] = _item_ids(order, prompt)  # it sees no catalogue: the same items stand for their new variants
+    if order is not None and tool.payment_arg:
+        args[tool.payment_arg] = _payment_of(order)
+    for name in tool.arguments:
+        if name not in args and name not in tool.optional:
+            args[name] = ""
+    return env.call(tool.name, **args)
+
+
 def _refuse(env: Environment, what: str) -> None:
     env.call("send_reply", text=f"I'm sorry, I cannot {what}.")
 
 
 def _hand_over(env: Environment, reason: str) -> None:
-    env.call("escalate_to_human", reason=reason)
+    tool = next((tool for tool in getattr(env, "write_tools", {}).values() if tool.action == "escalate"), _DEMO["escalate"])
+    _use(env, tool, reason=reason)
     env.call("send_reply", text=HANDED_OVER)
 
 
@@ -97,7 +176,7 @@ def _refund(order: dict, env: Environment, clock: datetime, policy: RetailPolicy
         return _refuse(env, f"refund order {order_id} again: it is refunded in full")
     if remaining > policy.auto_refund_limit_cents:
         return _hand_over(env, "refund above the automatic limit")
-    env.call("refund_order", order_id=order_id, amount_cents=remaining, reason="within policy")
+    _use(env, _tool(policy, "refund", _DEMO["refund"]), order=order, amount=remaining, reason="within policy")
     env.call("send_reply", text=f"I have refunded {remaining / 100:.2f} for order {order_id}.")
 
 
@@ -106,14 +185,16 @@ def _return_label(order: dict, env: Environment, clock: datetime, policy: Retail
         return _hand_over(env, "a change the tools cannot carry out") if human_can else _refuse(env, f"create a return label for order {order['id']}")
     if not _inside_return_window(order, clock, policy):
         return _refuse(env, f"create a return label for order {order['id']}")
-    env.call("create_return_label", order_id=order["id"])
-    env.call("send_reply", text=f"Here is the return label for order {order['id']}.")
+    tool = next((tool for tool in policy.tools if tool.action in ("return_label", "return")), _DEMO["return_label"])
+    _use(env, tool, order=order)
+    env.call("send_reply", text=f"Here is the return label for order {order['id']}." if tool.action == "return_label"
+             else f"The return of order {order['id']} is requested; you will get an e-mail on how to send it back.")
 
 
 def _cancel(order: dict, env: Environment, policy: RetailPolicy, human_can: bool = False, prompt: str = "") -> None:
     if order.get("status") not in policy.cancellable_statuses:
         return _hand_over(env, "a change the tools cannot carry out") if human_can else _refuse(env, f"cancel order {order['id']}")
-    env.call("cancel_order", order_id=order["id"], **({"reason": reason} if (reason := _why_cancel(prompt)) else {}))
+    _use(env, _tool(policy, "cancel", _DEMO["cancel"]), order=order, reason=_why_cancel(prompt))
     env.call("send_reply", text=f"Order {order['id']} is cancelled.")
 
 
@@ -125,6 +206,9 @@ def _why_cancel(prompt: str) -> str | None:
     if "no longer need" in words or re.search(r"(?:n't|not) (?:need|want) (?:\w+ )?any ?more", words):
         return "no longer needed"
     return None
+
+
+_OWN_ADDRESS = re.compile(r"\b(?:default|account|profile|user|home) address|\baddress (?:on|of|in) (?:my|the) (?:account|profile)", re.IGNORECASE)
 
 
 def _change_address(view: AgentView, env: Environment, policy: RetailPolicy) -> None:
@@ -140,7 +224,13 @@ def _change_address(view: AgentView, env: Environment, policy: RetailPolicy) -> 
     address = address_in(view.prompt, [order["id"]] if order is not None else [])
     if address is None:
         return env.call("send_reply", text="Which address should I put on it? Please give me the full address.")
-    env.call("update_address", customer_id=customer_id, address=address)
+    order_tool = next((tool for tool in policy.tools if tool.action == "order_address"), None)
+    if (order_tool is not None and order is not None and order.get("customer_id") == customer_id
+            and order.get("status") in order_tool.requires_status and not _OWN_ADDRESS.search(view.prompt)):
+        # The product changes one order's shipping address and this order takes it: that one, not the account's.
+        _use(env, order_tool, order=order, address=address)
+        return env.call("send_reply", text=f"The shipping address of order {order['id']} is now {address}.")
+    _use(env, _tool(policy, "update_address", _DEMO["update_address"]), customer_id=customer_id, address=address)
     env.call("send_reply", text="Your address is updated.")
 
 
@@ -186,6 +276,9 @@ def _order_request(view: AgentView, env: Environment, policy: RetailPolicy) -> N
     human_can = _outside_tools(view, policy) and order.get("status") not in policy.closed_statuses
     if view.intent in _ALLOWED_STATUSES:
         if order.get("status") not in getattr(policy, _ALLOWED_STATUSES[view.intent]):
+            if _outside_tools(view, policy) and not any(order.get("status") in getattr(policy, _ALLOWED_STATUSES[intent]) for intent in _instead(view.prompt)) \
+                    and _change_items(view, env, policy, order):
+                return None
             # what the customer said to do instead, if the order's status allows it
             for intent in _instead(view.prompt):
                 if order.get("status") in getattr(policy, _ALLOWED_STATUSES[intent]):
@@ -223,7 +316,25 @@ def _outside_request(view: AgentView, env: Environment, policy: RetailPolicy) ->
     order = order or _only_order(view, env)
     if order is not None and order.get("status") in policy.closed_statuses:
         return _refuse(env, f"change order {order['id']}: it is {order.get('status')}, so nothing on it can change any more")
+    if order is not None and _change_items(view, env, policy, order):
+        return None
     return _hand_over(env, "a request the tools cannot carry out")
+
+
+def _change_items(view: AgentView, env: Environment, policy: RetailPolicy, order: dict) -> bool:
+    """The product's own tool for an item change (an exchange of a delivered order, an item change of a
+    pending one), when it has one for the order's status and the request is not about paying: done, True."""
+    if order.get("customer_id") != view.actor.get("customer_id"):
+        return False
+    if view.intent != "exchange" and re.search(r"\bpayment\b|\bpay (?:with|by|for)\b|\bcard\b", view.prompt.lower()):
+        return False
+    tool = next((tool for tool in policy.tools if tool.action in ("exchange", "modify_items") and tool.requires_status
+                 and order.get("status") in tool.requires_status), None)
+    if tool is None or _use(env, tool, order=order, prompt=view.prompt) is None:
+        return False
+    env.call("send_reply", text=f"The items of order {order['id']} are changed as you asked." if tool.action == "modify_items"
+             else f"The exchange for order {order['id']} is requested; you will get an e-mail on how to send the items back.")
+    return True
 
 
 def _signed_in(view: AgentView, env: Environment) -> bool:

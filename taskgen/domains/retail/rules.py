@@ -18,7 +18,7 @@ from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.schema import RetailSchema
 from taskgen.seeds import parse_timestamp
 
-Action = Literal["refund", "return_label", "cancel", "update_address", "inform", "escalate", "decline"]
+Action = Literal["refund", "return_label", "cancel", "update_address", "order_address", "modify_items", "exchange", "inform", "escalate", "decline"]
 
 
 class Decision(BaseModel):
@@ -147,6 +147,13 @@ def _decide_address(
     if order is not None and order.get("status") in locked and words_tell_order(prompt, str(order_id), state, actor):
         return Decision(action="escalate", rule="order_in_transit", customer_id=customer_id, order_id=order_id)
     address = address_in(prompt, order_ids_in(prompt, schema or RetailSchema()))  # an order id is never a house number
+    order_tool = policy.tool_for("order_address", str(order.get("status"))) if order is not None else None
+    if (order_tool is not None and order.get("customer_id") == customer_id and not _DEFAULT_ADDRESS.search(prompt)
+            and words_tell_order(prompt, str(order_id), state, actor)):
+        # The product changes an order's own shipping address (tau2-bench's modify_pending_order_address) and
+        # the order the words tell takes it: that order's address changes, not the customer's.
+        return Decision(action="order_address", rule="address_to_ask" if address is None else "order_address_change_allowed",
+                        customer_id=customer_id, order_id=order_id, address=address)
     if address is None:
         # No address in the words: the agent asks for it and changes it itself, no hand-over.
         return Decision(action="update_address", rule="address_to_ask", customer_id=customer_id)
@@ -154,6 +161,25 @@ def _decide_address(
 
 
 ORDER_INTENTS = ("refund", "return_label", "cancellation", "order_status")
+
+_DEFAULT_ADDRESS = re.compile(r"\b(?:default|account|profile|user|home) address\b|\baddress (?:on|of|in) (?:my|the) (?:account|profile)\b", re.IGNORECASE)
+"""Words about the customer's own address, not one order's."""
+_PAYMENT_CHANGE = re.compile(r"\bpayment\b|\bpay (?:with|by|for)\b|\bcard\b", re.IGNORECASE)
+
+
+def item_change_tool(intent: str, prompt: str, order: dict | None, customer_id: str | None, policy: RetailPolicy):
+    """The product's tool that makes the item change the customer asks for on this order, if it has one
+    accepting the order's status (tau2-bench: an exchange of a delivered order, an item change of a pending
+    one); None when only a human can make it (the demo's tools, a payment change, another status)."""
+    if order is None or order.get("customer_id") != customer_id:
+        return None
+    if intent != "exchange" and not asks_outside_tools(prompt, policy):
+        return None
+    if _PAYMENT_CHANGE.search(prompt) and intent != "exchange":
+        return None
+    status = str(order.get("status"))
+    return next((tool for action in ("exchange", "modify_items") if (tool := policy.tool_for(action, status)) is not None
+                 and tool.requires_status), None)
 
 
 _NEGATED = re.compile(r"\b(?:not|no|never|without|n't)\b(?:\W+\w+){0,2}\W*$|n't(?:\W+\w+){0,2}\W*$")
@@ -227,6 +253,8 @@ _ACTION_VERBS = {
     "return_label": r"\breturn\w*|\bsend (?:it |them )?back",
     "refund": r"\brefund\w*|\bmoney back",
     "update_address": r"\baddress",
+    "exchange": r"\bexchang\w*|\bswap\w*",
+    "modify_items": r"\bexchang\w*|\bswap\w*|\bmodif\w*|\bchange (?:it|them|the \w+)",
 }
 
 
@@ -327,6 +355,9 @@ def decide(
         if told:
             # Nothing left to change (a cancelled order): refused, not handed on.
             return Decision(action="decline", rule="order_closed", order_id=order_id)
+        tool = item_change_tool(intent, prompt, order, actor.get("customer_id"), policy)
+        if tool is not None:
+            return Decision(action=tool.plan_action, rule=f"{tool.plan_action}_allowed", order_id=order_id)
         return Decision(action="escalate", rule="outside_agent_tools", order_id=order_id)
     if order_id is None:
         return Decision(action="decline", rule="order_not_found")
@@ -342,6 +373,10 @@ def decide(
             instead = _decide_order(other, order_id, state, clock, policy)
             if instead.action != "decline":
                 return instead.model_copy(update={"rule": f"customer_fallback_{instead.rule}"})
+    tool = item_change_tool("", prompt, state["order"][order_id], actor.get("customer_id"), policy) if decision.rule in _STATUS_REFUSALS and outside else None
+    if tool is not None:
+        # ... which the product's own tool makes on an order in this status (tau2-bench's exchange of a delivered order).
+        return Decision(action=tool.plan_action, rule=f"{tool.plan_action}_allowed", order_id=order_id)
     if decision.rule in _STATUS_REFUSALS and outside and state["order"][order_id].get("status") not in policy.closed_statuses:
         # The order's status rules the tool out, but the customer also asks for a change only a human
         # can make (an item change on a pending order): that goes to a human, not a refusal.

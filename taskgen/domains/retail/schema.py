@@ -2,7 +2,8 @@
 
 The retail rules, environment and grader work on one canonical view of a seed: kinds `customer`,
 `order`, `order_item`, `payment`, `refund`, `return_label`; an order's `customer_id`, `status`,
-`created_at` (placed), `delivered_at`, `total_cents`, `tracking_number` (if kept); a customer's `address`. A product names these
+`created_at` (placed), `delivered_at`, `total_cents`, `tracking_number` and `shipping_address` (the order's own
+address, written by a product tool such as tau2-bench's modify_pending_order_address), if kept; a customer's `address`. A product names these
 its own way; its state mapping says how under `roles` (the demo's names are the defaults):
 
     roles:
@@ -38,7 +39,7 @@ DEFAULT_ORDER_ID_PATTERNS = tuple(IngestConfig().entity_patterns["order"].text_p
 ROLE_COLUMNS: dict[str, dict[str, str]] = {
     "order": {
         "customer": "customer_id", "status": "status", "placed_at": "created_at", "delivered_at": "delivered_at",
-        "amount": "total_cents", "tracking": "",
+        "amount": "total_cents", "tracking": "", "address": "",
     },
     "customer": {"address": "address"},
     "order_item": {"order": "order_id", "price": "price_cents"},
@@ -50,7 +51,7 @@ ROLE_COLUMNS: dict[str, dict[str, str]] = {
 
 CANONICAL_COLUMNS: dict[str, dict[str, str]] = {
     "order": {"customer": "customer_id", "status": "status", "placed_at": "created_at", "delivered_at": "delivered_at",
-              "amount": "total_cents", "tracking": "tracking_number"},
+              "amount": "total_cents", "tracking": "tracking_number", "address": "shipping_address"},
     "customer": {"address": "address"},
     "order_item": {"order": "order_id", "price": "price_cents"},
     "payment": {"order": "order_id", "amount": "amount_cents"},
@@ -166,6 +167,8 @@ class RetailSchema(BaseModel):
         canonical["id"] = row_id
         for column_role, field in CANONICAL_COLUMNS[role].items():
             column = self.column(role, column_role)
+            if column is None and (role, column_role) == ("order", "address"):
+                continue  # not declared: a `shipping_address` the row keeps (the demo's) is the order's own address as it is
             if column is None and (role, column_role) in _OPTIONAL_ROLES:
                 # The product keeps no such date (declared ''): the field is absent, not None (None: not
                 # delivered yet), so no rule reads a date the product never had.
@@ -174,7 +177,7 @@ class RetailSchema(BaseModel):
             value = _get(row, column) if column else None
             if (role, column_role) in _AMOUNT_ROLES:
                 value = self.to_cents(value)
-            elif role == "customer" and column_role == "address":
+            elif column_role == "address":
                 value = address_text(value)
             if column and column != field:
                 canonical.pop(column, None)
