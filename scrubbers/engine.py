@@ -24,6 +24,7 @@ from scrubbers.recognizers.address import NAMED_STREET
 from scrubbers.recognizers.person import COMMON_WORD_ZIPF, NAME_LISTS, NOT_NAMES, WORLD_FIRST_NAMES, WORLD_LAST_NAMES, name_like
 from scrubbers.recognizers.table import build_recognizers
 from scrubbers.residual import ResidualScanner
+from scrubbers.spans import split_joined_people
 
 NER_COMPONENTS = ("ner",)
 """en_core_web_sm's `ner` carries its own tok2vec; tagger, parser and lemmatizer only cost time.
@@ -261,10 +262,11 @@ def phones_before_streets(text: str, findings: Sequence[Finding]) -> list[Findin
 
 
 def without_final_dots(text: str, findings: Sequence[Finding]) -> list[Finding]:
-    """A street line's dot after its house number stays where a sentence ends ('Bem rakpart 79.' before a
-    capital or a line break), being its full stop too; before a lower-case word ('tér 8. yesterday') it is the number's."""
+    """A street line's dot after its house number or its street word stays where a sentence ends ('Bem rakpart 79.',
+    '12 Kirkland Street.' before a capital or a line break), being its full stop too; before a lower-case word
+    ('tér 8. yesterday', 'Oak St. today') it is the number's or the abbreviation's."""
     def ends_sentence(f: Finding) -> bool:
-        return text[f.end - 2 : f.end] in {f"{d}." for d in "0123456789"} and not regex.match(r"[^\S\n]*[\p{Ll}\d,;]", text[f.end : f.end + 8])
+        return text[f.end - 1 : f.end] == "." and text[f.end - 2 : f.end - 1].isalnum() and not regex.match(r"[^\S\n]*[\p{Ll}\d,;]", text[f.end : f.end + 8])
     return [Finding(f.start, f.end - 1, f.entity_type, f.score) if f.entity_type == "STREET_ADDRESS" and ends_sentence(f) else f for f in findings]
 
 
@@ -578,7 +580,7 @@ class Detector:
                 below = self.analyzer._enhance_using_context(text, below, artifacts, active)
             kept = EntityRecognizer.remove_duplicates(passing + [r for r in below if r.score >= threshold])
             findings = merge_streets(phones_before_streets(text, [Finding(r.start, r.end, r.entity_type, round(r.score, 4)) for r in kept]))
-            people = no_places(text, tidy_people(text, no_places(text, self.unprotected(text, findings))))
+            people = no_places(text, tidy_people(text, split_joined_people(text, no_places(text, self.unprotected(text, findings)))))
             results[index] = without_final_dots(text, with_crossings(text, people))
         return results
 

@@ -80,6 +80,8 @@ _TYPE_SUFFIX_WORD = (
 )
 """One word naming a street by its ending ('Puruntie', 'Floridusgasse', 'Kirkevegen', 'Karl-Marx-Allee'), the ending not the whole word."""
 _UNIT_WORD = r"(?i:apt\.?|apartment|suite|ste\.?|unit|flat|room|rm\.?)"
+_HOUSE_NUMBER = r"\d{1,5}[A-Za-z]?(?:[-–]\d{1,5}[A-Za-z]?)?"
+"""A house number after its street, or a range of them ('Ka-Ping Street 5-7')."""
 _PO_BOX = r"(?i:p\.?[^\S\n]?o\.?[^\S\n]?box)[^\S\n]+\d{1,6}"
 _NAME_WORD = (
     r"(?:\p{Lu}[\p{L}'’.-]*|(?:de|la|le|del|della|di|da|das|do|dos|des|du|van|von|der|den|al|el|y|i)\b|C/|u\.(?=[^\S\n])"
@@ -90,7 +92,7 @@ _NAME_WORD = (
 _NAMED_STREET = (
     rf"{_PLACE_PREPOSITION}(?:(?!(?i:the|a|an|this|that|my|our|your|his|her|their)\b)\p{{Lu}}[\p{{L}}'’.-]*[^\S\n]+"
     rf"(?:(?:{_NAME_WORD})[^\S\n]+){{0,3}}{_TYPE_WORD}|{_TYPE_SUFFIX_WORD}"
-    rf"|(?!(?i:via)\b){_STREET_TYPES_BEFORE}(?:[^\S\n]+(?:de|la|le|del|della|di|da|das|do|dos|des|du)){{0,2}}[^\S\n]+\p{{Lu}}[\p{{L}}'’-]*\p{{L}})"
+    rf"|(?!via\b|VIA\b){_STREET_TYPES_BEFORE}(?:[^\S\n]+(?:de|la|le|del|della|di|da|das|do|dos|des|du)){{0,2}}[^\S\n]+\p{{Lu}}[\p{{L}}'’-]*\p{{L}})"
 )
 NAMED_STREET = regex.compile(_NAMED_STREET)
 """A street named without its house number after a place preposition: the one street line without a digit."""
@@ -122,7 +124,7 @@ class InternationalStreetRecognizer(PresetPatternRecognizer):
         ),
         Pattern(
             "Street type, then name and house number",
-            rf"(?<![\w-])(?:\d{{1,5}}[^\S\n]+)?{_STREET_TYPES_BEFORE}[^\S\n]+(?:{_LETTER_WORD}[^\S\n]+){{1,4}}\d{{1,5}}[A-Za-z]?\b\.?{_UNIT_TAIL}",
+            rf"(?<![\w-])(?:\d{{1,5}}[^\S\n]+)?{_STREET_TYPES_BEFORE}[^\S\n]+(?:{_LETTER_WORD}[^\S\n]+){{1,4}}{_HOUSE_NUMBER}\b\.?{_UNIT_TAIL}",
             0.6,
         ),
         Pattern(
@@ -133,12 +135,12 @@ class InternationalStreetRecognizer(PresetPatternRecognizer):
         Pattern(
             "Street name with its type, then house number",
             rf"(?<![\w-])(?:\d{{1,5}}[^\S\n]+)?(?:(?:{_OPENING_NAME_WORD}|\p{{Ll}}+(?:-\p{{L}}+)+)[^\S\n]+){{0,3}}{_STREET_TYPES_AFTER}"
-            rf"[^\S\n]+\d{{1,5}}[A-Za-z]?\b\.?{_UNIT_TAIL}",
+            rf"[^\S\n]+{_HOUSE_NUMBER}\b\.?{_UNIT_TAIL}",
             0.6,
         ),
         Pattern(
             "Street name, its type as a lower-case word, then house number",
-            rf"(?<![\w-])(?:\d{{1,5}}[^\S\n]+)?{_OPENING_NAME_WORD}(?:[^\S\n]+\p{{Lu}}[\p{{L}}'’.-]*){{0,2}}[^\S\n]+{_LOWER_TYPE_WORD}[^\S\n]+\d{{1,5}}[A-Za-z]?\b\.?{_UNIT_TAIL}",
+            rf"(?<![\w-])(?:\d{{1,5}}[^\S\n]+)?{_OPENING_NAME_WORD}(?:[^\S\n]+\p{{Lu}}[\p{{L}}'’.-]*){{0,2}}[^\S\n]+{_LOWER_TYPE_WORD}[^\S\n]+{_HOUSE_NUMBER}\b\.?{_UNIT_TAIL}",
             0.6,
         ),
         Pattern(
@@ -171,9 +173,21 @@ class InternationalStreetRecognizer(PresetPatternRecognizer):
             return False  # 'Terminal gate 5' is an airport's gate, 'Kongens gate 5' a street
         if len(words) == 1 and not any(c.isdigit() for c in pattern_text) and zipf_frequency(words[0], "en") >= 2.5:
             return False  # 'on Bertie' is a name English text uses, not a street ending in '-tie'
-        if words and pattern_text.islower() and not _STREET_TYPE_ANYWHERE.search(pattern_text) and not any(map(_street_like_name, words)):
-            return False  # '2 large pizzas 3' counts things: no street word, only words English uses (a plural's singular), no name
+        if words and _counted(pattern_text) and not _STREET_TYPE_ANYWHERE.search(pattern_text) and not any(map(_street_like_name, words)):
+            return False  # '2 large pizzas 3', '2 Large Pizzas 3' count things: no street word, only words English uses, no name
         return None if words and not all(w.lower() in _NOT_STREET_WORDS for w in words) else False
+
+
+def _counted(text: str) -> bool:
+    """Words written as a count of things may be: all lower case, or capitalised as product names are, ending in a
+    plural of a word English uses ('2 Large Pizzas 3'). A street named by one capitalised word ('59 Delta 116',
+    '71 Paraguay 87') counts nothing."""
+    words = regex.findall(r"\p{L}+", text)
+    if text.islower():
+        return True
+    last = words[-1] if words else ""
+    plural = len(last) > 3 and last.endswith("s") and max(zipf_frequency(last[:-1], "en"), zipf_frequency(last[:-2], "en")) >= _COUNTED_THING_ZIPF
+    return plural and all(w[:1].isupper() and w[1:].islower() for w in words)
 
 
 def _street_like_name(word: str) -> bool:
