@@ -60,6 +60,12 @@ def _address_equals(state: StateRows, args: dict) -> bool:
     return _normalized(customer.get("address") or "") == _normalized(args["address"])  # None: unknown (an emptied field)
 
 
+def _address_changed(state: StateRows, args: dict) -> bool:
+    """The customer's address is no longer this one (the seed's): changed, as another part of the request asks."""
+    customer = state.get("customer", {}).get(str(args["customer_id"]), {})
+    return bool(customer.get("address")) and _normalized(customer.get("address")) != _normalized(args["address"])
+
+
 def _escalated(state: StateRows, args: dict) -> bool:
     wanted = str(args.get("reason_contains", "")).lower()
     return any(wanted in str(row.get("reason", "")).lower() for row in _rows(state, "escalation"))
@@ -166,6 +172,7 @@ CHECKS: dict[str, Callable[[StateRows, dict], bool]] = {
     "order_status": _order_status,
     "cancel_reason": _cancel_reason,
     "address_equals": _address_equals,
+    "address_changed": _address_changed,
     "escalated": _escalated,
     "not_escalated": _not_escalated,
     "reply_sent": _reply_sent,
@@ -213,7 +220,7 @@ def allowed_changes(task: DraftTask) -> tuple[set[tuple[str, str]], set[tuple[st
         elif item.check == "order_status":
             # a cancellation may carry the customer's reason
             fields |= {("order", args["order_id"], "status"), ("order", args["order_id"], "cancel_reason")}
-        elif item.check == "address_equals":
+        elif item.check in ("address_equals", "address_changed"):
             fields.add(("customer", args["customer_id"], "address"))
     return new_rows, fields
 

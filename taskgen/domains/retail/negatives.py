@@ -10,7 +10,7 @@ from ingest.models import StateRows
 from taskgen.domains import NegativePlan, Plan
 from taskgen.domains.retail import identity
 from taskgen.domains.retail.policy import RetailPolicy
-from taskgen.domains.retail.plans import ACTION_KINDS, plan_for
+from taskgen.domains.retail.plans import ACTION_KINDS, in_scope_parts, main_actions, plan_for
 from taskgen.domains.retail.rules import asks_outside_tools, decide, requested_order_id, words_tell_order
 from taskgen.domains.retail.schema import RetailSchema
 from taskgen.seeds import Seed, format_timestamp, parse_timestamp
@@ -274,6 +274,10 @@ def plan_negative(
         view = schema.canonical(moved)
         decision = decide(intent, said, view, requester, clock, policy, order_id, schema)
         plan = plan_for(decision, view, requester.get("customer_id"), target_order_id=order_id, prompt=said)
+        if decision.rule != "identity_not_verified":
+            # The customer's other parts are the agent's to do on this side too (plans.in_scope_parts).
+            plan, _ = in_scope_parts(plan, said, main_actions(intent, positive_decision, decision), view,
+                                     requester.get("customer_id"), order_id, policy)
         if decision.action != positive_decision.action and discriminates(positive, plan):
             return NegativePlan(
                 **plan.model_dump(exclude={"target"}), target=positive.target, state=moved, actor=requester,

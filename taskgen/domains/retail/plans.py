@@ -11,8 +11,8 @@ from taskgen.domains.retail.environment import WRITE_TOOLS
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.grader import holds, is_reply_check
 from taskgen.domains.retail.rules import (
-    ORDER_INTENTS, Decision, conditional_write, decide, fallback_decided, order_ids_in,
-    refunded_cents, requested_order_id, said_not_wanted, write_ruling, fallback_on_catalogue,
+    ORDER_INTENTS, Decision, asks_outside_tools, conditional_write, decide, fallback_decided, order_ids_in,
+    refunded_cents, request_sentences, requested_order_id, said_not_wanted, write_ruling, fallback_on_catalogue,
 )
 from taskgen.domains.retail.schema import RetailSchema
 from taskgen.domains.retail.scope import SEVERAL_ORDERS, task_scope, words_about
@@ -410,6 +410,10 @@ def plan_positive(
         questions += asked
     others = other_named_orders(session, prompt, order_id, actor, state, schema)
     plan = plan.model_copy(update={"expectations": [*plan.expectations, *untouched_orders(others, state)]})
+    if decision.rule != "identity_not_verified":  # an unverified requester gets no part of it done
+        plan, asked_parts = in_scope_parts(plan, prompt, main_actions(classification.intent, decision), state,
+                                           actor.get("customer_id"), order_id, policy)
+        questions += asked_parts
     questions += prompt_seed_conflicts(prompt, order_id, state, seed.clock, policy)
     questions += scope_questions(prompt, decision, state)
     if not scope and order_id and requested_order_id(prompt, state, actor, schema) == order_id:
@@ -430,6 +434,77 @@ def plan_positive(
     target = {"order_id": order_id} if order_id else {}
     return plan.model_copy(update={"review_questions": questions, "target": target, "scope": scope,
                                    "words": words if words != user_prompt(session) else ""})
+
+
+_PART_VERBS: dict[str, str] = {
+    "cancel": r"\bcancel\w*",
+    "return_label": r"\breturn\w*|\bsend (?:it |them )?back",
+    "refund": r"\brefund\w*|\bmoney back",
+    "update_address": r"\b(?:chang|updat|modif|correct)\w*\b[^.?!;]{0,60}\baddress\b",
+}
+_PART_TOOLS = {"cancel": "cancel_order", "return_label": "create_return_label", "refund": "refund_order",
+               "update_address": "update_address", "escalate": "escalate_to_human"}
+_INTENT_ACTION = {"refund": "refund", "return_label": "return_label", "cancellation": "cancel", "address_change": "update_address",
+                  "exchange": "escalate"}
+_CONDITIONAL = re.compile(r"\b(?:if|only if|unless|otherwise|in case|as long as)\b", re.IGNORECASE)
+
+
+def other_parts(prompt: str, main: set[str], policy: RetailPolicy) -> list[str]:
+    """The other things the customer asks for outright beside the task's own request (`main`: its actions):
+    another write ('cancel', 'return_label', 'refund', 'update_address') or a change only a human makes
+    ('escalate'). A part asked only under a condition, or said not wanted, is none (optional_write and
+    human_change_fallbacks rule on those)."""
+    sentences = [sentence for sentence in request_sentences(prompt) if not _CONDITIONAL.search(sentence)]
+    parts = [action for action, verb in _PART_VERBS.items()
+             if action not in main and not said_not_wanted(prompt, action)
+             and any(re.search(verb, sentence, re.IGNORECASE) for sentence in sentences)]
+    if "escalate" not in main and any(
+        asks_outside_tools(sentence, policy) and not re.search(_PART_VERBS["update_address"], sentence, re.IGNORECASE)
+        and not any(re.search(_PART_VERBS[action], sentence, re.IGNORECASE) for action in main if action in _PART_VERBS)
+        for sentence in sentences
+    ):
+        parts.append("escalate")
+    return parts
+
+
+def main_actions(intent: str, *decisions: Decision) -> set[str]:
+    """The actions the task's own request is about: its intent's and each decision's."""
+    return {action for action in (_INTENT_ACTION.get(intent), *(decision.action for decision in decisions)) if action}
+
+
+def in_scope_parts(
+    plan: Plan, prompt: str, main: set[str], state: StateRows, customer_id: str | None, order_id: str | None,
+    policy: RetailPolicy,
+) -> tuple[Plan, list[str]]:
+    """The plan judged on the part of the request the task is about: what the customer's other parts ask
+    for (another write, a hand-over for an item change) is neither required nor forbidden, and the state
+    those parts change (the customer's address, another of their orders cancelled) may change. The target
+    order keeps every check; a review question names the parts left to the agent."""
+    parts = other_parts(prompt, main, policy)
+    if not parts:
+        return plan, []
+    freed = {_PART_TOOLS[part] for part in parts}
+    expectations: list[Expectation] = []
+    for item in plan.expectations:
+        if "update_address" in parts and item.check == "address_equals":
+            item = Expectation(check="any_of", any_of=[item, _check("address_changed", customer_id=item.args["customer_id"],
+                                                                    address=item.args["address"])])
+        elif "escalate" in parts and item.check == "not_escalated" and "order_id" not in item.args:
+            continue  # a hand-over for the other part is right; one for this order is judged by the rubric
+        elif ("cancel" in parts and item.check == "order_status" and item.args.get("order_id") != order_id
+              and item.args.get("status") in policy.cancellable_statuses):
+            item = Expectation(check="any_of", any_of=[item, _check("order_status", order_id=item.args["order_id"], status="cancelled")])
+        expectations.append(item)
+    rubric = list(plan.rubric)
+    if "escalate" in parts and order_id and any(item.check == "not_escalated" for item in plan.expectations):
+        rubric.append(f"Judge: is no hand-over to a human about order {order_id} itself (one for the customer's other request is fine)?")
+    question = (f"The customer also asks for {', '.join(parts)} beside this task's request; the task judges "
+                f"{'order ' + order_id if order_id else 'its own request'} and leaves the other part to the agent "
+                f"({', '.join(sorted(freed))} neither required nor forbidden). Split the request into tasks of their own?")
+    return plan.model_copy(update={
+        "expectations": expectations, "rubric": rubric,
+        "forbidden_tools": [tool for tool in plan.forbidden_tools if tool not in freed or tool in plan.required_tools],
+    }), [question]
 
 
 def optional_write(plan: Plan, decision: Decision, state: StateRows, order_id: str | None) -> Plan:

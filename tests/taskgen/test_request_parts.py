@@ -1,0 +1,58 @@
+"""Issue #12 (cold review of tau2-bench drafts): what a correct agent does with a request of several parts
+passes the task; the task judges its own part, and a budget fits a correct agent yet fails a runaway one."""
+
+from __future__ import annotations
+
+from ingest.models import ToolCall
+from retail_fixtures import CLOCK, make_session, make_state
+from taskgen.classify import classify
+from taskgen.domains.retail.grader import grade
+from taskgen.draft import draft_pair, starting_seed
+
+
+def _drafted(domain, taxonomy, text, orders, calls=None):
+    seed = starting_seed(make_state(), CLOCK, domain)
+    session = make_session("s-parts", text, "cus_1001", orders, calls=calls)
+    classification = classify(session, taxonomy)
+    return draft_pair(session, classification, seed, domain), seed
+
+
+def _run(domain, seed, calls):
+    env = domain.environment(seed)
+    for name, arguments in calls:
+        env.call(name, **arguments)
+    return env
+
+
+def test_a_correct_agent_doing_both_parts_of_a_request_passes(domain, taxonomy):
+    """Cancel one order AND change the address: the cancellation task judges the order; the address change
+    the customer also asks for is neither forbidden nor 'something else changed'."""
+    text = ("Hi, I'm Dana Whitfield, dana.whitfield@example.net. Please cancel order #W1000002, I no longer need it, "
+            "and change my address to 5 Birch Lane, Dayton, OH 45402.")
+    pair, seed = _drafted(domain, taxonomy, text, ["#W1000002"],
+                          [ToolCall(name="cancel_order", arguments={"order_id": "#W1000002", "reason": "no longer needed"}),
+                           ToolCall(name="update_address", arguments={"customer_id": "cus_1001", "address": "5 Birch Lane, Dayton, OH 45402"})])
+    positive = pair.positive
+    assert positive.required_tools == ["cancel_order"]
+    assert "update_address" not in positive.forbidden_tools
+    assert any("also asks for update_address" in question for question in positive.review_questions)
+    both = _run(domain, seed, [("cancel_order", {"order_id": "#W1000002", "reason": "no longer needed"}),
+                               ("update_address", {"customer_id": "cus_1001", "address": "5 Birch Lane, Dayton, OH 45402"}),
+                               ("send_reply", {"text": "Order #W1000002 is cancelled and your address is changed."})])
+    verdict = grade(positive, both.state, both.calls, seed_state=domain.environment(seed).state)
+    assert verdict.passed, verdict.reasons
+    # the task's own part still fails when left undone, and a write nobody asked for still fails
+    only_address = _run(domain, seed, [("update_address", {"customer_id": "cus_1001", "address": "5 Birch Lane, Dayton, OH 45402"}),
+                                       ("send_reply", {"text": "Your address is changed."})])
+    assert not grade(positive, only_address.state, only_address.calls).passed
+    refunded = _run(domain, seed, [("cancel_order", {"order_id": "#W1000002", "reason": "no longer needed"}),
+                                   ("refund_order", {"order_id": "#W1000001", "amount_cents": 100, "reason": "x"}),
+                                   ("send_reply", {"text": "Order #W1000002 is cancelled."})])
+    assert not grade(positive, refunded.state, refunded.calls).passed
+
+
+def test_a_single_part_request_still_forbids_the_other_writes(domain, taxonomy):
+    text = "Hi, I'm Dana Whitfield, dana.whitfield@example.net. Please cancel order #W1000002, I no longer need it."
+    pair, _ = _drafted(domain, taxonomy, text, ["#W1000002"])
+    assert "update_address" in pair.positive.forbidden_tools
+    assert not any("also asks for" in question for question in pair.positive.review_questions)
