@@ -59,8 +59,9 @@ def test_ids_prompt_budget_and_provenance(drafted, domain):
     assert again.negative.task_id.endswith("-neg") and again.negative.pair_id == again.positive.pair_id
     assert again.positive.provenance.session_ids == ["s-refund", "s-refund-dup"]
     assert pair.positive.prompt == session.first_user_text()
-    # turns: (3 replies + 2 tool calls) x 2 headroom, as a trial counts them (one per model generation)
-    assert pair.positive.budget.turns == 10 and pair.positive.budget.tokens == 4300 and pair.positive.budget.latency_ms == 30000
+    # turns: (3 replies + 2 tool calls) x 2 headroom, as a trial counts them (one per model generation); tokens: ten
+    # generations each re-reading the policy and tools (980 tokens) and a context growing 500 tokens a turn
+    assert pair.positive.budget.turns == 10 and pair.positive.budget.tokens == 10 * 980 + 500 * 10 * 11 // 2 and pair.positive.budget.latency_ms == 30000
     assert pair.positive.incident.usage.turns == 5
     assert pair.positive.clock == seed.clock and pair.positive.seed_id == seed.seed_id
 

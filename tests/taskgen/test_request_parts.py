@@ -56,3 +56,28 @@ def test_a_single_part_request_still_forbids_the_other_writes(domain, taxonomy):
     pair, _ = _drafted(domain, taxonomy, text, ["#W1000002"])
     assert "update_address" in pair.positive.forbidden_tools
     assert not any("also asks for" in question for question in pair.positive.review_questions)
+
+
+def test_the_token_budget_fits_a_correct_agent_rereading_the_policy_and_fails_a_runaway(domain, taxonomy):
+    """tau2-bench's policy alone is about 1,700 tokens, re-read by every generation: a correct agent reading
+    three orders before it cancels must fit the budget (cold review: 4,000-7,560 token budgets), a runaway
+    one must not."""
+    from taskgen.config import BudgetConfig, TaskgenConfig
+    from taskgen.domains.retail.grader import over_budget
+    from taskgen.draft import context_tokens
+    from taskgen.task import Budget
+
+    text = "Hi, I'm Dana Whitfield, dana.whitfield@example.net. Please cancel order #W1000002, I no longer need it."
+    seed = starting_seed(make_state(), CLOCK, domain)
+    session = make_session("s-budget", text, "cus_1001", ["#W1000002"])
+    classification = classify(session, taxonomy)
+    config = TaskgenConfig(budget=BudgetConfig(system_prompt_tokens=1700))
+    budget = draft_pair(session, classification, seed, domain, config=config).positive.budget
+    # get_customer, three get_order, cancel_order, send_reply, and its last message: each re-reads the policy
+    correct = Budget(turns=7, tokens=context_tokens(7, 1700, 400) + 7 * 150, latency_ms=20000)
+    assert not over_budget(budget, correct), (budget, correct)
+    runaway = Budget(turns=budget.turns, tokens=budget.tokens + 1, latency_ms=20000)
+    assert over_budget(budget, runaway)
+    # unknown size: estimated from the policy and the tools the trial gives the agent, never below a policy's worth a turn
+    estimated = draft_pair(session, classification, seed, domain).positive.budget
+    assert estimated.tokens >= estimated.turns * 500
