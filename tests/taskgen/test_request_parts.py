@@ -81,3 +81,20 @@ def test_the_token_budget_fits_a_correct_agent_rereading_the_policy_and_fails_a_
     # unknown size: estimated from the policy and the tools the trial gives the agent, never below a policy's worth a turn
     estimated = draft_pair(session, classification, seed, domain).positive.budget
     assert estimated.tokens >= estimated.turns * 500
+
+
+def test_the_review_sheet_shows_review_questions_and_the_negatives_own_words(drafted):
+    """A cold reader judges a pair from the sheet: each task's open review questions and, when the negative's
+    words differ from the positive's, the negative's prompt must be on it."""
+    from bench.review_sample import pair_lines
+
+    _, _, seed, pair = next(row for row in drafted if row[0].session_id == "s-refund")
+    negative = pair.negative.model_copy(update={"prompt": pair.positive.prompt + " It is about my order #W1000001."})
+    positive = pair.positive.model_copy(update={"review_questions": ["Is the refund for every item?"]})
+    seeds = {seed.seed_id: seed, pair.negative.seed_id: pair.negative_seed}
+    sheet = "\n".join(pair_lines(1, positive, negative, seeds))
+    assert "- review question: Is the refund for every item?" in sheet
+    assert all(f"- review question: {question}" in sheet for question in negative.review_questions)
+    assert "> " + negative.prompt.splitlines()[-1] in sheet.split("### negative", 1)[1]
+    same = "\n".join(pair_lines(1, positive, pair.negative.model_copy(update={"prompt": positive.prompt}), seeds))
+    assert "Its own prompt" not in same
