@@ -61,9 +61,11 @@ TAU_STATUSES = {
     "refundable_statuses": ["delivered"],
     "returnable_statuses": ["delivered"],
     "cancellable_statuses": ["pending"],
-    "address_change": {"who": "account_owner", "escalate_when_order_status_in": ["processed"]},
+    "address_change": {"who": "account_owner", "escalate_when_order_status_in": ["processed"], "in_transit": "decline"},
 }
-"""tau-bench's status words in the shipped policy: pending orders can be cancelled, delivered ones returned."""
+"""tau-bench's status words in the shipped policy: pending orders can be cancelled, delivered ones returned; a
+processed order's address cannot be changed, and the agent says so (tau2-bench's policy.md: only pending orders
+can be modified; a human only for what the agent's actions cannot handle)."""
 
 PII = {"name.first_name": "PERSON", "name.last_name": "PERSON", "email": "EMAIL_ADDRESS"}
 """Card last fours are left out: four digits found inside any ten-digit item id read as a leak to the

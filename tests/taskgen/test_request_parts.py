@@ -98,3 +98,29 @@ def test_the_review_sheet_shows_review_questions_and_the_negatives_own_words(dra
     assert "> " + negative.prompt.splitlines()[-1] in sheet.split("### negative", 1)[1]
     same = "\n".join(pair_lines(1, positive, pair.negative.model_copy(update={"prompt": positive.prompt}), seeds))
     assert "Its own prompt" not in same
+
+
+def test_an_address_change_on_an_order_in_transit_follows_the_policy(domain, taxonomy):
+    """tau2-bench's policy refuses an address change of an order already on its way (only pending orders can be
+    modified): with `address_change.in_transit: decline`, the negative expects a refusal and no hand-over."""
+    from taskgen.domains.retail.policy import RetailPolicy
+    from taskgen.task import AgentView
+
+    text = "Hi, I'm Dana Whitfield, dana.whitfield@example.net. Please change the address of order #W1000002 to 5 Birch Lane, Dayton, OH 45402."
+    seed = starting_seed(make_state(), CLOCK, domain)
+    session = make_session("s-transit", text, "cus_1001", ["#W1000002"])
+    classification = classify(session, taxonomy)
+    base = RetailPolicy.from_yaml()
+    declining = base.model_copy(update={"address_change": base.address_change.model_copy(update={"in_transit": "decline"})})
+    pair = draft_pair(session, classification, seed, domain, policy=declining)
+    negative = pair.negative
+    assert negative.boundary == "order_in_transit"
+    assert "escalate_to_human" in negative.forbidden_tools and "escalate_to_human" not in negative.required_tools
+    assert {"reply_refuses", "not_escalated"} <= {item.check for item in negative.expectations}
+    handed_over = _run(domain, pair.negative_seed, [("escalate_to_human", {"reason": "address change"}),
+                                                    ("send_reply", {"text": "A colleague will follow up; I cannot change it myself."})])
+    assert not grade(negative, handed_over.state, handed_over.calls).passed
+    refused = _run(domain, pair.negative_seed, [("send_reply", {"text": "I cannot change the address: the order is already on its way."})])
+    assert grade(negative, refused.state, refused.calls).passed
+    # the shipped policy keeps its hand-over
+    assert "escalate_to_human" in draft_pair(session, classification, seed, domain).negative.required_tools

@@ -128,6 +128,15 @@ def _reply_states_amount(state: StateRows, args: dict) -> bool:
     return any(re.search(rf"(?<![\d.,]){re.escape(spelling)}(?![\d])", text) for text in replies(state) for spelling in spellings)
 
 
+_ASKING = re.compile(r"\?|\b(?:please|kindly)\s+(?:give|provide|share|send|confirm|tell)\b|\blet me know\b", re.IGNORECASE)
+
+
+def _reply_asks_for(state: StateRows, args: dict) -> bool:
+    """A sentence of a reply asks the customer for `about` (a question naming it, or 'please give/share ...')."""
+    about = str(args["about"]).lower()
+    return any(about in sentence.lower() and _ASKING.search(sentence) for text in replies(state) for sentence in _SENTENCE.split(text))
+
+
 def _reply_refuses(state: StateRows, args: dict) -> bool:
     return any(_REFUSAL.search(text) for text in replies(state))
 
@@ -180,6 +189,7 @@ CHECKS: dict[str, Callable[[StateRows, dict], bool]] = {
     "reply_contains": _reply_contains,
     "reply_states_amount": _reply_states_amount,
     "reply_refuses": _reply_refuses,
+    "reply_asks_for": _reply_asks_for,
     "reply_promises_no_refund": _reply_promises_no_refund,
     "reply_withholds": _reply_withholds,
 }

@@ -153,7 +153,9 @@ def boundary_question(boundary: str, policy: RetailPolicy) -> str:
         "closed": f"The order is {policy.closed_statuses[0] if policy.closed_statuses else 'closed'}: must the agent refuse a "
         "change to it (nothing left to change) rather than hand it to a human?",
         "other_customer": "Should the agent act on, or disclose, an order that belongs to another customer?",
-        "order_in_transit": "May the customer change the address while an order is on its way, or must a human decide?",
+        "order_in_transit": "May the customer change the address while an order is on its way, or must a human decide?"
+        if policy.address_change.in_transit == "escalate" else
+        "The policy refuses an address change of an order already on its way: must the agent refuse it rather than change it or hand it on?",
         "recently_delivered": f"Delivered {max(policy.return_window_days // 2, 1)} days ago, the order is inside the "
         f"{policy.return_window_days}-day window: must the agent act on it now?",
         "delivered": "The order is delivered (the shop keeps no delivery date, so no return window applies): must the agent act on it now?",
@@ -169,7 +171,7 @@ def boundary_question(boundary: str, policy: RetailPolicy) -> str:
 
 
 ORDER_INDEPENDENT_BOUNDARIES = ("identity_not_verified", "order_in_transit", "outside_request", "closed")
-REPLY_CONTENT_CHECKS = ("reply_states_status", "reply_withholds", "reply_refuses")
+REPLY_CONTENT_CHECKS = ("reply_states_status", "reply_withholds", "reply_refuses", "reply_asks_for")
 
 
 def discriminates(positive: Plan, negative: Plan) -> bool:

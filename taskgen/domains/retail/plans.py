@@ -165,6 +165,14 @@ def _forbid_others(*required: str) -> list[str]:
     return [tool for tool in WRITE_TOOLS if tool not in required]
 
 
+def _asked_or_changed(state: StateRows, customer_id: str | None) -> Expectation:
+    """The agent asks the customer for the address, or (knowing it, e.g. from another order) changes it:
+    a refusal or a hand-over alone is neither."""
+    asked = _check("reply_asks_for", about="address")
+    address = state.get("customer", {}).get(customer_id or "", {}).get("address")
+    return Expectation(check="any_of", any_of=[asked, _check("address_changed", customer_id=customer_id, address=address)]) if address else asked
+
+
 def _plan_for(
     decision: Decision, state: StateRows, requester: str | None = None, target_order_id: str | None = None, prompt: str = ""
 ) -> Plan:
@@ -206,7 +214,7 @@ def _plan_for(
         # The words hold no address: the agent asks the customer for it and may change it itself; a
         # hand-over or another write is wrong, and no address can be checked.
         return Plan(
-            expectations=[_check("not_escalated"), _check("reply_sent"), *no_new_refund, *same_status],
+            expectations=[_check("not_escalated"), _check("reply_sent"), _asked_or_changed(state, customer_id), *no_new_refund, *same_status],
             forbidden_tools=[*_forbid_others("update_address"), "escalate_to_human"],
         )
     if decision.action == "update_address":
