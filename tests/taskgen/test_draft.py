@@ -330,7 +330,10 @@ def test_a_request_the_tools_cannot_do_goes_to_a_human_and_its_negative_is_anoth
     pair = _draft_one(session, domain, taxonomy)
     assert pair.positive.intent == "exchange" and "escalate_to_human" in pair.positive.required_tools
     # the request's own boundary first (cold review 5): the order cancelled, nothing left to change, refused
-    assert pair.negative.boundary == "closed" and "not_escalated(order_id=#W1000001)" in {item.describe() for item in pair.negative.expectations}
+    assert pair.negative.boundary == "closed" and "reply_refuses()" in {item.describe() for item in pair.negative.expectations}
+    # whether a hand-over is about the cancelled order is in its free-text reason: a judge's item, no code check (#12)
+    assert not [item for item in pair.negative.expectations if item.check == "not_escalated"]
+    assert any("hand-over to a human about order #W1000001" in item for item in pair.negative.rubric)
     from taskgen.draft import draft_pair as draft
 
     without_closed = domain.policy.model_copy(update={"boundaries": {**domain.policy.boundaries, "exchange": ["other_customer"]}})

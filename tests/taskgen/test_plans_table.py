@@ -67,7 +67,7 @@ def test_each_action_drafts_its_expectations_and_tools():
         ["refund_order", "create_return_label", "cancel_order", "escalate_to_human"])
     plan = plan_for(Decision(action="decline", rule="order_closed", order_id="#W1000002"), state)
     assert (plan.expectations, plan.forbidden_tools) == (
-        [_check("reply_refuses"), _check("not_escalated", order_id="#W1000002"), *_untouched("#W1000002", "processing"),
+        [_check("reply_refuses"), *_untouched("#W1000002", "processing"),
          _check("reply_promises_no_refund")], [])
     plan = plan_for(Decision(action="decline", rule="outside_return_window", order_id="#W1000001"), state)
     assert (plan.expectations, plan.required_tools, plan.forbidden_tools, plan.rubric) == (

@@ -142,7 +142,7 @@ def plan_for(
     return plan.model_copy(
         update={
             "expectations": [*plan.expectations, *_reply_checks(decision, state, requester, target_order_id, prompt)],
-            "rubric": [_RUBRIC[decision.action].format(rule=decision.rule)],
+            "rubric": [_RUBRIC[decision.action].format(rule=decision.rule), *plan.rubric],
         }
     )
 
@@ -227,10 +227,13 @@ def _plan_for(
         return Plan(expectations=[_check("escalated"), *untouched], required_tools=["escalate_to_human"], forbidden_tools=list(WRITE_TOOLS))
     if decision.action == "decline" and decision.rule == "order_closed" and order is not None:
         # Only the cancelled order is refused: the customer's other requests, on other orders, may still
-        # need a write or a hand-over, so no tool is forbidden by name; the checks are about this order.
+        # need a write or a hand-over, so no tool is forbidden by name; the checks are about this order. Whether
+        # a hand-over is about this order is in its free-text reason, which code does not read: a judge does.
         return Plan(
-            expectations=[_check("reply_refuses"), _check("not_escalated", order_id=order_id), *no_new_refund, *same_status],
+            expectations=[_check("reply_refuses"), *no_new_refund, *same_status],
             forbidden_tools=[],
+            rubric=[f"Judge: is no hand-over to a human about order {order_id} (it is {order['status']}: refused, not handed on)? "
+                    "One for the customer's other requests is fine."],
         )
     if decision.action == "decline":
         # A refusal is said to the customer, not handed on: an escalation is the other answer.
