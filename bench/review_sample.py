@@ -14,7 +14,6 @@ def write_sample(config_path: Path, count: int, path: Path, label: str) -> None:
     sees them: the prompt, each task's expectations, tools and budget, the negative's boundary, and the seed
     excerpt that matters (the target order and the requester's orders, on both seeds)."""
     from pipelines.config import load_config
-    from taskgen.domains.retail.schema import RetailSchema
     from taskgen.output import load_task
     from taskgen.seeds import Seed
 
@@ -28,30 +27,43 @@ def write_sample(config_path: Path, count: int, path: Path, label: str) -> None:
     seeds = {file.stem: Seed.model_validate_json(file.read_text(encoding="utf-8")) for file in (out / "seeds").glob("*.json")}
     lines = [f"# Drafted pairs for a cold review ({label}, tau-bench's schema)", "",
              "Each pair: the customer's words (the prompt both tasks share), the positive and its negative as the grader "
-             "judges them (end-state checks, required and forbidden tools, budget), and the seed as the agent would find it.", ""]
+             "judges them (end-state checks, required and forbidden tools, budget, the negative's own words when they differ, the "
+             "review questions the drafter left), and the seed as the agent would find it.", ""]
     for number, pair in enumerate(chosen, start=1):
-        positive, negative = pair["positive"], pair["negative"]
-        lines += [f"## Pair {number}: {positive.intent} ({positive.pair_id})", "", "Prompt:", "", *(f"> {line}" for line in positive.prompt.splitlines()), ""]
-        for task in (positive, negative):
-            seed = seeds[task.seed_id]
-            view = RetailSchema.from_document(seed.domain_schema).canonical(seed.state)
-            lines += [f"### {task.polarity}" + (f" (boundary crossed: {task.boundary})" if task.polarity == "negative" else ""), "",
-                      f"- requester: {task.actor.get('customer_id') or 'not verified'}" + "".join(f" (address on the seed: {row.get('address') or 'unknown'})" for key, row in view["customer"].items() if key == task.actor.get("customer_id"))
-                      + f"; clock {seed.clock}; budget {task.budget.turns} turns, {task.budget.tokens} tokens" + (f"; seed uncertain: {'; '.join(seed.uncertain)}" if seed.uncertain else ""),
-                      f"- expectations: {'; '.join(item.describe() for item in task.expectations)}",
-                      f"- required tools: {', '.join(task.required_tools) or 'none'}; forbidden: {', '.join(task.forbidden_tools) or 'none'}",
-                      *(f"- rubric (judge): {item}" for item in task.rubric)]
-            order_id = task.target.get("order_id")
-            owner = task.actor.get("customer_id") or (view["order"].get(order_id or "", {}).get("customer_id"))
-            for row in sorted(view["order"].values(), key=lambda row: str(row["id"])):
-                if row["id"] == order_id or row.get("customer_id") == owner:
-                    items = ", ".join(_item_text(item) for item in row.get("items") or [] if isinstance(item, dict))
-                    dates = "".join(f", {field} {row[field]}" for field in ("created_at", "delivered_at") if field in row)
-                    lines.append(f"- seed order {row['id']}{' (the target)' if row['id'] == order_id else ''}: owner {row.get('customer_id')}, "
-                                 f"status {row.get('status')}, total {row.get('total_cents')} cents{dates}; items: {items}")
-            lines.append("")
+        lines += pair_lines(number, pair["positive"], pair["negative"], seeds)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def pair_lines(number: int, positive, negative, seeds: dict) -> list[str]:
+    """One pair as the review sheet shows it: the prompt, and for each task its requester, clock, budget,
+    expectations, tools, rubric, the negative's own prompt when its words differ, the review questions a
+    person must settle, and the seed's orders that matter."""
+    from taskgen.domains.retail.schema import RetailSchema
+
+    lines = [f"## Pair {number}: {positive.intent} ({positive.pair_id})", "", "Prompt:", "", *(f"> {line}" for line in positive.prompt.splitlines()), ""]
+    for task in (positive, negative):
+        seed = seeds[task.seed_id]
+        view = RetailSchema.from_document(seed.domain_schema).canonical(seed.state)
+        lines += [f"### {task.polarity}" + (f" (boundary crossed: {task.boundary})" if task.polarity == "negative" else ""), ""]
+        if task.polarity == "negative" and task.prompt != positive.prompt:
+            lines += ["Its own prompt (the words differ from the positive's):", "", *(f"> {line}" for line in task.prompt.splitlines()), ""]
+        lines += [f"- requester: {task.actor.get('customer_id') or 'not verified'}" + "".join(f" (address on the seed: {row.get('address') or 'unknown'})" for key, row in view["customer"].items() if key == task.actor.get("customer_id"))
+                  + f"; clock {seed.clock}; budget {task.budget.turns} turns, {task.budget.tokens} tokens" + (f"; seed uncertain: {'; '.join(seed.uncertain)}" if seed.uncertain else ""),
+                  f"- expectations: {'; '.join(item.describe() for item in task.expectations)}",
+                  f"- required tools: {', '.join(task.required_tools) or 'none'}; forbidden: {', '.join(task.forbidden_tools) or 'none'}",
+                  *(f"- rubric (judge): {item}" for item in task.rubric),
+                  *(f"- review question: {question}" for question in task.review_questions)]
+        order_id = task.target.get("order_id")
+        owner = task.actor.get("customer_id") or (view["order"].get(order_id or "", {}).get("customer_id"))
+        for row in sorted(view["order"].values(), key=lambda row: str(row["id"])):
+            if row["id"] == order_id or row.get("customer_id") == owner:
+                items = ", ".join(_item_text(item) for item in row.get("items") or [] if isinstance(item, dict))
+                dates = "".join(f", {field} {row[field]}" for field in ("created_at", "delivered_at") if field in row)
+                lines.append(f"- seed order {row['id']}{' (the target)' if row['id'] == order_id else ''}: owner {row.get('customer_id')}, "
+                             f"status {row.get('status')}, total {row.get('total_cents')} cents{dates}; items: {items}")
+        lines.append("")
+    return lines
 
 
 def _item_text(item: dict) -> str:  # what a reader needs to judge the words: which variant, at what price

@@ -63,9 +63,11 @@ TAU_STATUSES = {
     "refundable_statuses": ["delivered"],
     "returnable_statuses": ["delivered"],
     "cancellable_statuses": ["pending"],
-    "address_change": {"who": "account_owner", "escalate_when_order_status_in": ["processed"]},
+    "address_change": {"who": "account_owner", "escalate_when_order_status_in": ["processed"], "in_transit": "decline"},
 }
-"""tau-bench's status words in the shipped policy: pending orders can be cancelled, delivered ones returned."""
+"""tau-bench's status words in the shipped policy: pending orders can be cancelled, delivered ones returned; a
+processed order's address cannot be changed, and the agent says so (tau2-bench's policy.md: only pending orders
+can be modified; a human only for what the agent's actions cannot handle)."""
 
 PII = {"name.first_name": "PERSON", "name.last_name": "PERSON", "email": "EMAIL_ADDRESS"}
 """Card last fours are left out: four digits found inside any ten-digit item id read as a leak to the
@@ -238,7 +240,9 @@ def make_drop(work: Path, variant: bool, count: int, source: str = "tau", offset
         "output": "out", "dagster_home": "dagster_home",
         "ingest": {"entity_patterns": {order_kind: {"arg_keys": ["order_id"], "text_patterns": [pattern]},
                                        "customer": {"arg_keys": ["user_id"]}}},
-        "taskgen": {"policy_path": str(work / "policy.yaml"), "sampling": {"default_quota": 50, "easy_cell_cap": 50}},
+        "taskgen": {"policy_path": str(work / "policy.yaml"), "sampling": {"default_quota": 50, "easy_cell_cap": 50},
+                    # the agent under test reads tau2-bench's own policy (about 1,700 tokens) with our tools' descriptions
+                    **({"budget": {"system_prompt_tokens": _tau2_system_tokens()}} if source == "tau2" else {})},
         # The shop's own identifiers are not personal data: its order ids, and tau-bench's ten-digit
         # item, product, tracking and payment-method ids (which the phone recognizer would otherwise hold
         # at the leak gate; tau-bench keeps no phone numbers).
@@ -248,6 +252,15 @@ def make_drop(work: Path, variant: bool, count: int, source: str = "tau", offset
     path = work / "trace2task.yaml"
     path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     return path
+
+
+def _tau2_system_tokens() -> int:
+    """tau2-bench's policy.md with the domain's tools' descriptions, in tokens (draft.system_prompt_tokens)."""
+    from taskgen.domains.retail.environment import TOOLS, RetailEnvironment
+    from taskgen.draft import system_prompt_tokens, text_tokens
+
+    tools = {name: getattr(RetailEnvironment, f"_tool_{name}").__doc__ or "" for name in TOOLS}
+    return text_tokens((TAU2 / "policy.md").read_text(encoding="utf-8")) + system_prompt_tokens(None, None, tools)
 
 
 SECRET = "soundness-bench-secret-0021-of-32-bytes"

@@ -30,7 +30,9 @@ class SamplingConfig(_Config):
 
 
 class BudgetConfig(_Config):
-    """Budget = the incident's own usage times headroom, never below the minimums."""
+    """Budget = the incident's own usage times headroom, never below the minimums nor below what a correct
+    agent spends in its turn budget: every model generation re-reads the system prompt (the policy and the
+    tools' descriptions) and the conversation so far, which grows by about `context_tokens_per_turn` a turn."""
 
     turns_headroom: float = Field(default=2.0, ge=1.0)
     tokens_headroom: float = Field(default=2.0, ge=1.0)
@@ -38,6 +40,13 @@ class BudgetConfig(_Config):
     min_turns: int = Field(default=4, ge=1)
     min_tokens: int = Field(default=4000, ge=1)
     min_latency_ms: int = Field(default=30000, ge=1)
+    system_prompt_tokens: int | None = Field(
+        default=None, ge=0, description="the agent's system prompt (policy, instructions, tool descriptions) in tokens when "
+        "known (e.g. tau2-bench's policy.md is about 1,700); None: estimated from the domain's policy and tools and the "
+        "session's own system turns, at four characters a token")
+    context_tokens_per_turn: int = Field(
+        default=500, ge=0, description="what a turn adds to the context a later generation re-reads (a tool result such as "
+        "an order with its items, the agent's message)")
 
 
 class ExportsConfig(_Config):

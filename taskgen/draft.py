@@ -98,15 +98,53 @@ def reference_turns(seed: Seed, domain: Domain, view: AgentView) -> int:
     return len(env.calls) + 1
 
 
-def budget_for(session: Session, config: BudgetConfig, needed_turns: int = 0) -> Budget:
+def text_tokens(text: str) -> int:
+    """A text's size in tokens, at four characters a token (what English prose and JSON average)."""
+    return math.ceil(len(text) / 4)
+
+
+def system_prompt_tokens(session: Session | None, policy: Any = None, tools: dict[str, str] | None = None) -> int:
+    """The agent's system prompt as a trial gives it, in tokens: the domain's policy and its tools'
+    descriptions (`tools`: name -> docstring; what an exported task hands the agent), or the session's own
+    system turns when larger."""
+    import json
+
+    size = 0
+    if policy is not None:
+        dumped = policy.model_dump(mode="json") if hasattr(policy, "model_dump") else policy
+        size += text_tokens(json.dumps(dumped, indent=2, sort_keys=True, default=str))
+    for name, description in sorted((tools or {}).items()):
+        size += text_tokens(f"{name} {description}") + 20  # a tool's name, its parameters' schema and its words
+    own = sum(text_tokens(turn.text) for turn in session.turns if turn.role == "system") if session is not None else 0
+    return max(size, own)
+
+
+def tool_descriptions(seed: Seed, domain: Domain) -> dict[str, str]:
+    """The domain's tools as an agent is told of them: each `_tool_<name>` method's docstring."""
+    env = domain.environment(seed)
+    return {name: getattr(getattr(env, f"_tool_{name}", None), "__doc__", None) or "" for name in domain.tools}
+
+
+def context_tokens(turns: int, system_tokens: int, per_turn: int) -> int:
+    """What `turns` model generations read and write: each re-reads the system prompt and the conversation
+    so far, which grows by `per_turn` a turn (sum over k = 1..turns of system + k * per_turn)."""
+    return turns * system_tokens + per_turn * turns * (turns + 1) // 2
+
+
+def budget_for(session: Session, config: BudgetConfig, needed_turns: int = 0, system_tokens: int = 0) -> Budget:
     """The incident's own usage times the headroom; never below the minimums nor the turns a correct
     agent needs (`needed_turns`: the terse reference agent's, on either seed of the pair), with the same
-    headroom: an agent that confirms with the customer before acting is correct too."""
+    headroom: an agent that confirms with the customer before acting is correct too. The tokens cover a
+    correct agent using its turn budget (`context_tokens`: the system prompt, `system_tokens` or the
+    configured size, re-read every generation); a runaway agent still goes over either."""
     usage = session.usage
     needed = max(needed_turns, model_turns(session))
+    turns = max(config.min_turns, math.ceil(needed * config.turns_headroom))
+    system = config.system_prompt_tokens if config.system_prompt_tokens is not None else system_tokens
     return Budget(
-        turns=max(config.min_turns, math.ceil(needed * config.turns_headroom)),
-        tokens=max(config.min_tokens, math.ceil((usage.input_tokens + usage.output_tokens) * config.tokens_headroom)),
+        turns=turns,
+        tokens=max(config.min_tokens, math.ceil((usage.input_tokens + usage.output_tokens) * config.tokens_headroom),
+                   context_tokens(turns, system, config.context_tokens_per_turn)),
         latency_ms=max(config.min_latency_ms, math.ceil(usage.latency_ms * config.latency_headroom)),
     )
 
@@ -190,7 +228,7 @@ def draft_pair(
         "clock": seed.clock,
         "seed_uncertain": list(seed.uncertain),
         "target": positive_plan.target,
-        "budget": budget_for(session, config.budget, needed_turns),
+        "budget": budget_for(session, config.budget, needed_turns, system_prompt_tokens(session, policy, tool_descriptions(seed, domain))),
         "provenance": provenance,
     }
     positive = DraftTask(

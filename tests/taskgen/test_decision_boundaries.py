@@ -62,7 +62,8 @@ def test_an_escalating_positive_gets_a_decision_boundary_negative_over_the_ident
     assert orders["#W1000002"]["status"] == "cancelled"
     assert {key: row for key, row in orders.items() if key != "#W1000002"} == {key: row for key, row in before.items() if key != "#W1000002"}
     assert pair.negative.forbidden_tools == []
-    assert {item.describe() for item in pair.negative.expectations} >= {"reply_refuses()", "not_escalated(order_id=#W1000002)"}
+    assert "reply_refuses()" in {item.describe() for item in pair.negative.expectations}
+    assert any("about order #W1000002" in item for item in pair.negative.rubric)
     positive, negative = health_check(pair.positive, seed, domain, (pair.negative, pair.negative_seed)), health_check(
         pair.negative, pair.negative_seed, domain, (pair.positive, seed))
     assert positive.verdict == negative.verdict == "works", (positive.flags, negative.flags)

@@ -59,8 +59,13 @@ def test_ids_prompt_budget_and_provenance(drafted, domain):
     assert again.negative.task_id.endswith("-neg") and again.negative.pair_id == again.positive.pair_id
     assert again.positive.provenance.session_ids == ["s-refund", "s-refund-dup"]
     assert pair.positive.prompt == session.first_user_text()
-    # turns: (3 replies + 2 tool calls) x 2 headroom, as a trial counts them (one per model generation)
-    assert pair.positive.budget.turns == 10 and pair.positive.budget.tokens == 4300 and pair.positive.budget.latency_ms == 30000
+    # turns: (3 replies + 2 tool calls) x 2 headroom, as a trial counts them (one per model generation); tokens: ten
+    # generations each re-reading the policy and tools (about 990 tokens) and a context growing 500 tokens a turn
+    from taskgen.draft import system_prompt_tokens, tool_descriptions
+
+    system = system_prompt_tokens(session, domain.policy, tool_descriptions(seed, domain))
+    assert 900 < system < 1100
+    assert pair.positive.budget.turns == 10 and pair.positive.budget.tokens == 10 * system + 500 * 10 * 11 // 2 and pair.positive.budget.latency_ms == 30000
     assert pair.positive.incident.usage.turns == 5
     assert pair.positive.clock == seed.clock and pair.positive.seed_id == seed.seed_id
 
@@ -325,7 +330,10 @@ def test_a_request_the_tools_cannot_do_goes_to_a_human_and_its_negative_is_anoth
     pair = _draft_one(session, domain, taxonomy)
     assert pair.positive.intent == "exchange" and "escalate_to_human" in pair.positive.required_tools
     # the request's own boundary first (cold review 5): the order cancelled, nothing left to change, refused
-    assert pair.negative.boundary == "closed" and "not_escalated(order_id=#W1000001)" in {item.describe() for item in pair.negative.expectations}
+    assert pair.negative.boundary == "closed" and "reply_refuses()" in {item.describe() for item in pair.negative.expectations}
+    # whether a hand-over is about the cancelled order is in its free-text reason: a judge's item, no code check (#12)
+    assert not [item for item in pair.negative.expectations if item.check == "not_escalated"]
+    assert any("hand-over to a human about order #W1000001" in item for item in pair.negative.rubric)
     from taskgen.draft import draft_pair as draft
 
     without_closed = domain.policy.model_copy(update={"boundaries": {**domain.policy.boundaries, "exchange": ["other_customer"]}})

@@ -59,11 +59,15 @@ def test_each_action_drafts_its_expectations_and_tools():
     assert not [item for item in plan.expectations if item.check == "address_equals"]  # never address_equals(address=)
     plan = plan_for(Decision(action="update_address", rule="address_to_ask", customer_id="cus_1001"), state, target_order_id="#W1000002")
     assert (plan.expectations, plan.required_tools, plan.forbidden_tools) == (
-        [_check("not_escalated"), _check("reply_sent"), *_untouched("#W1000002", "processing")], [],
+        [_check("not_escalated"), _check("reply_sent"),
+         # asked for the address, or changed it (known from elsewhere): a refusal alone is neither
+         Expectation(check="any_of", any_of=[_check("reply_asks_for", about="address"),
+                                             _check("address_changed", customer_id="cus_1001", address=home)]),
+         *_untouched("#W1000002", "processing")], [],
         ["refund_order", "create_return_label", "cancel_order", "escalate_to_human"])
     plan = plan_for(Decision(action="decline", rule="order_closed", order_id="#W1000002"), state)
     assert (plan.expectations, plan.forbidden_tools) == (
-        [_check("reply_refuses"), _check("not_escalated", order_id="#W1000002"), *_untouched("#W1000002", "processing"),
+        [_check("reply_refuses"), *_untouched("#W1000002", "processing"),
          _check("reply_promises_no_refund")], [])
     plan = plan_for(Decision(action="decline", rule="outside_return_window", order_id="#W1000001"), state)
     assert (plan.expectations, plan.required_tools, plan.forbidden_tools, plan.rubric) == (

@@ -229,6 +229,11 @@ def test_a_seed_under_another_schema_carries_a_canary_in_its_own_names(domain, t
     for order_id in canaries:
         row = seed.state["order"][order_id]
         assert row["order_id"] == order_id and row["status"] == "cancelled" and row["user_id"] in ("cus_a", "cus_b")
+        # cancelled as the shop records it (cold review #12): its payment refunded in full, no parcel
+        payments = [entry for entry in row["payment_history"] if entry["transaction_type"] == "payment"]
+        refunds = [entry for entry in row["payment_history"] if entry["transaction_type"] == "refund"]
+        assert payments and [entry["amount"] for entry in refunds] == [entry["amount"] for entry in payments]
+        assert row["fulfillments"] == []
     assert seed.state["customer"] == plain.state["customer"]  # the rows the agent saw stay as it saw them
     pair = _draft(make_session("t-c", "I want a refund for order #W0000001.", "cus_a", ["#W0000001"]), seed, domain, taxonomy)
     canary = next(order_id for order_id in canaries if seed.state["order"][order_id]["user_id"] == "cus_a")

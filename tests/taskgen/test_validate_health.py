@@ -28,6 +28,10 @@ def test_drafted_tasks_validate_cleanly(drafted, domain):
         ({"expectations": [Expectation(check="refund_exists", args={"order_id": "#W9999999", "amount_cents": 8999})]}, "refund_order_missing"),
         ({"expectations": [Expectation(check="refund_exists", args={"order_id": "#W1000001", "amount_cents": 5000})]}, "refund_amount_mismatch"),
         ({"prompt": "Refund #W7777777 please"}, "prompt_id_missing"),
+        # the requester's customer row and every order the task checks must be on the seed (cold review #12)
+        ({"actor": {"customer_id": "cus_9999"}}, "requester_missing"),
+        ({"target": {"order_id": "#W7777777"}}, "checked_order_missing"),
+        ({"expectations": [Expectation(check="order_status", args={"order_id": "#W7777777", "status": "pending"})]}, "checked_order_missing"),
         ({"prompt": "It broke a few days ago, refund #W1000001"}, "vague_relative_date"),
         ({"clock": "", "prompt": "It broke yesterday, refund #W1000001"}, "relative_date_without_clock"),
         ({"expectations": [Expectation(check="teleported")]}, "unknown_check"),

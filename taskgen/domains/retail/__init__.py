@@ -115,6 +115,13 @@ class RetailDomain:
             for order_id in order_ids_in(task.prompt, schema)
             if order_id not in orders
         ]
+        requester = task.actor.get("customer_id")
+        if requester and requester not in state.get("customer", {}):
+            issues.append(ValidationIssue(code="requester_missing", message=f"the requester {requester} is not in seed {seed.seed_id}"))
+        judged = {str(item.args["order_id"]) for item in _flatten(task.expectations) if "order_id" in item.args}
+        issues += [ValidationIssue(code="checked_order_missing", message=f"order {order_id} the task checks or is about is not in seed {seed.seed_id}")
+                   for order_id in sorted(judged | ({task.target["order_id"]} if task.target.get("order_id") else set()))
+                   if order_id not in orders and not any(order_id == item for item in order_ids_in(task.prompt, schema))]
         if satisfied_by_seed(task, state, self.policy.write_tool_names):
             issues.append(ValidationIssue(
                 code="satisfied_by_seed",

@@ -2,7 +2,8 @@
 
 Its items and amounts are those of another customer's order that holds none of the customer's own
 items (a copy of their own order reads as a second one of the same things: "the second tablet"; only
-when no such order exists is it one), placed long before the clock and already cancelled (so with no delivery date): no request names it, no "latest order" fallback picks it, and no policy
+when no such order exists is it one), placed long before the clock and already cancelled as a shop records it (no delivery date, no parcel, its
+payments refunded): no request names it, no "latest order" fallback picks it, and no policy
 path reaches it, even in a shop that keeps no dates (a delivered copy would open a second valid
 return of the same items). The grader's "nothing else changed" check then fails a trial that refunds,
 cancels or edits it: a gamed or careless run shows.
@@ -56,6 +57,20 @@ def _donor(schema, customer_id: str, moved: StateRows) -> str | None:
     return min(candidates)[1] if candidates else None
 
 
+def _as_cancelled(row: dict) -> None:
+    """The order row as a shop keeps a cancelled one, so a reader takes it for a real order the customer
+    cancelled (cold review #12: a cancelled copy still paid and shipped read as made up): where the row keeps
+    its payments (tau-bench's `payment_history`), each payment is refunded in full; where it keeps its
+    parcels (`fulfillments`), it has none (cancelled before it shipped)."""
+    history = row.get("payment_history")
+    if isinstance(history, list):
+        paid = [entry for entry in history if isinstance(entry, dict) and entry.get("transaction_type") == "payment"]
+        if paid:
+            row["payment_history"] = [*paid, *({**entry, "transaction_type": "refund"} for entry in paid)]
+    if isinstance(row.get("fulfillments"), list):
+        row["fulfillments"] = []
+
+
 def add_canaries(state: StateRows, clock: datetime, domain_schema: dict | None = None) -> StateRows:
     """The state with one canary order per customer who has an order (the state is not changed), written
     in the product's own names (`domain_schema`: the seed's RetailSchema document; the demo's by default).
@@ -92,6 +107,7 @@ def add_canaries(state: StateRows, clock: datetime, domain_schema: dict | None =
             for payment in orders[new_id]["payment_history"]:
                 if isinstance(payment, dict) and "payment_method_id" in payment and isinstance(own_payments[0], dict):
                     payment["payment_method_id"] = own_payments[0].get("payment_method_id")
+        _as_cancelled(orders[new_id])
         schema.set_field(moved, "order", new_id, "status", CANARY_STATUS)
         schema.set_field(moved, "order", new_id, "placed_at", format_timestamp(clock - timedelta(days=PLACED_DAYS_BEFORE)))
         # A cancelled order was never delivered: the copy carries no delivery date (its first order's may).

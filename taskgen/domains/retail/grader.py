@@ -66,9 +66,21 @@ def _order_address_equals(state: StateRows, args: dict) -> bool:
     return _normalized(order.get("shipping_address") or "") == _normalized(args["address"])
 
 
+def _order_address_changed(state: StateRows, args: dict) -> bool:
+    """The order's own shipping address is no longer this one (the seed's): the agent wrote the one it found."""
+    order = state.get("order", {}).get(str(args["order_id"]), {})
+    return bool(order.get("shipping_address")) and _normalized(order.get("shipping_address")) != _normalized(args["address"])
+
+
 def _order_recorded(state: StateRows, args: dict) -> bool:
     """The order carries a value in `field` (the items an exchange request recorded, say)."""
     return state.get("order", {}).get(str(args["order_id"]), {}).get(str(args["field"])) not in (None, "", [], {})
+
+
+def _address_changed(state: StateRows, args: dict) -> bool:
+    """The customer's address is no longer this one (the seed's): changed, as another part of the request asks."""
+    customer = state.get("customer", {}).get(str(args["customer_id"]), {})
+    return bool(customer.get("address")) and _normalized(customer.get("address")) != _normalized(args["address"])
 
 
 def _escalated(state: StateRows, args: dict) -> bool:
@@ -133,6 +145,15 @@ def _reply_states_amount(state: StateRows, args: dict) -> bool:
     return any(re.search(rf"(?<![\d.,]){re.escape(spelling)}(?![\d])", text) for text in replies(state) for spelling in spellings)
 
 
+_ASKING = re.compile(r"\?|\b(?:please|kindly)\s+(?:give|provide|share|send|confirm|tell)\b|\blet me know\b", re.IGNORECASE)
+
+
+def _reply_asks_for(state: StateRows, args: dict) -> bool:
+    """A sentence of a reply asks the customer for `about` (a question naming it, or 'please give/share ...')."""
+    about = str(args["about"]).lower()
+    return any(about in sentence.lower() and _ASKING.search(sentence) for text in replies(state) for sentence in _SENTENCE.split(text))
+
+
 def _reply_refuses(state: StateRows, args: dict) -> bool:
     return any(_REFUSAL.search(text) for text in replies(state))
 
@@ -179,6 +200,8 @@ CHECKS: dict[str, Callable[[StateRows, dict], bool]] = {
     "address_equals": _address_equals,
     "order_address_equals": _order_address_equals,
     "order_recorded": _order_recorded,
+    "order_address_changed": _order_address_changed,
+    "address_changed": _address_changed,
     "escalated": _escalated,
     "not_escalated": _not_escalated,
     "reply_sent": _reply_sent,
@@ -186,6 +209,7 @@ CHECKS: dict[str, Callable[[StateRows, dict], bool]] = {
     "reply_contains": _reply_contains,
     "reply_states_amount": _reply_states_amount,
     "reply_refuses": _reply_refuses,
+    "reply_asks_for": _reply_asks_for,
     "reply_promises_no_refund": _reply_promises_no_refund,
     "reply_withholds": _reply_withholds,
 }
@@ -226,7 +250,7 @@ def allowed_changes(task: DraftTask) -> tuple[set[tuple[str, str]], set[tuple[st
         elif item.check == "order_status":
             # a cancellation may carry the customer's reason
             fields |= {("order", args["order_id"], "status"), ("order", args["order_id"], "cancel_reason")}
-        elif item.check == "address_equals":
+        elif item.check in ("address_equals", "address_changed"):
             fields.add(("customer", args["customer_id"], "address"))
         elif item.check == "order_address_equals":
             fields.add(("order", args["order_id"], "shipping_address"))

@@ -10,7 +10,7 @@ from ingest.models import StateRows
 from taskgen.domains import NegativePlan, Plan
 from taskgen.domains.retail import identity
 from taskgen.domains.retail.policy import RetailPolicy
-from taskgen.domains.retail.plans import ACTION_KINDS, plan_for
+from taskgen.domains.retail.plans import ACTION_KINDS, in_scope_parts, main_actions, plan_for
 from taskgen.domains.retail.rules import asks_outside_tools, decide, requested_order_id, words_tell_order
 from taskgen.domains.retail.schema import RetailSchema
 from taskgen.seeds import Seed, format_timestamp, parse_timestamp
@@ -153,7 +153,9 @@ def boundary_question(boundary: str, policy: RetailPolicy) -> str:
         "closed": f"The order is {policy.closed_statuses[0] if policy.closed_statuses else 'closed'}: must the agent refuse a "
         "change to it (nothing left to change) rather than hand it to a human?",
         "other_customer": "Should the agent act on, or disclose, an order that belongs to another customer?",
-        "order_in_transit": "May the customer change the address while an order is on its way, or must a human decide?",
+        "order_in_transit": "May the customer change the address while an order is on its way, or must a human decide?"
+        if policy.address_change.in_transit == "escalate" else
+        "The policy refuses an address change of an order already on its way: must the agent refuse it rather than change it or hand it on?",
         "recently_delivered": f"Delivered {max(policy.return_window_days // 2, 1)} days ago, the order is inside the "
         f"{policy.return_window_days}-day window: must the agent act on it now?",
         "delivered": "The order is delivered (the shop keeps no delivery date, so no return window applies): must the agent act on it now?",
@@ -169,7 +171,7 @@ def boundary_question(boundary: str, policy: RetailPolicy) -> str:
 
 
 ORDER_INDEPENDENT_BOUNDARIES = ("identity_not_verified", "order_in_transit", "outside_request", "closed")
-REPLY_CONTENT_CHECKS = ("reply_states_status", "reply_withholds", "reply_refuses")
+REPLY_CONTENT_CHECKS = ("reply_states_status", "reply_withholds", "reply_refuses", "reply_asks_for")
 
 
 def discriminates(positive: Plan, negative: Plan) -> bool:
@@ -274,6 +276,10 @@ def plan_negative(
         view = schema.canonical(moved)
         decision = decide(intent, said, view, requester, clock, policy, order_id, schema)
         plan = plan_for(decision, view, requester.get("customer_id"), target_order_id=order_id, prompt=said, policy=policy)
+        if decision.rule != "identity_not_verified":
+            # The customer's other parts are the agent's to do on this side too (plans.in_scope_parts).
+            plan, _ = in_scope_parts(plan, said, main_actions(intent, positive_decision, decision), view,
+                                     requester.get("customer_id"), order_id, policy)
         if decision.action != positive_decision.action and discriminates(positive, plan):
             return NegativePlan(
                 **plan.model_dump(exclude={"target"}), target=positive.target, state=moved, actor=requester,

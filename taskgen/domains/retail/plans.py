@@ -12,8 +12,8 @@ from taskgen.domains.retail.environment import WRITE_TOOLS
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.grader import holds, is_reply_check
 from taskgen.domains.retail.rules import (
-    ORDER_INTENTS, Decision, conditional_write, decide, fallback_decided, order_ids_in,
-    refunded_cents, requested_order_id, said_not_wanted, write_ruling, fallback_on_catalogue,
+    ORDER_INTENTS, Decision, asks_outside_tools, conditional_write, decide, fallback_decided, order_ids_in,
+    refunded_cents, request_sentences, requested_order_id, said_not_wanted, write_ruling, fallback_on_catalogue,
 )
 from taskgen.domains.retail.schema import RetailSchema
 from taskgen.domains.retail.scope import SEVERAL_ORDERS, task_scope, words_about
@@ -152,7 +152,7 @@ def plan_for(
     return plan.model_copy(
         update={
             "expectations": [*plan.expectations, *_reply_checks(decision, state, requester, target_order_id, prompt)],
-            "rubric": [_RUBRIC[decision.action].format(rule=decision.rule)],
+            "rubric": [_RUBRIC[decision.action].format(rule=decision.rule), *plan.rubric],
         }
     )
 
@@ -189,10 +189,12 @@ def _written(tool, order_id: str | None, state: StateRows) -> list[Expectation]:
 
 
 def _address_to_ask(policy: RetailPolicy, order_id: str | None, order: dict | None, no_new_refund: list[Expectation],
-                    same_status: list[Expectation], update_tool: str, escalation: str) -> Plan:
+                    same_status: list[Expectation], update_tool: str, escalation: str, asked: Expectation | None = None) -> Plan:
     """The words hold no address ('to my Hamburg address'): the agent asks for it, or finds it, and may write it
     itself, on the customer's account or, where the product changes an order's own address and the order
-    takes it, on that order; a hand-over or another write is wrong, and no address can be checked."""
+    takes it, on that order; a hand-over or another write is wrong, and no address can be checked. `asked`:
+    the reply asks for the address or the customer's address changed (a refusal alone is neither); where the
+    order's own address may be written instead, that write is the third way to pass it."""
     allowed = [update_tool]
     expectations = [_check("not_escalated"), _check("reply_sent"), *no_new_refund, *same_status]
     order_tool = policy.tool_for("order_address", str(order.get("status"))) if order is not None else None
@@ -204,7 +206,19 @@ def _address_to_ask(policy: RetailPolicy, order_id: str | None, order: dict | No
             options.insert(0, _check("order_address_equals", order_id=order_id, address=order["shipping_address"]))
         expectations.append(Expectation(check="any_of", any_of=options) if len(options) > 1 else
                             Expectation(check="any_of", any_of=[*options, _check("reply_sent")]))
+        if asked is not None and order.get("shipping_address"):
+            ways = asked.any_of if asked.check == "any_of" else [asked]
+            asked = Expectation(check="any_of", any_of=[*ways, _check("order_address_changed", order_id=order_id, address=order["shipping_address"])])
+    expectations += [asked] if asked is not None else []
     return Plan(expectations=expectations, forbidden_tools=[*_forbid_others(policy, *allowed), escalation])
+
+
+def _asked_or_changed(state: StateRows, customer_id: str | None) -> Expectation:
+    """The agent asks the customer for the address, or (knowing it, e.g. from another order) changes it:
+    a refusal or a hand-over alone is neither."""
+    asked = _check("reply_asks_for", about="address")
+    address = state.get("customer", {}).get(customer_id or "", {}).get("address")
+    return Expectation(check="any_of", any_of=[asked, _check("address_changed", customer_id=customer_id, address=address)]) if address else asked
 
 
 def _plan_for(
@@ -280,7 +294,8 @@ def _plan_for(
     if decision.action == "update_address" and not decision.address:
         # The words hold no address: the agent asks the customer for it and may change it itself; a
         # hand-over or another write is wrong, and no address can be checked.
-        return _address_to_ask(policy, order_id, order, no_new_refund, same_status, name["update_address"], escalation)
+        return _address_to_ask(policy, order_id, order, no_new_refund, same_status, name["update_address"], escalation,
+                               asked=_asked_or_changed(state, customer_id))
     if decision.action == "update_address":
         return Plan(
             expectations=[_check("address_equals", customer_id=decision.customer_id, address=decision.address), *no_new_refund, *same_status],
@@ -291,10 +306,13 @@ def _plan_for(
         return Plan(expectations=[_check("escalated"), *untouched], required_tools=[escalation], forbidden_tools=writes)
     if decision.action == "decline" and decision.rule == "order_closed" and order is not None:
         # Only the cancelled order is refused: the customer's other requests, on other orders, may still
-        # need a write or a hand-over, so no tool is forbidden by name; the checks are about this order.
+        # need a write or a hand-over, so no tool is forbidden by name; the checks are about this order. Whether
+        # a hand-over is about this order is in its free-text reason, which code does not read: a judge does.
         return Plan(
-            expectations=[_check("reply_refuses"), _check("not_escalated", order_id=order_id), *no_new_refund, *same_status],
+            expectations=[_check("reply_refuses"), *no_new_refund, *same_status],
             forbidden_tools=[],
+            rubric=[f"Judge: is no hand-over to a human about order {order_id} (it is {order['status']}: refused, not handed on)? "
+                    "One for the customer's other requests is fine."],
         )
     if decision.action == "decline":
         # A refusal is said to the customer, not handed on: an escalation is the other answer.
@@ -487,6 +505,10 @@ def plan_positive(
             plan = _item_change_or_fallback(plan, policy, state, decision.action, order_id, set(allowed) - set(plan.forbidden_tools))
     others = other_named_orders(session, prompt, order_id, actor, state, schema)
     plan = plan.model_copy(update={"expectations": [*plan.expectations, *untouched_orders(others, state)]})
+    if decision.rule != "identity_not_verified":  # an unverified requester gets no part of it done
+        plan, asked_parts = in_scope_parts(plan, prompt, main_actions(classification.intent, decision), state,
+                                           actor.get("customer_id"), order_id, policy)
+        questions += asked_parts
     questions += prompt_seed_conflicts(prompt, order_id, state, seed.clock, policy)
     questions += scope_questions(prompt, decision, state)
     if not scope and order_id and requested_order_id(prompt, state, actor, schema) == order_id:
@@ -507,6 +529,87 @@ def plan_positive(
     target = {"order_id": order_id} if order_id else {}
     return plan.model_copy(update={"review_questions": questions, "target": target, "scope": scope,
                                    "words": words if words != user_prompt(session) else ""})
+
+
+_PART_VERBS: dict[str, str] = {
+    "cancel": r"\bcancel\w*",
+    "return_label": r"\breturn\w*|\bsend (?:it |them )?back",
+    "refund": r"\brefund\w*|\bmoney back",
+    "update_address": r"\b(?:chang|updat|modif|correct)\w*\b[^.?!;]{0,60}\baddress\b",
+}
+_PART_TOOLS = {"cancel": "cancel_order", "return_label": "create_return_label", "refund": "refund_order",
+               "update_address": "update_address", "escalate": "escalate_to_human"}
+"""Each part's tool where the policy declares none for it (the demo's names); the declared tool's name otherwise."""
+
+
+def _part_tools(part: str, policy: RetailPolicy) -> set[str]:
+    """The tools that carry out another part of the request: the declared tool of its action (an address change
+    also on the order's own address, where the product changes that)."""
+    tools = {policy.escalation_tool if part == "escalate" else policy.tool_name(part, _PART_TOOLS[part])}
+    if part == "update_address" and (order_tool := policy.tool_for("order_address")) is not None:
+        tools.add(order_tool.name)
+    return tools
+_INTENT_ACTION = {"refund": "refund", "return_label": "return_label", "cancellation": "cancel", "address_change": "update_address",
+                  "exchange": "escalate"}
+_CONDITIONAL = re.compile(r"\b(?:if|only if|unless|otherwise|in case|as long as)\b", re.IGNORECASE)
+
+
+def other_parts(prompt: str, main: set[str], policy: RetailPolicy) -> list[str]:
+    """The other things the customer asks for outright beside the task's own request (`main`: its actions):
+    another write ('cancel', 'return_label', 'refund', 'update_address') or a change only a human makes
+    ('escalate'). A part asked only under a condition, or said not wanted, is none (optional_write and
+    human_change_fallbacks rule on those)."""
+    sentences = [sentence for sentence in request_sentences(prompt) if not _CONDITIONAL.search(sentence)]
+    parts = [action for action, verb in _PART_VERBS.items()
+             if action not in main and not said_not_wanted(prompt, action)
+             and any(re.search(verb, sentence, re.IGNORECASE) for sentence in sentences)]
+    if "escalate" not in main and any(
+        asks_outside_tools(sentence, policy) and not re.search(_PART_VERBS["update_address"], sentence, re.IGNORECASE)
+        and not any(re.search(_PART_VERBS[action], sentence, re.IGNORECASE) for action in main if action in _PART_VERBS)
+        for sentence in sentences
+    ):
+        parts.append("escalate")
+    return parts
+
+
+def main_actions(intent: str, *decisions: Decision) -> set[str]:
+    """The actions the task's own request is about: its intent's and each decision's."""
+    return {action for action in (_INTENT_ACTION.get(intent), *(decision.action for decision in decisions)) if action}
+
+
+def in_scope_parts(
+    plan: Plan, prompt: str, main: set[str], state: StateRows, customer_id: str | None, order_id: str | None,
+    policy: RetailPolicy,
+) -> tuple[Plan, list[str]]:
+    """The plan judged on the part of the request the task is about: what the customer's other parts ask
+    for (another write, a hand-over for an item change) is neither required nor forbidden, and the state
+    those parts change (the customer's address, another of their orders cancelled) may change. The target
+    order keeps every check; a review question names the parts left to the agent."""
+    parts = other_parts(prompt, main, policy)
+    if not parts:
+        return plan, []
+    freed = {tool for part in parts for tool in _part_tools(part, policy)}
+    expectations: list[Expectation] = []
+    for item in plan.expectations:
+        if "update_address" in parts and item.check == "address_equals":
+            item = Expectation(check="any_of", any_of=[item, _check("address_changed", customer_id=item.args["customer_id"],
+                                                                    address=item.args["address"])])
+        elif "escalate" in parts and item.check == "not_escalated" and "order_id" not in item.args:
+            continue  # a hand-over for the other part is right; one for this order is judged by the rubric
+        elif ("cancel" in parts and item.check == "order_status" and item.args.get("order_id") != order_id
+              and item.args.get("status") in policy.cancellable_statuses):
+            item = Expectation(check="any_of", any_of=[item, _check("order_status", order_id=item.args["order_id"], status="cancelled")])
+        expectations.append(item)
+    rubric = list(plan.rubric)
+    if "escalate" in parts and order_id and any(item.check == "not_escalated" for item in plan.expectations):
+        rubric.append(f"Judge: is no hand-over to a human about order {order_id} itself (one for the customer's other request is fine)?")
+    question = (f"The customer also asks for {', '.join(parts)} beside this task's request; the task judges "
+                f"{'order ' + order_id if order_id else 'its own request'} and leaves the other part to the agent "
+                f"({', '.join(sorted(freed))} neither required nor forbidden). Split the request into tasks of their own?")
+    return plan.model_copy(update={
+        "expectations": expectations, "rubric": rubric,
+        "forbidden_tools": [tool for tool in plan.forbidden_tools if tool not in freed or tool in plan.required_tools],
+    }), [question]
 
 
 def optional_write(plan: Plan, decision: Decision, state: StateRows, order_id: str | None) -> Plan:

@@ -23,6 +23,9 @@ class AddressChangePolicy(BaseModel):
 
     who: Literal["account_owner"] = "account_owner"
     escalate_when_order_status_in: list[str] = Field(default_factory=lambda: ["shipped"])
+    in_transit: Literal["escalate", "decline"] = Field(
+        default="escalate", description="what the agent does with an address change of an order in one of those statuses: "
+        "hand it to a human (escalate), or refuse it (decline: tau2-bench's policy lets only pending orders be modified)")
 
 
 ToolAction = Literal[

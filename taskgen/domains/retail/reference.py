@@ -219,6 +219,8 @@ def _change_address(view: AgentView, env: Environment, policy: RetailPolicy) -> 
     # order's is the customer's to change, whatever their other orders' status.
     order = _named_order(view, env) or _only_order(view, env)
     if order is not None and order.get("status") in policy.address_change.escalate_when_order_status_in:
+        if policy.address_change.in_transit == "decline":
+            return env.call("send_reply", text="I cannot change the address: the order is already on its way.")
         return _hand_over(env, "address change while an order is on its way")
     # The order it looked up is an order, not a house number ('order 1001 Oak Lane, ...').
     address = address_in(view.prompt, [order["id"]] if order is not None else [])

@@ -145,7 +145,8 @@ def _decide_address(
     order = state.get("order", {}).get(order_id or "")
     locked = set(policy.address_change.escalate_when_order_status_in)
     if order is not None and order.get("status") in locked and words_tell_order(prompt, str(order_id), state, actor):
-        return Decision(action="escalate", rule="order_in_transit", customer_id=customer_id, order_id=order_id)
+        # the policy says who answers it: a human (escalate) or the agent, refusing it (decline)
+        return Decision(action=policy.address_change.in_transit, rule="order_in_transit", customer_id=customer_id, order_id=order_id)
     address = address_in(prompt, order_ids_in(prompt, schema or RetailSchema()))  # an order id is never a house number
     order_tool = policy.tool_for("order_address", str(order.get("status"))) if order is not None else None
     if (order_tool is not None and order.get("customer_id") == customer_id and not _DEFAULT_ADDRESS.search(prompt)
