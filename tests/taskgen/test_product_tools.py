@@ -262,6 +262,8 @@ def test_an_address_change_without_the_address_lets_the_agent_write_the_orders_o
     written = (("modify_pending_order_address", {"order_id": "#W1234567", **fields}), ("send_reply", {"text": "Done."}))
     assert _run(tau2, task, "", written)[0].passed, _run(tau2, task, "", written)[0].reasons
     assert _run(tau2, task)[0].passed
+    # a refusal alone neither asks for the address nor writes one (order_address_changed, reply_asks_for)
+    assert not _run(tau2, task, "", (("send_reply", {"text": "Sorry, I cannot change that order."}),))[0].passed
 
 
 def test_an_item_change_the_product_makes_is_scoped_to_its_order_when_the_words_do_not_tell_it(tau2, demo):

@@ -196,8 +196,11 @@ def _address_to_ask(policy: RetailPolicy, order_id: str | None, order: dict | No
     the reply asks for the address or the customer's address changed (a refusal alone is neither); where the
     order's own address may be written instead, that write is the third way to pass it."""
     allowed = [update_tool]
-    expectations = [_check("not_escalated"), _check("reply_sent"), *no_new_refund, *same_status]
     order_tool = policy.tool_for("order_address", str(order.get("status"))) if order is not None else None
+    if asked is not None and order_tool is not None and order.get("shipping_address"):
+        ways = asked.any_of if asked.check == "any_of" else [asked]
+        asked = Expectation(check="any_of", any_of=[*ways, _check("order_address_changed", order_id=order_id, address=order["shipping_address"])])
+    expectations = [_check("not_escalated"), _check("reply_sent"), *([asked] if asked is not None else []), *no_new_refund, *same_status]
     if order_tool is not None:
         allowed.append(order_tool.name)
         # unchanged, or an address written: either passes, and the field may change ("nothing else changed")
@@ -206,10 +209,6 @@ def _address_to_ask(policy: RetailPolicy, order_id: str | None, order: dict | No
             options.insert(0, _check("order_address_equals", order_id=order_id, address=order["shipping_address"]))
         expectations.append(Expectation(check="any_of", any_of=options) if len(options) > 1 else
                             Expectation(check="any_of", any_of=[*options, _check("reply_sent")]))
-        if asked is not None and order.get("shipping_address"):
-            ways = asked.any_of if asked.check == "any_of" else [asked]
-            asked = Expectation(check="any_of", any_of=[*ways, _check("order_address_changed", order_id=order_id, address=order["shipping_address"])])
-    expectations += [asked] if asked is not None else []
     return Plan(expectations=expectations, forbidden_tools=[*_forbid_others(policy, *allowed), escalation])
 
 
@@ -260,7 +259,8 @@ def _plan_for(
         )
     if decision.action == "order_address" and (tool := policy.tool_for("order_address")) is not None:
         if not decision.address:
-            return _address_to_ask(policy, order_id, order, no_new_refund, same_status, name["update_address"], escalation)
+            return _address_to_ask(policy, order_id, order, no_new_refund, same_status, name["update_address"], escalation,
+                                   asked=_asked_or_changed(state, customer_id))
         return Plan(
             expectations=[_check("order_address_equals", order_id=order_id, address=decision.address), *no_new_refund, *same_status, *same_address],
             required_tools=[tool.name],
