@@ -19,6 +19,11 @@ CONVERSATION_KINDS: tuple[str, ...] = ("reply", "escalation")
 """What the agent says and hands over: written by every trial, never 'something else changed'."""
 
 
+
+def expect(check: str, **args: str | int) -> Expectation:
+    """One end-state expectation: a check of this module by name, with its arguments."""
+    return Expectation(check=check, args=args)
+
 def _rows(state: StateRows, kind: str, order_id: str | None = None) -> list[dict]:
     rows = state.get(kind, {}).values()
     return [row for row in rows if order_id is None or row.get("order_id") == order_id]

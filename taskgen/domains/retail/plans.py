@@ -10,10 +10,10 @@ from taskgen.classify import Classification
 from taskgen.domains import Plan
 from taskgen.domains.retail.environment import WRITE_TOOLS
 from taskgen.domains.retail.policy import RetailPolicy
-from taskgen.domains.retail.grader import holds, is_reply_check
+from taskgen.domains.retail.grader import expect, holds, is_reply_check
+from taskgen.domains.retail.parts import human_change_fallbacks, in_scope_parts, item_change_or_fallback, main_actions, optional_write
 from taskgen.domains.retail.rules import (
-    ORDER_INTENTS, Decision, asks_outside_tools, conditional_write, decide, fallback_decided, order_ids_in,
-    refunded_cents, request_sentences, requested_order_id, said_not_wanted, write_ruling, fallback_on_catalogue,
+    ORDER_INTENTS, Decision, conditional_write, decide, fallback_decided, order_ids_in, refunded_cents, requested_order_id, fallback_on_catalogue,
 )
 from taskgen.domains.retail.schema import RetailSchema
 from taskgen.domains.retail.scope import SEVERAL_ORDERS, task_scope, words_about
@@ -63,10 +63,6 @@ def tool_action(name: str, policy: RetailPolicy | None = None) -> str | None:
     lowered = name.lower()
     return next((action for pattern, action in _VERB_ACTIONS if re.search(pattern, lowered)), None)
 _READ_PREFIXES = ("get_", "list_", "find_", "search_", "lookup_", "calculate", "think", "send_reply", "transfer", "escalate")
-
-
-def _check(name: str, **args: str | int) -> Expectation:
-    return Expectation(check=name, args=args)
 
 
 def action_named_in(text: str) -> str | None:
@@ -124,19 +120,19 @@ def _reply_checks(
     if decision.action == "inform" and order is not None:
         if _ASKS_STATUS.search(prompt) or not (_ASKS_TRACKING.search(prompt) or _ASKS_AMOUNT.search(prompt)):
             # the status is what an order question is about, unless it only asks for a tracking number or a price
-            checks.append(_check("reply_states_status", order_id=decision.order_id, status=order["status"]))
+            checks.append(expect("reply_states_status", order_id=decision.order_id, status=order["status"]))
         if order.get("tracking_number") and _ASKS_TRACKING.search(prompt):
-            checks.append(_check("reply_contains", value=str(order["tracking_number"])))
+            checks.append(expect("reply_contains", value=str(order["tracking_number"])))
     if decision.action == "inform" and order is not None and order.get("total_cents") and _ASKS_AMOUNT.search(prompt):
-        checks.append(_check("reply_states_amount", amount_cents=int(order["total_cents"])))
+        checks.append(expect("reply_states_amount", amount_cents=int(order["total_cents"])))
     if decision.action == "refund" and decision.amount_cents:
-        checks.append(_check("reply_states_amount", amount_cents=decision.amount_cents))
+        checks.append(expect("reply_states_amount", amount_cents=decision.amount_cents))
     if decision.action in ("decline", "escalate"):
-        checks.append(_check("reply_promises_no_refund"))
+        checks.append(expect("reply_promises_no_refund"))
     if decision.rule == "not_order_owner":
-        checks.append(_check("reply_withholds", order_id=decision.order_id, **({"requester": requester} if requester else {})))
+        checks.append(expect("reply_withholds", order_id=decision.order_id, **({"requester": requester} if requester else {})))
     if decision.rule == "identity_not_verified" and target_order_id and target_order_id in state.get("order", {}):
-        checks.append(_check("reply_withholds", order_id=target_order_id))
+        checks.append(expect("reply_withholds", order_id=target_order_id))
     return checks
 
 
@@ -183,8 +179,8 @@ def _shipped_policy() -> RetailPolicy:
 def _written(tool, order_id: str | None, state: StateRows) -> list[Expectation]:
     """What the declared tool writes on the order, as end-state checks: the status it sets, each field it records,
     the refund it gives."""
-    checks = [_check("order_status", order_id=order_id, status=tool.sets_status)] if tool.sets_status else []
-    checks += [_check("order_recorded", order_id=order_id, field=field) for field in tool.records]
+    checks = [expect("order_status", order_id=order_id, status=tool.sets_status)] if tool.sets_status else []
+    checks += [expect("order_recorded", order_id=order_id, field=field) for field in tool.records]
     return checks
 
 
@@ -199,25 +195,25 @@ def _address_to_ask(policy: RetailPolicy, order_id: str | None, order: dict | No
     order_tool = policy.tool_for("order_address", str(order.get("status"))) if order is not None else None
     if asked is not None and order_tool is not None and order.get("shipping_address"):
         ways = asked.any_of if asked.check == "any_of" else [asked]
-        asked = Expectation(check="any_of", any_of=[*ways, _check("order_address_changed", order_id=order_id, address=order["shipping_address"])])
-    expectations = [_check("not_escalated"), _check("reply_sent"), *([asked] if asked is not None else []), *no_new_refund, *same_status]
+        asked = Expectation(check="any_of", any_of=[*ways, expect("order_address_changed", order_id=order_id, address=order["shipping_address"])])
+    expectations = [expect("not_escalated"), expect("reply_sent"), *([asked] if asked is not None else []), *no_new_refund, *same_status]
     if order_tool is not None:
         allowed.append(order_tool.name)
         # unchanged, or an address written: either passes, and the field may change ("nothing else changed")
-        options = [_check("order_recorded", order_id=order_id, field="shipping_address")]
+        options = [expect("order_recorded", order_id=order_id, field="shipping_address")]
         if order.get("shipping_address"):
-            options.insert(0, _check("order_address_equals", order_id=order_id, address=order["shipping_address"]))
+            options.insert(0, expect("order_address_equals", order_id=order_id, address=order["shipping_address"]))
         expectations.append(Expectation(check="any_of", any_of=options) if len(options) > 1 else
-                            Expectation(check="any_of", any_of=[*options, _check("reply_sent")]))
+                            Expectation(check="any_of", any_of=[*options, expect("reply_sent")]))
     return Plan(expectations=expectations, forbidden_tools=[*_forbid_others(policy, *allowed), escalation])
 
 
 def _asked_or_changed(state: StateRows, customer_id: str | None) -> Expectation:
     """The agent asks the customer for the address, or (knowing it, e.g. from another order) changes it:
     a refusal or a hand-over alone is neither."""
-    asked = _check("reply_asks_for", about="address")
+    asked = expect("reply_asks_for", about="address")
     address = state.get("customer", {}).get(customer_id or "", {}).get("address")
-    return Expectation(check="any_of", any_of=[asked, _check("address_changed", customer_id=customer_id, address=address)]) if address else asked
+    return Expectation(check="any_of", any_of=[asked, expect("address_changed", customer_id=customer_id, address=address)]) if address else asked
 
 
 def _plan_for(
@@ -232,12 +228,12 @@ def _plan_for(
     same_status: list[Expectation] = []
     if order is not None:
         earlier = refunded_cents(state, order_id or "")
-        no_new_refund = [_check("refunded_total", order_id=order_id, amount_cents=earlier) if earlier else _check("no_refund", order_id=order_id)]
-        same_status = [_check("order_status", order_id=order_id, status=order["status"])]
+        no_new_refund = [expect("refunded_total", order_id=order_id, amount_cents=earlier) if earlier else expect("no_refund", order_id=order_id)]
+        same_status = [expect("order_status", order_id=order_id, status=order["status"])]
     same_address: list[Expectation] = []
     if state.get("customer", {}).get(customer_id or "", {}).get("address"):
         # An address the seed does not know (emptied: the incident's own write) is kept out of the checks.
-        same_address = [_check("address_equals", customer_id=customer_id, address=state["customer"][customer_id]["address"])]
+        same_address = [expect("address_equals", customer_id=customer_id, address=state["customer"][customer_id]["address"])]
     untouched = [*no_new_refund, *same_status, *same_address]
     name = {action: policy.tool_name(action, default) for action, default in (
         ("refund", "refund_order"), ("return_label", "create_return_label"), ("cancel", "cancel_order"), ("update_address", "update_address"))}
@@ -247,13 +243,13 @@ def _plan_for(
     if decision.action == "return_label" and return_tool is not None and return_tool.sets_status:
         # The product's return is a request on the order (tau2-bench: status 'return requested', the items recorded), no label row.
         return Plan(
-            expectations=[*_written(return_tool, order_id, state), *no_new_refund, *same_address, _check("reply_sent")],
+            expectations=[*_written(return_tool, order_id, state), *no_new_refund, *same_address, expect("reply_sent")],
             required_tools=[return_tool.name],
             forbidden_tools=_forbid_others(policy, return_tool.name),
         )
     if decision.action in ("modify_items", "exchange") and (tool := policy.tool_for(decision.action)) is not None:
         return Plan(
-            expectations=[*_written(tool, order_id, state), *([] if tool.sets_status else same_status), *no_new_refund, *same_address, _check("reply_sent")],
+            expectations=[*_written(tool, order_id, state), *([] if tool.sets_status else same_status), *no_new_refund, *same_address, expect("reply_sent")],
             required_tools=[tool.name],
             forbidden_tools=_forbid_others(policy, tool.name),
         )
@@ -262,32 +258,32 @@ def _plan_for(
             return _address_to_ask(policy, order_id, order, no_new_refund, same_status, name["update_address"], escalation,
                                    asked=_asked_or_changed(state, customer_id))
         return Plan(
-            expectations=[_check("order_address_equals", order_id=order_id, address=decision.address), *no_new_refund, *same_status, *same_address],
+            expectations=[expect("order_address_equals", order_id=order_id, address=decision.address), *no_new_refund, *same_status, *same_address],
             required_tools=[tool.name],
             forbidden_tools=_forbid_others(policy, tool.name),
         )
     if decision.action == "refund":
         return Plan(
-            expectations=[_check("refund_exists", order_id=order_id, amount_cents=decision.amount_cents), *same_status, *same_address, _check("reply_sent")],
+            expectations=[expect("refund_exists", order_id=order_id, amount_cents=decision.amount_cents), *same_status, *same_address, expect("reply_sent")],
             required_tools=[name["refund"]],
             forbidden_tools=_forbid_others(policy, name["refund"]),
         )
     if decision.action == "return_label":
         return Plan(
-            expectations=[_check("return_label_exists", order_id=order_id), *no_new_refund, *same_status, *same_address],
+            expectations=[expect("return_label_exists", order_id=order_id), *no_new_refund, *same_status, *same_address],
             required_tools=[name["return_label"]],
             forbidden_tools=_forbid_others(policy, name["return_label"]),
         )
     if decision.action == "cancel":
-        reason = [_check("cancel_reason", order_id=order_id, reason=stated)] if (stated := cancel_reason_in(prompt)) else []
+        reason = [expect("cancel_reason", order_id=order_id, reason=stated)] if (stated := cancel_reason_in(prompt)) else []
         cancel_tool = policy.tool_for("cancel")
         refund = no_new_refund
         if cancel_tool is not None and cancel_tool.refunds and order is not None:
             # The product's cancellation refunds what is left of the order (tau2-bench's cancel_pending_order).
             left = int(order.get("total_cents") or 0) - refunded_cents(state, order_id or "")
-            refund = [_check("refund_exists", order_id=order_id, amount_cents=left)] if left > 0 else no_new_refund
+            refund = [expect("refund_exists", order_id=order_id, amount_cents=left)] if left > 0 else no_new_refund
         return Plan(
-            expectations=[_check("order_status", order_id=order_id, status="cancelled"), *reason, *refund, *same_address, _check("reply_sent")],
+            expectations=[expect("order_status", order_id=order_id, status="cancelled"), *reason, *refund, *same_address, expect("reply_sent")],
             required_tools=[name["cancel"]],
             forbidden_tools=_forbid_others(policy, name["cancel"]),
         )
@@ -298,18 +294,18 @@ def _plan_for(
                                asked=_asked_or_changed(state, customer_id))
     if decision.action == "update_address":
         return Plan(
-            expectations=[_check("address_equals", customer_id=decision.customer_id, address=decision.address), *no_new_refund, *same_status],
+            expectations=[expect("address_equals", customer_id=decision.customer_id, address=decision.address), *no_new_refund, *same_status],
             required_tools=[name["update_address"]],
             forbidden_tools=_forbid_others(policy, name["update_address"]),
         )
     if decision.action == "escalate":
-        return Plan(expectations=[_check("escalated"), *untouched], required_tools=[escalation], forbidden_tools=writes)
+        return Plan(expectations=[expect("escalated"), *untouched], required_tools=[escalation], forbidden_tools=writes)
     if decision.action == "decline" and decision.rule == "order_closed" and order is not None:
         # Only the cancelled order is refused: the customer's other requests, on other orders, may still
         # need a write or a hand-over, so no tool is forbidden by name; the checks are about this order. Whether
         # a hand-over is about this order is in its free-text reason, which code does not read: a judge does.
         return Plan(
-            expectations=[_check("reply_refuses"), *no_new_refund, *same_status],
+            expectations=[expect("reply_refuses"), *no_new_refund, *same_status],
             forbidden_tools=[],
             rubric=[f"Judge: is no hand-over to a human about order {order_id} (it is {order['status']}: refused, not handed on)? "
                     "One for the customer's other requests is fine."],
@@ -317,11 +313,11 @@ def _plan_for(
     if decision.action == "decline":
         # A refusal is said to the customer, not handed on: an escalation is the other answer.
         return Plan(
-            expectations=[_check("reply_refuses"), _check("not_escalated"), *untouched],
+            expectations=[expect("reply_refuses"), expect("not_escalated"), *untouched],
             forbidden_tools=[*writes, escalation],
         )
     # An answer only: nothing written, nothing handed on (a reply alone is not a pass when it came with a hand-over).
-    return Plan(expectations=[_check("reply_sent"), _check("not_escalated"), *untouched], forbidden_tools=[*writes, escalation])
+    return Plan(expectations=[expect("reply_sent"), expect("not_escalated"), *untouched], forbidden_tools=[*writes, escalation])
 
 
 def _is_write(name: str) -> bool:
@@ -502,7 +498,7 @@ def plan_positive(
         plan, asked = human_change_fallbacks(plan, prompt, state, actor, seed.clock_datetime, policy, order_id)
         questions += asked
         if decision.action in ("exchange", "modify_items") and plan.forbidden_tools != allowed:
-            plan = _item_change_or_fallback(plan, policy, state, decision.action, order_id, set(allowed) - set(plan.forbidden_tools))
+            plan = item_change_or_fallback(plan, policy, state, decision.action, order_id, set(allowed) - set(plan.forbidden_tools))
     others = other_named_orders(session, prompt, order_id, actor, state, schema)
     plan = plan.model_copy(update={"expectations": [*plan.expectations, *untouched_orders(others, state)]})
     if decision.rule != "identity_not_verified":  # an unverified requester gets no part of it done
@@ -531,190 +527,6 @@ def plan_positive(
                                    "words": words if words != user_prompt(session) else ""})
 
 
-_PART_VERBS: dict[str, str] = {
-    "cancel": r"\bcancel\w*",
-    "return_label": r"\breturn\w*|\bsend (?:it |them )?back",
-    "refund": r"\brefund\w*|\bmoney back",
-    "update_address": r"\b(?:chang|updat|modif|correct)\w*\b[^.?!;]{0,60}\baddress\b",
-}
-_PART_TOOLS = {"cancel": "cancel_order", "return_label": "create_return_label", "refund": "refund_order",
-               "update_address": "update_address", "escalate": "escalate_to_human"}
-"""Each part's tool where the policy declares none for it (the demo's names); the declared tool's name otherwise."""
-
-
-def _part_tools(part: str, policy: RetailPolicy) -> set[str]:
-    """The tools that carry out another part of the request: the declared tool of its action (an address change
-    also on the order's own address, where the product changes that)."""
-    tools = {policy.escalation_tool if part == "escalate" else policy.tool_name(part, _PART_TOOLS[part])}
-    if part == "update_address" and (order_tool := policy.tool_for("order_address")) is not None:
-        tools.add(order_tool.name)
-    return tools
-_INTENT_ACTION = {"refund": "refund", "return_label": "return_label", "cancellation": "cancel", "address_change": "update_address",
-                  "exchange": "escalate"}
-_CONDITIONAL = re.compile(r"\b(?:if|only if|unless|otherwise|in case|as long as)\b", re.IGNORECASE)
-
-
-def other_parts(prompt: str, main: set[str], policy: RetailPolicy) -> list[str]:
-    """The other things the customer asks for outright beside the task's own request (`main`: its actions):
-    another write ('cancel', 'return_label', 'refund', 'update_address') or a change only a human makes
-    ('escalate'). A part asked only under a condition, or said not wanted, is none (optional_write and
-    human_change_fallbacks rule on those)."""
-    sentences = [sentence for sentence in request_sentences(prompt) if not _CONDITIONAL.search(sentence)]
-    parts = [action for action, verb in _PART_VERBS.items()
-             if action not in main and not said_not_wanted(prompt, action)
-             and any(re.search(verb, sentence, re.IGNORECASE) for sentence in sentences)]
-    if "escalate" not in main and any(
-        asks_outside_tools(sentence, policy) and not re.search(_PART_VERBS["update_address"], sentence, re.IGNORECASE)
-        and not any(re.search(_PART_VERBS[action], sentence, re.IGNORECASE) for action in main if action in _PART_VERBS)
-        for sentence in sentences
-    ):
-        parts.append("escalate")
-    return parts
-
-
-def main_actions(intent: str, *decisions: Decision) -> set[str]:
-    """The actions the task's own request is about: its intent's and each decision's."""
-    return {action for action in (_INTENT_ACTION.get(intent), *(decision.action for decision in decisions)) if action}
-
-
-def in_scope_parts(
-    plan: Plan, prompt: str, main: set[str], state: StateRows, customer_id: str | None, order_id: str | None,
-    policy: RetailPolicy,
-) -> tuple[Plan, list[str]]:
-    """The plan judged on the part of the request the task is about: what the customer's other parts ask
-    for (another write, a hand-over for an item change) is neither required nor forbidden, and the state
-    those parts change (the customer's address, another of their orders cancelled) may change. The target
-    order keeps every check; a review question names the parts left to the agent."""
-    parts = other_parts(prompt, main, policy)
-    if not parts:
-        return plan, []
-    freed = {tool for part in parts for tool in _part_tools(part, policy)}
-    expectations: list[Expectation] = []
-    for item in plan.expectations:
-        if "update_address" in parts and item.check == "address_equals":
-            item = Expectation(check="any_of", any_of=[item, _check("address_changed", customer_id=item.args["customer_id"],
-                                                                    address=item.args["address"])])
-        elif "escalate" in parts and item.check == "not_escalated" and "order_id" not in item.args:
-            continue  # a hand-over for the other part is right; one for this order is judged by the rubric
-        elif ("cancel" in parts and item.check == "order_status" and item.args.get("order_id") != order_id
-              and item.args.get("status") in policy.cancellable_statuses):
-            item = Expectation(check="any_of", any_of=[item, _check("order_status", order_id=item.args["order_id"], status="cancelled")])
-        expectations.append(item)
-    rubric = list(plan.rubric)
-    if "escalate" in parts and order_id and any(item.check == "not_escalated" for item in plan.expectations):
-        rubric.append(f"Judge: is no hand-over to a human about order {order_id} itself (one for the customer's other request is fine)?")
-    question = (f"The customer also asks for {', '.join(parts)} beside this task's request; the task judges "
-                f"{'order ' + order_id if order_id else 'its own request'} and leaves the other part to the agent "
-                f"({', '.join(sorted(freed))} neither required nor forbidden). Split the request into tasks of their own?")
-    return plan.model_copy(update={
-        "expectations": expectations, "rubric": rubric,
-        "forbidden_tools": [tool for tool in plan.forbidden_tools if tool not in freed or tool in plan.required_tools],
-    }), [question]
-
-
-def optional_write(plan: Plan, decision: Decision, state: StateRows, order_id: str | None) -> Plan:
-    """The plan with its write allowed but not required: the write's end state or the seed's, either passes."""
-    order = state.get("order", {}).get(order_id or "")
-    customer = state.get("customer", {}).get(decision.customer_id or "")
-    unchanged = {
-        "order_status": lambda item: _check("order_status", order_id=item.args["order_id"], status=order["status"]) if order else None,
-        "refund_exists": lambda item: (_check("refunded_total", order_id=order_id, amount_cents=refunded_cents(state, order_id or ""))
-                                       if refunded_cents(state, order_id or "") else _check("no_refund", order_id=order_id)),
-        "return_label_exists": lambda item: _check("reply_sent"),
-        "address_equals": lambda item: _check("address_equals", customer_id=decision.customer_id, address=customer["address"]) if customer and customer.get("address") else None,
-        "order_address_equals": lambda item: (_check("order_address_equals", order_id=order_id, address=order["shipping_address"])
-                                              if order and order.get("shipping_address") else None),
-    }
-    write_check = {"cancel": "order_status", "refund": "refund_exists", "return_label": "return_label_exists", "update_address": "address_equals",
-                   "order_address": "order_address_equals", "modify_items": "order_status", "exchange": "order_status"}[decision.action]
-    if not any(item.check == write_check for item in plan.expectations):
-        write_check = "order_status"  # the product's return is a status it writes (tau2-bench), no label row
-    expectations = []
-    for index, item in enumerate(plan.expectations):
-        if item.check == "cancel_reason":
-            continue  # a reason goes with a cancellation the task no longer requires
-        if item.check == "order_recorded":
-            # what the write records may be there or not (the reply, required anyway, the other option): allowed to change
-            expectations.append(Expectation(check="any_of", any_of=[item, _check("reply_sent")]))
-            continue
-        if item.check == write_check and not any(earlier.check == write_check for earlier in plan.expectations[:index]):
-            alternative = unchanged[write_check](item)
-            item = Expectation(check="any_of", any_of=[item, alternative]) if alternative is not None else item
-        expectations.append(item)
-    rubric = ["Judge: does the reply answer what the customer asked, and act on their condition only as it holds (checking it "
-              "first, never assuming it)?"]
-    return plan.model_copy(update={"expectations": expectations, "required_tools": [], "rubric": rubric})
-
-
-_FALLBACK_WRITES = {"cancel": ("cancellation", "cancel_order"), "return_label": ("return_label", "create_return_label"),
-                    "refund": ("refund", "refund_order")}
-
-
-def human_change_fallbacks(
-    plan: Plan, prompt: str, state: StateRows, actor: dict[str, str], clock, policy: RetailPolicy, order_id: str
-) -> tuple[Plan, list[str]]:
-    """A change only a human makes (handed over) with a write the customer asks for only under a condition
-    ("If not, I want to return my current one"; "If it is not available, cancel the whole order"). What the
-    seed decides, it decides: a write the policy refuses on the seed (its status, window, owner) stays
-    forbidden, the rule quoted. A write the policy allows hangs on a condition only the human can settle
-    (whether the change can be made): allowed, not required, with a review question."""
-    questions: list[str] = []
-    for action, (intent, tool) in _FALLBACK_WRITES.items():
-        condition = conditional_write(prompt, action)
-        if condition is None or said_not_wanted(prompt, action) or order_id not in state.get("order", {}):
-            continue
-        ruling = write_ruling(intent, order_id, state, actor, clock, policy)
-        if ruling.action != action:
-            questions.append(
-                f"The customer asks for '{action}' only under a condition (\"{condition}\"); the policy on the seed refuses it "
-                f"(rule {ruling.rule}), so the task forbids it whatever the condition. Is that right?")
-            continue
-        plan = _allow_write(plan, action, policy.tool_name(action, tool), order_id, ruling)
-        questions.append(
-            f"The customer asks for '{action}' only under a condition the seed cannot decide (\"{condition}\"); the policy on "
-            f"the seed allows it (rule {ruling.rule}): the task neither requires nor forbids it. Does the condition hold as of "
-            "the incident, and should the task require it?")
-    return plan, questions
-
-
-def _item_change_or_fallback(plan: Plan, policy: RetailPolicy, state: StateRows, action: str, order_id: str, fallbacks: set[str]) -> Plan:
-    """An item change with a fallback write the customer asks for under a condition on the catalogue ("if it
-    is not available, cancel the whole order"): the order ends in the status either tool writes, no tool is
-    required by name (which one a correct agent calls hangs on the catalogue)."""
-    tools = [tool for tool in policy.tools if tool.name in fallbacks or tool.plan_action == action]
-    statuses = list(dict.fromkeys(tool.sets_status for tool in tools if tool.sets_status))
-
-    def about_order(item: Expectation) -> bool:
-        options = item.any_of if item.check == "any_of" else [item]
-        return any(option.args.get("order_id") == order_id and option.check in ("order_status", "order_recorded", "no_refund", "refunded_total", "refund_exists")
-                   for option in options)
-
-    either = Expectation(check="any_of", any_of=[_check("order_status", order_id=order_id, status=status) for status in statuses])
-    refund = []
-    order = state.get("order", {}).get(order_id)
-    if order is not None and not refunded_cents(state, order_id) and any(tool.refunds for tool in tools):
-        # the fallback cancellation refunds the order (tau2-bench): its whole amount, or nothing
-        refund = [Expectation(check="any_of", any_of=[_check("refund_exists", order_id=order_id, amount_cents=int(order.get("total_cents") or 0)),
-                                                      _check("no_refund", order_id=order_id)])]
-    # what the tools record on the order (the exchanged items) may be written or not: with the reply (required anyway)
-    # as the other option, the check only lets the field change ("nothing else changed")
-    records = [Expectation(check="any_of", any_of=[_check("order_recorded", order_id=order_id, field=field), _check("reply_sent")])
-               for field in dict.fromkeys(field for tool in tools for field in tool.records)]
-    expectations = [either, *refund, *records, *(item for item in plan.expectations if not about_order(item))]
-    return plan.model_copy(update={"expectations": expectations, "required_tools": []})
-
-
-def _allow_write(plan: Plan, action: str, tool: str, order_id: str, ruling: Decision) -> Plan:
-    """The plan with one write allowed but not required: its end state or the seed's, either passes."""
-    written = {"cancel": _check("order_status", order_id=order_id, status="cancelled"),
-               "refund": _check("refund_exists", order_id=order_id, amount_cents=ruling.amount_cents or 0)}.get(action)
-    touched = {"cancel": ("order_status",), "refund": ("no_refund", "refunded_total")}.get(action, ())
-    expectations = [Expectation(check="any_of", any_of=[written, item])
-                    if written is not None and item.check in touched and item.args.get("order_id") == order_id else item
-                    for item in plan.expectations]
-    return plan.model_copy(update={"expectations": expectations, "forbidden_tools": [name for name in plan.forbidden_tools if name != tool]})
-
-
 def other_named_orders(session: Session, prompt: str, order_id: str | None, actor: dict[str, str], state: StateRows, schema: RetailSchema) -> list[str]:
     """The requester's other orders the session names (in the customer's words or the agent's calls): a
     task about one of them must leave the others as they are."""
@@ -731,6 +543,6 @@ def untouched_orders(order_ids: list[str], state: StateRows) -> list[Expectation
     checks: list[Expectation] = []
     for other in order_ids:
         earlier = refunded_cents(state, other)
-        checks += [_check("order_status", order_id=other, status=state["order"][other]["status"]),
-                   _check("refunded_total", order_id=other, amount_cents=earlier) if earlier else _check("no_refund", order_id=other)]
+        checks += [expect("order_status", order_id=other, status=state["order"][other]["status"]),
+                   expect("refunded_total", order_id=other, amount_cents=earlier) if earlier else expect("no_refund", order_id=other)]
     return checks

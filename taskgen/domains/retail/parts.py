@@ -1,0 +1,201 @@
+"""The parts of a request beside the task's own, and the writes that hang on the customer's words: what the
+customer also asks for outright (`in_scope_parts`: neither required nor forbidden), a write asked only under a
+condition the seed cannot decide (`optional_write`: either end state passes), and the fallbacks a customer names
+for a change only a human makes (`human_change_fallbacks`, `item_change_or_fallback`)."""
+
+from __future__ import annotations
+
+import re
+
+from ingest.models import StateRows
+from taskgen.domains import Plan
+from taskgen.domains.retail.grader import expect
+from taskgen.domains.retail.policy import RetailPolicy
+from taskgen.domains.retail.rules import (
+    Decision, asks_outside_tools, conditional_write, refunded_cents, request_sentences, said_not_wanted, write_ruling,
+)
+from taskgen.task import Expectation
+
+
+_PART_VERBS: dict[str, str] = {
+    "cancel": r"\bcancel\w*",
+    "return_label": r"\breturn\w*|\bsend (?:it |them )?back",
+    "refund": r"\brefund\w*|\bmoney back",
+    "update_address": r"\b(?:chang|updat|modif|correct)\w*\b[^.?!;]{0,60}\baddress\b",
+}
+_PART_TOOLS = {"cancel": "cancel_order", "return_label": "create_return_label", "refund": "refund_order",
+               "update_address": "update_address", "escalate": "escalate_to_human"}
+"""Each part's tool where the policy declares none for it (the demo's names); the declared tool's name otherwise."""
+
+
+def _part_tools(part: str, policy: RetailPolicy) -> set[str]:
+    """The tools that carry out another part of the request: the declared tool of its action (an address change
+    also on the order's own address, where the product changes that)."""
+    tools = {policy.escalation_tool if part == "escalate" else policy.tool_name(part, _PART_TOOLS[part])}
+    if part == "update_address" and (order_tool := policy.tool_for("order_address")) is not None:
+        tools.add(order_tool.name)
+    return tools
+_INTENT_ACTION = {"refund": "refund", "return_label": "return_label", "cancellation": "cancel", "address_change": "update_address",
+                  "exchange": "escalate"}
+_CONDITIONAL = re.compile(r"\b(?:if|only if|unless|otherwise|in case|as long as)\b", re.IGNORECASE)
+
+
+def other_parts(prompt: str, main: set[str], policy: RetailPolicy) -> list[str]:
+    """The other things the customer asks for outright beside the task's own request (`main`: its actions):
+    another write ('cancel', 'return_label', 'refund', 'update_address') or a change only a human makes
+    ('escalate'). A part asked only under a condition, or said not wanted, is none (optional_write and
+    human_change_fallbacks rule on those)."""
+    sentences = [sentence for sentence in request_sentences(prompt) if not _CONDITIONAL.search(sentence)]
+    parts = [action for action, verb in _PART_VERBS.items()
+             if action not in main and not said_not_wanted(prompt, action)
+             and any(re.search(verb, sentence, re.IGNORECASE) for sentence in sentences)]
+    if "escalate" not in main and any(
+        asks_outside_tools(sentence, policy) and not re.search(_PART_VERBS["update_address"], sentence, re.IGNORECASE)
+        and not any(re.search(_PART_VERBS[action], sentence, re.IGNORECASE) for action in main if action in _PART_VERBS)
+        for sentence in sentences
+    ):
+        parts.append("escalate")
+    return parts
+
+
+def main_actions(intent: str, *decisions: Decision) -> set[str]:
+    """The actions the task's own request is about: its intent's and each decision's."""
+    return {action for action in (_INTENT_ACTION.get(intent), *(decision.action for decision in decisions)) if action}
+
+
+def in_scope_parts(
+    plan: Plan, prompt: str, main: set[str], state: StateRows, customer_id: str | None, order_id: str | None,
+    policy: RetailPolicy,
+) -> tuple[Plan, list[str]]:
+    """The plan judged on the part of the request the task is about: what the customer's other parts ask
+    for (another write, a hand-over for an item change) is neither required nor forbidden, and the state
+    those parts change (the customer's address, another of their orders cancelled) may change. The target
+    order keeps every check; a review question names the parts left to the agent."""
+    parts = other_parts(prompt, main, policy)
+    if not parts:
+        return plan, []
+    freed = {tool for part in parts for tool in _part_tools(part, policy)}
+    expectations: list[Expectation] = []
+    for item in plan.expectations:
+        if "update_address" in parts and item.check == "address_equals":
+            item = Expectation(check="any_of", any_of=[item, expect("address_changed", customer_id=item.args["customer_id"],
+                                                                    address=item.args["address"])])
+        elif "escalate" in parts and item.check == "not_escalated" and "order_id" not in item.args:
+            continue  # a hand-over for the other part is right; one for this order is judged by the rubric
+        elif ("cancel" in parts and item.check == "order_status" and item.args.get("order_id") != order_id
+              and item.args.get("status") in policy.cancellable_statuses):
+            item = Expectation(check="any_of", any_of=[item, expect("order_status", order_id=item.args["order_id"], status="cancelled")])
+        expectations.append(item)
+    rubric = list(plan.rubric)
+    if "escalate" in parts and order_id and any(item.check == "not_escalated" for item in plan.expectations):
+        rubric.append(f"Judge: is no hand-over to a human about order {order_id} itself (one for the customer's other request is fine)?")
+    question = (f"The customer also asks for {', '.join(parts)} beside this task's request; the task judges "
+                f"{'order ' + order_id if order_id else 'its own request'} and leaves the other part to the agent "
+                f"({', '.join(sorted(freed))} neither required nor forbidden). Split the request into tasks of their own?")
+    return plan.model_copy(update={
+        "expectations": expectations, "rubric": rubric,
+        "forbidden_tools": [tool for tool in plan.forbidden_tools if tool not in freed or tool in plan.required_tools],
+    }), [question]
+
+
+def optional_write(plan: Plan, decision: Decision, state: StateRows, order_id: str | None) -> Plan:
+    """The plan with its write allowed but not required: the write's end state or the seed's, either passes."""
+    order = state.get("order", {}).get(order_id or "")
+    customer = state.get("customer", {}).get(decision.customer_id or "")
+    unchanged = {
+        "order_status": lambda item: expect("order_status", order_id=item.args["order_id"], status=order["status"]) if order else None,
+        "refund_exists": lambda item: (expect("refunded_total", order_id=order_id, amount_cents=refunded_cents(state, order_id or ""))
+                                       if refunded_cents(state, order_id or "") else expect("no_refund", order_id=order_id)),
+        "return_label_exists": lambda item: expect("reply_sent"),
+        "address_equals": lambda item: expect("address_equals", customer_id=decision.customer_id, address=customer["address"]) if customer and customer.get("address") else None,
+        "order_address_equals": lambda item: (expect("order_address_equals", order_id=order_id, address=order["shipping_address"])
+                                              if order and order.get("shipping_address") else None),
+    }
+    write_check = {"cancel": "order_status", "refund": "refund_exists", "return_label": "return_label_exists", "update_address": "address_equals",
+                   "order_address": "order_address_equals", "modify_items": "order_status", "exchange": "order_status"}[decision.action]
+    if not any(item.check == write_check for item in plan.expectations):
+        write_check = "order_status"  # the product's return is a status it writes (tau2-bench), no label row
+    expectations = []
+    for index, item in enumerate(plan.expectations):
+        if item.check == "cancel_reason":
+            continue  # a reason goes with a cancellation the task no longer requires
+        if item.check == "order_recorded":
+            # what the write records may be there or not (the reply, required anyway, the other option): allowed to change
+            expectations.append(Expectation(check="any_of", any_of=[item, expect("reply_sent")]))
+            continue
+        if item.check == write_check and not any(earlier.check == write_check for earlier in plan.expectations[:index]):
+            alternative = unchanged[write_check](item)
+            item = Expectation(check="any_of", any_of=[item, alternative]) if alternative is not None else item
+        expectations.append(item)
+    rubric = ["Judge: does the reply answer what the customer asked, and act on their condition only as it holds (checking it "
+              "first, never assuming it)?"]
+    return plan.model_copy(update={"expectations": expectations, "required_tools": [], "rubric": rubric})
+
+
+_FALLBACK_WRITES = {"cancel": ("cancellation", "cancel_order"), "return_label": ("return_label", "create_return_label"),
+                    "refund": ("refund", "refund_order")}
+
+
+def human_change_fallbacks(
+    plan: Plan, prompt: str, state: StateRows, actor: dict[str, str], clock, policy: RetailPolicy, order_id: str
+) -> tuple[Plan, list[str]]:
+    """A change only a human makes (handed over) with a write the customer asks for only under a condition
+    ("If not, I want to return my current one"; "If it is not available, cancel the whole order"). What the
+    seed decides, it decides: a write the policy refuses on the seed (its status, window, owner) stays
+    forbidden, the rule quoted. A write the policy allows hangs on a condition only the human can settle
+    (whether the change can be made): allowed, not required, with a review question."""
+    questions: list[str] = []
+    for action, (intent, tool) in _FALLBACK_WRITES.items():
+        condition = conditional_write(prompt, action)
+        if condition is None or said_not_wanted(prompt, action) or order_id not in state.get("order", {}):
+            continue
+        ruling = write_ruling(intent, order_id, state, actor, clock, policy)
+        if ruling.action != action:
+            questions.append(
+                f"The customer asks for '{action}' only under a condition (\"{condition}\"); the policy on the seed refuses it "
+                f"(rule {ruling.rule}), so the task forbids it whatever the condition. Is that right?")
+            continue
+        plan = _allow_write(plan, action, policy.tool_name(action, tool), order_id, ruling)
+        questions.append(
+            f"The customer asks for '{action}' only under a condition the seed cannot decide (\"{condition}\"); the policy on "
+            f"the seed allows it (rule {ruling.rule}): the task neither requires nor forbids it. Does the condition hold as of "
+            "the incident, and should the task require it?")
+    return plan, questions
+
+
+def item_change_or_fallback(plan: Plan, policy: RetailPolicy, state: StateRows, action: str, order_id: str, fallbacks: set[str]) -> Plan:
+    """An item change with a fallback write the customer asks for under a condition on the catalogue ("if it
+    is not available, cancel the whole order"): the order ends in the status either tool writes, no tool is
+    required by name (which one a correct agent calls hangs on the catalogue)."""
+    tools = [tool for tool in policy.tools if tool.name in fallbacks or tool.plan_action == action]
+    statuses = list(dict.fromkeys(tool.sets_status for tool in tools if tool.sets_status))
+
+    def about_order(item: Expectation) -> bool:
+        options = item.any_of if item.check == "any_of" else [item]
+        return any(option.args.get("order_id") == order_id and option.check in ("order_status", "order_recorded", "no_refund", "refunded_total", "refund_exists")
+                   for option in options)
+
+    either = Expectation(check="any_of", any_of=[expect("order_status", order_id=order_id, status=status) for status in statuses])
+    refund = []
+    order = state.get("order", {}).get(order_id)
+    if order is not None and not refunded_cents(state, order_id) and any(tool.refunds for tool in tools):
+        # the fallback cancellation refunds the order (tau2-bench): its whole amount, or nothing
+        refund = [Expectation(check="any_of", any_of=[expect("refund_exists", order_id=order_id, amount_cents=int(order.get("total_cents") or 0)),
+                                                      expect("no_refund", order_id=order_id)])]
+    # what the tools record on the order (the exchanged items) may be written or not: with the reply (required anyway)
+    # as the other option, the check only lets the field change ("nothing else changed")
+    records = [Expectation(check="any_of", any_of=[expect("order_recorded", order_id=order_id, field=field), expect("reply_sent")])
+               for field in dict.fromkeys(field for tool in tools for field in tool.records)]
+    expectations = [either, *refund, *records, *(item for item in plan.expectations if not about_order(item))]
+    return plan.model_copy(update={"expectations": expectations, "required_tools": []})
+
+
+def _allow_write(plan: Plan, action: str, tool: str, order_id: str, ruling: Decision) -> Plan:
+    """The plan with one write allowed but not required: its end state or the seed's, either passes."""
+    written = {"cancel": expect("order_status", order_id=order_id, status="cancelled"),
+               "refund": expect("refund_exists", order_id=order_id, amount_cents=ruling.amount_cents or 0)}.get(action)
+    touched = {"cancel": ("order_status",), "refund": ("no_refund", "refunded_total")}.get(action, ())
+    expectations = [Expectation(check="any_of", any_of=[written, item])
+                    if written is not None and item.check in touched and item.args.get("order_id") == order_id else item
+                    for item in plan.expectations]
+    return plan.model_copy(update={"expectations": expectations, "forbidden_tools": [name for name in plan.forbidden_tools if name != tool]})
