@@ -95,9 +95,14 @@ def tiny_tmpfs(tmp_path):
         subprocess.run(["umount", "-l", str(mount_point)], check=False)
 
 
-def test_full_disk_fails_cleanly_and_a_rerun_with_space_completes(tmp_path, demo_drop, tiny_tmpfs, reference):
+@pytest.mark.xdist_group("faults_disk")  # apart from the other fault tests: it needs no `reference`
+def test_full_disk_fails_cleanly_and_a_rerun_with_space_completes(tmp_path, tiny_tmpfs):
+    """A one-day drop of 12 sessions (the subject is the disk, not the volume), its uninterrupted output from
+    the stages in this process."""
+    uninterrupted = make_world(tmp_path / "reference", sessions=12, days=1)
+    run_stages(uninterrupted.config).store.dispose()
     ws = make_world(
-        tmp_path / "ws", drop=demo_drop, store_url=f"sqlite:///{tmp_path}/store.db", raw_url=f"sqlite:///{tmp_path}/raw.db",
+        tmp_path / "ws", drop=uninterrupted.drop, store_url=f"sqlite:///{tmp_path}/store.db", raw_url=f"sqlite:///{tmp_path}/raw.db",
         output=str(tiny_tmpfs / "out"),
     )
     failed = ws.run_all()
@@ -110,4 +115,4 @@ def test_full_disk_fails_cleanly_and_a_rerun_with_space_completes(tmp_path, demo
     rerun = ws.run_all()
 
     assert rerun.returncode == 0, rerun.stderr[-2000:]
-    assert output_tree(tiny_tmpfs / "out") == reference["nightly"]
+    assert output_tree(tiny_tmpfs / "out") == output_tree(uninterrupted.out)
