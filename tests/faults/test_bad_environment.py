@@ -96,10 +96,10 @@ def tiny_tmpfs(tmp_path):
 
 
 @pytest.mark.xdist_group("faults_disk")  # apart from the other fault tests: it needs no `reference`
-def test_full_disk_fails_cleanly_and_a_rerun_with_space_completes(tmp_path, tiny_tmpfs):
-    """A one-day drop of 12 sessions (the subject is the disk, not the volume), its uninterrupted output from
-    the stages in this process."""
-    uninterrupted = make_world(tmp_path / "reference", sessions=12, days=1)
+def test_full_disk_fails_cleanly_and_a_rerun_with_space_completes(tmp_path, tiny_tmpfs, fault_drop):
+    """On the fault drop (the subject is the disk, not the volume), its uninterrupted output from the stages
+    in this process."""
+    uninterrupted = make_world(tmp_path / "reference", drop=fault_drop)
     run_stages(uninterrupted.config).store.dispose()
     ws = make_world(
         tmp_path / "ws", drop=uninterrupted.drop, store_url=f"sqlite:///{tmp_path}/store.db", raw_url=f"sqlite:///{tmp_path}/raw.db",
