@@ -361,8 +361,10 @@ HEADLINE = (
     "incoherent_seeds", "action_positives", "action_tasks_satisfied_by_seed", "stubs", "discriminating_pairs", "same_behaviour_pairs",
     "same_behaviour_pairs_reference_fails_one_side", "non_stub_pairs_reference_fails_one_side", "tasks_with_seed_uncertain",
     "change_positives", "change_positives_checking_written_fields", "change_positives_passed_by_reply_only",
+    "change_positives_with_presence_only_checks", "tasks_with_always_met_options",
 )
-_WRITTEN_CHECKS = ("address_equals", "order_address_equals", "order_recorded", "order_status")
+_WRITTEN_CHECKS = ("address_equals", "order_address_equals", "order_recorded", "order_status", "recorded_items", "exchange_variants",
+                   "recorded_payment")
 """End-state checks on a field a write tool changes."""
 
 
@@ -416,6 +418,10 @@ def measure(config_path: Path) -> dict[str, Any]:
                 figures["expectations_on_unnamed_orders"] += 1
             if task.seed_uncertain:
                 figures["tasks_with_seed_uncertain"] += 1
+        for task in (positive, negative):
+            # an either-or with an option every replying trial meets: a check that always passes
+            figures["tasks_with_always_met_options"] += any(
+                item.check == "any_of" and any(option.check == "reply_sent" for option in item.any_of) for item in flat_expectations(task.expectations))
         if incoherences(seed, None):
             figures["incoherent_seeds"] += 1
         if negative.seed_id != positive.seed_id and incoherences(negative_seed, seed):
@@ -426,6 +432,8 @@ def measure(config_path: Path) -> dict[str, Any]:
             figures["change_positives"] += 1
             written = [item for item in flat_expectations(positive.expectations) if item.check in _WRITTEN_CHECKS and not holds(item, view)]
             figures["change_positives_checking_written_fields"] += bool(written)
+            # a field checked only for holding some value (order_recorded), not the value the seed and the words decide
+            figures["change_positives_with_presence_only_checks"] += any(item.check == "order_recorded" for item in flat_expectations(positive.expectations))
             env = domain.environment(seed)
             domain.agents()["reply_only"](AgentView(prompt=positive.prompt, intent=positive.intent, actor=positive.actor, clock=positive.clock), env)
             figures["change_positives_passed_by_reply_only"] += domain.grade(positive, env.state, env.calls).passed

@@ -27,6 +27,18 @@ class Expectation(_Model):
         return f"{self.check}({arguments})"
 
 
+class Allowance(_Model):
+    """A change the task allows but does not require ("may change, not required"): one field of one row, or,
+    with no field, new rows of a kind for one order. Never a check: the grader's 'nothing else changed' reads it."""
+
+    kind: str = Field(description="the row's kind (order, customer) or, for new rows, their kind (refund)")
+    row_id: str = Field(description="the row's id; for new rows, the order they belong to")
+    field: str | None = Field(default=None, description="the field that may change; None: new rows of `kind` for order `row_id`")
+
+    def describe(self) -> str:
+        return f"{self.kind} {self.row_id}: {self.field}" if self.field else f"new {self.kind} rows of order {self.row_id}"
+
+
 class Budget(_Model):
     turns: int
     tokens: int
@@ -120,6 +132,10 @@ class DraftTask(_Model):
     expectations_status: Literal["draft", "confirmed"] = "draft"
     required_tools: list[str] = Field(default_factory=list)
     forbidden_tools: list[str] = Field(default_factory=list)
+    may_change: list[Allowance] = Field(
+        default_factory=list, description="changes allowed but not required (a write the customer asks for only under a "
+        "condition, a field the agent may write): read by 'nothing else changed', never a check"
+    )
     rubric: list[str] = Field(
         default_factory=list, description="what code cannot judge about the reply: items for a judge (a model or a person), never graded in code"
     )

@@ -31,3 +31,24 @@ def test_a_cold_reader_sees_prices_and_payment_methods():
     assert _item_text({"name": "Kettle", "price": 20}) == "Kettle (20)"
     row = {"payment_methods": {"gift_card_1": {"id": "gift_card_1", "source": "gift_card", "balance": 12}}}
     assert _payment_methods(row) == ["gift_card_1 (gift_card)"] and _payment_methods({}) == []
+
+
+def test_a_cold_reader_sees_what_may_change_apart_from_the_checks():
+    """Cold review 7: `order_recorded OR reply_sent` read as a check that always passes; an allowance is shown as one."""
+    from bench.review_sample import pair_lines
+    from taskgen.domains.retail.grader import allow, expect
+    from taskgen.seeds import Seed
+    from taskgen.task import Budget, DraftTask, TaskProvenance
+
+    seed = Seed(seed_id="seed-x", clock="2026-01-01T00:00:00Z", domain="retail",
+                state={"customer": {"c1": {"id": "c1"}}, "order": {"#W1": {"id": "#W1", "customer_id": "c1", "status": "pending"}}})
+    common = dict(pair_id="p", set="capability", split="dev", domain="retail", intent="exchange", outcome="resolved", prompt="Swap it.",
+                  actor={"customer_id": "c1"}, seed_id="seed-x", clock=seed.clock, budget=Budget(turns=1, tokens=1, latency_ms=1),
+                  provenance=TaskProvenance(session_ids=["s"]), target={"order_id": "#W1"})
+    positive = DraftTask(task_id="p-pos", polarity="positive", expectations=[expect("reply_sent")],
+                         may_change=[allow("order", "#W1", "exchange_items")], **common)
+    negative = DraftTask(task_id="p-neg", polarity="negative", expectations=[expect("reply_refuses")], boundary="closed", **common)
+    lines = pair_lines(1, positive, negative, {"seed-x": seed})
+    assert "- may change (not required, not a check): order #W1: exchange_items" in lines
+    assert sum(line.startswith("- may change") for line in lines) == 1  # the negative allows nothing: no line
+    assert "- expectations: reply_sent()" in lines

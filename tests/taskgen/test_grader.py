@@ -267,6 +267,22 @@ def test_allowed_changes_follow_the_expectations(drafted):
     assert allowed_changes(task) == ({("refund", "o1"), ("return_label", "o2")}, {("order", "o3", "status"), ("order", "o3", "cancel_reason"), ("customer", "c1", "address")})
 
 
+def test_a_change_the_task_allows_is_named_in_may_change_and_is_no_check(drafted):
+    """A field or new rows allowed, not required: 'nothing else changed' lets them change, and nothing is
+    graded on them (neither their presence nor their absence)."""
+    from taskgen.domains.retail.grader import allow, allowed_changes, unexpected_changes
+
+    _, _, seed, pair = _pair(drafted, "s-refund")
+    task = pair.positive.model_copy(update={"may_change": [allow("order", "o9", "shipping_address"), allow("return_label", "o9")]})
+    assert allowed_changes(task)[0] >= {("return_label", "o9")} and ("order", "o9", "shipping_address") in allowed_changes(task)[1]
+    state = {**seed.state, "order": {"o9": {"id": "o9", "shipping_address": "old", "status": "pending"}}}
+    final = {**state, "order": {"o9": {"id": "o9", "shipping_address": "new", "status": "cancelled"}},
+             "return_label": {"l1": {"id": "l1", "order_id": "o9"}}}
+    assert unexpected_changes(task, state, final) == ["order o9 changed (status)"]  # the allowed field and row, not the status
+    assert unexpected_changes(pair.positive, state, final) == ["order o9 changed (shipping_address, status)", "return_label l1 added"]
+    assert [item.describe() for item in task.may_change] == ["order o9: shipping_address", "new return_label rows of order o9"]
+
+
 def test_a_new_kind_or_a_reply_is_judged_apart(drafted, domain):
     from taskgen.domains.retail.grader import unexpected_changes
 

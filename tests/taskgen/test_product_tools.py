@@ -56,7 +56,8 @@ def _seed() -> Seed:
         "#W7654321": {"customer_id": "c1", "status": "delivered", "total_cents": 7000, "delivered_at": "2025-12-28T00:00:00Z",
                       "items": [{"item_id": "222", "name": "Water Bottle"}], "payment_history": [{"payment_method_id": "cc_1"}]},
     }
-    state = {"customer": {"c1": {"id": "c1", "address": "1 Old Rd, Austin, TX 78701"}},
+    methods = {"gift_card_1": {"id": "gift_card_1", "source": "gift_card"}, "cc_1": {"id": "cc_1", "source": "credit_card"}}
+    state = {"customer": {"c1": {"id": "c1", "address": "1 Old Rd, Austin, TX 78701", "payment_methods": methods}},
              "order": {key: {"id": key, **row} for key, row in orders.items()},
              "order_item": {}, "payment": {}, "refund": {}, "return_label": {}}
     return Seed(seed_id="seed-tools", clock="2026-01-01T00:00:00Z", domain="retail", state=state)
@@ -70,7 +71,8 @@ def _task(policy: RetailPolicy, intent: str, prompt: str, order_id: str | None) 
     task = DraftTask(
         task_id="t-pos", pair_id="t", set="capability", split="dev", polarity="positive", intent=intent, outcome="resolved", prompt=prompt, actor=ACTOR,
         clock="2026-01-01T00:00:00Z", seed_id="seed-tools", domain="retail", expectations=plan.expectations,
-        required_tools=plan.required_tools, forbidden_tools=plan.forbidden_tools, budget=Budget(turns=20, tokens=20000, latency_ms=60000),
+        required_tools=plan.required_tools, forbidden_tools=plan.forbidden_tools, may_change=plan.may_change,
+        budget=Budget(turns=20, tokens=20000, latency_ms=60000),
         provenance=TaskProvenance(session_ids=["s"]),
     )
     return task, decision.action
@@ -194,13 +196,97 @@ def test_an_order_address_change_is_checked_on_the_orders_written_address(tau2):
 def test_an_exchange_the_product_makes_is_required_not_handed_over(tau2, demo):
     task, action = _task(tau2, "exchange", EXCHANGE, "#W7654321")
     assert action == "exchange" and task.required_tools == ["exchange_delivered_order_items"]
-    assert {item.check for item in task.expectations} >= {"order_status", "order_recorded"}
+    assert {item.check for item in task.expectations} >= {"order_status", "recorded_items", "exchange_variants", "recorded_payment"}
+    assert "order_recorded" not in {item.check for item in task.expectations}  # every recorded field pinned, none presence-only
     assert _run(tau2, task)[0].passed
     assert not _run(tau2, task, "reply_only")[0].passed
     handed = (("transfer_to_human_agents", {"summary": "exchange"}), ("send_reply", {"text": "A colleague will follow up."}))
     assert not _run(tau2, task, "", handed)[0].passed
     # the demo's tools make no exchange: still a human's
     assert _task(demo, "exchange", EXCHANGE, "#W7654321")[1] == "escalate"
+
+
+def _exchange(order_id: str = "#W7654321", items=("222",), new=("223",), payment: str = "cc_1") -> tuple:
+    return (("exchange_delivered_order_items", {"order_id": order_id, "item_ids": list(items), "new_item_ids": list(new),
+                                                "payment_method_id": payment}), ("send_reply", {"text": "Exchange requested."}))
+
+
+def test_an_exchange_is_pinned_to_the_items_the_words_name_and_a_payment_method_the_customer_holds(tau2):
+    """tau2-bench's gold actions name the item ids and the payment method: the positive checks the items recorded are
+    the ones the words name, and the payment method one the customer holds, not only that something was recorded."""
+    task, _ = _task(tau2, "exchange", EXCHANGE, "#W7654321")
+    assert _run(tau2, task, "", _exchange())[0].passed, _run(tau2, task, "", _exchange())[0].reasons
+    assert not _run(tau2, task, "", _exchange(payment="paypal_9"))[0].passed  # a method of no one's (or another customer's)
+    assert not _run(tau2, task, "", _exchange(new=("223", "224")))[0].passed  # fewer items replaced than new ones
+    two = _seed()
+    two.state["order"]["#W7654321"]["items"].append({"item_id": "333", "name": "Desk Lamp"})
+    domain = RetailDomain(tau2)
+    env = domain.environment(two)
+    for name, arguments in _exchange(items=("333",)):
+        env.call(name, **arguments)
+    assert env.calls[0].status == "ok"
+    assert not grade(task, env.state, env.calls, domain.environment(two).state).passed  # the lamp, not the bottle the words name
+
+
+def test_the_reference_returns_only_the_items_the_words_name(tau2):
+    two = _seed()
+    two.state["order"]["#W7654321"]["items"].append({"item_id": "333", "name": "Desk Lamp"})
+    task, _ = _task(tau2, "return_label", "I want to return the water bottles of order #W7654321.", "#W7654321")
+    assert any(item.check == "recorded_items" and item.args["items"] == "222" for item in task.expectations)
+    domain = RetailDomain(tau2)
+    env = domain.environment(two)
+    domain.agents()["reference"](AgentView(prompt=task.prompt, intent=task.intent, actor=task.actor, clock=task.clock), env)
+    assert env.state["order"]["#W7654321"]["return_items"] == ["222"]
+    assert grade(task, env.state, env.calls, domain.environment(two).state).passed
+
+
+def test_a_return_pays_back_to_the_orders_own_method_or_a_gift_card(tau2):
+    from taskgen.domains.retail.grader import holds
+
+    task, action = _task(tau2, "return_label", "I want to return the water bottle of order #W7654321.", "#W7654321")
+    assert action == "return_label" and any(item.check == "recorded_payment" and item.args.get("original_or_gift_card") for item in task.expectations)
+    check = next(item for item in task.expectations if item.check == "recorded_payment")
+    state = _seed().state
+    for method, held in (("cc_1", True), ("gift_card_1", True), ("paypal_9", False)):
+        state["order"]["#W7654321"]["return_payment_method_id"] = method
+        assert holds(check, state) is held, method
+    state["customer"]["c1"]["payment_methods"]["cc_2"] = {"id": "cc_2", "source": "credit_card"}
+    state["order"]["#W7654321"]["return_payment_method_id"] = "cc_2"
+    assert not holds(check, state)  # the customer's, but neither the order's own method nor a gift card
+
+
+def test_where_the_seed_holds_the_catalogue_the_new_item_is_another_available_variant_of_the_same_product():
+    from taskgen.domains.retail.grader import expect, holds
+
+    check = expect("exchange_variants", order_id="o1", field="exchange_items", new_field="exchange_new_items")
+    order = {"id": "o1", "items": [{"item_id": "111", "product_id": "p1", "name": "Bookshelf"}, {"item_id": "555", "product_id": "p2", "name": "Mug"}],
+             "exchange_items": ["111"]}
+    catalogue = {"p1": {"product_id": "p1", "variants": {"111": {"available": True}, "112": {"available": True}, "113": {"available": False}}},
+                 "p2": {"product_id": "p2", "variants": {"555": {"available": True}, "556": {"available": True}}}}
+    for new, held in ((["112"], True), (["111"], False), (["113"], False), (["556"], False), (["112", "556"], False), ([], False)):
+        assert holds(check, {"order": {"o1": {**order, "exchange_new_items": new}}, "product": catalogue}) is held, new
+    # no catalogue in the seed: the count alone
+    assert holds(check, {"order": {"o1": {**order, "exchange_new_items": ["999"]}}})
+    assert not holds(check, {"order": {"o1": {**order, "exchange_new_items": ["998", "999"]}}})
+
+
+def test_the_items_the_words_name_are_none_when_the_order_holds_two_of_that_name():
+    from taskgen.domains.retail.parts import items_named
+
+    order = {"items": [{"item_id": "1", "name": "Cycling Helmet"}, {"item_id": "2", "name": "Cycling Helmet"}, {"item_id": "3", "name": "Bookshelf"}]}
+    assert items_named(order, "I want to exchange the book shelf for a 4 foot one.", "exchange") == ["3"]
+    assert items_named(order, "I want to exchange the helmet for a bigger one.", "exchange") == []
+    assert items_named(order, "I love the helmet. I want to return the bookshelf.", "return_label") == ["3"]  # the return's own sentence
+    assert items_named(order, "I want to return all bookshelves I received.", "return_label") == ["3"]  # a plural
+    tablets = {"items": [{"item_id": "7", "name": "Tablet", "price": 310.5}, {"item_id": "8", "name": "Tablet", "price": 289.0},
+                         {"item_id": "9", "name": "Mug", "price": 9.0}]}
+    assert items_named(tablets, "I received two tablets and I only need one. I want to return the less expensive one.", "return_label") == ["8"]
+    assert items_named(tablets, "I want to return the more expensive tablet.", "return_label") == ["7"]
+    assert items_named(tablets, "I want to return a tablet.", "return_label") == []  # the words do not tell which
+    from taskgen.domains.retail.reference import _says  # the reference agent reads the words its own way, to the same end
+
+    assert _says("all bookshelves", "Bookshelf") and _says("the book shelf", "Bookshelf") and _says("two puzzles", "Jigsaw Puzzle")
+    assert _says("both batteries", "Battery") and not _says("it may happen", "Pen") and not _says("the lamp", "Bookshelf")
 
 
 def test_an_item_change_of_a_pending_order_uses_the_products_modify_tool(tau2):
@@ -246,11 +332,49 @@ def test_an_item_change_with_a_fallback_on_the_catalogue_lets_either_pass(tau2):
     plan = plan_positive(session, classification, _seed(), ACTOR, tau2)
     assert plan.required_tools == [] and "cancel_pending_order" not in plan.forbidden_tools
     task = _task(tau2, "exchange", prompt, "#W1234567")[0].model_copy(update={"expectations": plan.expectations, "required_tools": [],
-                                                                          "forbidden_tools": plan.forbidden_tools})
+                                                                          "forbidden_tools": plan.forbidden_tools, "may_change": plan.may_change})
     assert _run(tau2, task)[0].passed
     cancelled = (("cancel_pending_order", {"order_id": "#W1234567", "reason": "no longer needed"}), ("send_reply", {"text": "Cancelled."}))
     assert _run(tau2, task, "", cancelled)[0].passed
     assert not _run(tau2, task, "reply_only")[0].passed
+
+
+def _vacuous(expectations) -> list[str]:
+    """Either-or checks with an option every replying trial meets (the reply): they check nothing."""
+    return [item.describe() for item in expectations if item.check == "any_of" and any(option.check == "reply_sent" for option in item.any_of)]
+
+
+def test_an_optional_exchange_names_what_may_change_instead_of_an_option_that_always_holds(tau2):
+    """'If it is less than 200 bucks I want to exchange it. If not, I want to return it': what either tool records on
+    the order is allowed (may_change), not an either-or with the reply; writing it passes, writing anything else fails."""
+    from ingest.models import Session, Turn
+    from taskgen.classify import Classification
+    from taskgen.domains.retail.plans import plan_positive
+
+    prompt = ("I want to know the cheapest water bottle of order #W7654321. If it is less than 200 bucks I want to exchange my "
+              "current one to it. If not, I want to return my current one.")
+    session = Session(session_id="s", turns=[Turn(role="user", text=prompt, source="traces")], entity_ids={"customer": ["c1"]})
+    plan = plan_positive(session, Classification(intent="exchange", outcome="resolved", evidence=[], signature="s"), _seed(), ACTOR, tau2)
+    assert plan.required_tools == [] and not _vacuous(plan.expectations)
+    assert not any(item.check == "order_recorded" for item in plan.expectations)
+    allowed = [(item.kind, item.row_id, item.field) for item in plan.may_change]
+    assert set(allowed) >= {("order", "#W7654321", "exchange_items"), ("order", "#W7654321", "exchange_new_items")}
+    assert len(allowed) == len(set(allowed))  # each allowance once
+    task = _task(tau2, "exchange", prompt, "#W7654321")[0].model_copy(update={
+        "expectations": plan.expectations, "required_tools": [], "forbidden_tools": plan.forbidden_tools, "may_change": plan.may_change})
+    exchanged = (("exchange_delivered_order_items", {"order_id": "#W7654321", "item_ids": ["222"], "new_item_ids": ["223"],
+                                                     "payment_method_id": "cc_1"}), ("send_reply", {"text": "Exchange requested."}))
+    assert _run(tau2, task, "", exchanged)[0].passed, _run(tau2, task, "", exchanged)[0].reasons
+    returned = (("return_delivered_order_items", {"order_id": "#W7654321", "item_ids": ["222"], "payment_method_id": "gift_card_1"}),
+                ("send_reply", {"text": "Return requested."}))
+    assert _run(tau2, task, "", returned)[0].passed  # the fallback: the exchange's fields left unwritten
+    elsewhere = ((returned[0][0], {**returned[0][1], "payment_method_id": "paypal_9"}), returned[1])
+    assert not _run(tau2, task, "", elsewhere)[0].passed  # made, the fallback's record is pinned too
+    unowned = ((exchanged[0][0], {**exchanged[0][1], "payment_method_id": "paypal_9"}), exchanged[1])
+    assert not _run(tau2, task, "", unowned)[0].passed  # made, the write records a payment method the customer holds
+    moved = (*exchanged, ("modify_pending_order_address", {"order_id": "#W1234567", "address1": "9 New St", "address2": "",
+                                                          "city": "Dallas", "state": "TX", "country": "USA", "zip": "75001"}))
+    assert not _run(tau2, task, "", moved)[0].passed
 
 
 def test_an_address_change_without_the_address_lets_the_agent_write_the_orders_own(tau2):
@@ -262,6 +386,7 @@ def test_an_address_change_without_the_address_lets_the_agent_write_the_orders_o
     written = (("modify_pending_order_address", {"order_id": "#W1234567", **fields}), ("send_reply", {"text": "Done."}))
     assert _run(tau2, task, "", written)[0].passed, _run(tau2, task, "", written)[0].reasons
     assert _run(tau2, task)[0].passed
+    assert not _vacuous(task.expectations) and [item.describe() for item in task.may_change] == ["order #W1234567: shipping_address"]
     # a refusal alone neither asks for the address nor writes one (order_address_changed, reply_asks_for)
     assert not _run(tau2, task, "", (("send_reply", {"text": "Sorry, I cannot change that order."}),))[0].passed
 
@@ -299,7 +424,7 @@ def test_a_conditional_exchange_with_a_return_fallback_passes_either_write_and_n
     classification = Classification(intent="exchange", outcome="resolved", evidence=[], signature="s")
     plan = plan_positive(session, classification, _seed(), ACTOR, tau2)
     task = _task(tau2, "exchange", prompt, "#W7654321")[0].model_copy(update={"expectations": plan.expectations, "required_tools": plan.required_tools,
-                                                                          "forbidden_tools": plan.forbidden_tools})
+                                                                          "forbidden_tools": plan.forbidden_tools, "may_change": plan.may_change})
     assert _run(tau2, task)[0].passed, _run(tau2, task)[0].reasons
     returned = (("return_delivered_order_items", {"order_id": "#W7654321", "item_ids": ["222"], "payment_method_id": "cc_1"}),
                 ("send_reply", {"text": "Return requested."}))

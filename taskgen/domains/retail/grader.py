@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 
 from ingest.leaves import leaves
 from ingest.models import StateRows, ToolCall
-from taskgen.task import Budget, DraftTask, Expectation, Verdict
+from taskgen.task import Allowance, Budget, DraftTask, Expectation, Verdict
 
 CONVERSATION_KINDS: tuple[str, ...] = ("reply", "escalation")
 """What the agent says and hands over: written by every trial, never 'something else changed'."""
@@ -23,6 +23,11 @@ CONVERSATION_KINDS: tuple[str, ...] = ("reply", "escalation")
 def expect(check: str, **args: str | int) -> Expectation:
     """One end-state expectation: a check of this module by name, with its arguments."""
     return Expectation(check=check, args=args)
+
+def allow(kind: str, row_id: str | None, field: str | None = None) -> Allowance:
+    """A change the task allows and does not require: `field` of row `row_id`, or (no field) new `kind` rows of order `row_id`."""
+    return Allowance(kind=kind, row_id=str(row_id), field=field)
+
 
 def _rows(state: StateRows, kind: str, order_id: str | None = None) -> list[dict]:
     rows = state.get(kind, {}).values()
@@ -80,6 +85,78 @@ def _order_address_changed(state: StateRows, args: dict) -> bool:
 def _order_recorded(state: StateRows, args: dict) -> bool:
     """The order carries a value in `field` (the items an exchange request recorded, say)."""
     return state.get("order", {}).get(str(args["order_id"]), {}).get(str(args["field"])) not in (None, "", [], {})
+
+
+def _order_unrecorded(state: StateRows, args: dict) -> bool:
+    """The order's `field` holds no value: the write that records it was not made (an optional one)."""
+    return state.get("order", {}).get(str(args["order_id"]), {}).get(str(args["field"])) in (None, "", [], {})
+
+
+def _ids(value: object) -> list[str]:
+    """A recorded list of ids, or ids joined by commas in a check's argument, sorted (as the tools record them)."""
+    items = value if isinstance(value, list) else [] if value in (None, "") else str(value).split(",")
+    return sorted(str(item).strip() for item in items)
+
+
+def _recorded_items(state: StateRows, args: dict) -> bool:
+    """The order's `field` holds exactly these items (`items`: ids joined by commas): the ones the customer's words name."""
+    order = state.get("order", {}).get(str(args["order_id"]), {})
+    return bool(_ids(args["items"])) and _ids(order.get(str(args["field"]))) == _ids(args["items"])
+
+
+def _variants(state: StateRows) -> dict[str, tuple[str, dict]]:
+    """The catalogue the seed carries, if any: item id -> (its product's id, the variant), from `product` rows
+    keeping their variants by item id (tau2-bench's products)."""
+    found: dict[str, tuple[str, dict]] = {}
+    for product_id, row in state.get("product", {}).items():
+        variants = row.get("variants") if isinstance(row, dict) else None
+        for item_id, variant in (variants.items() if isinstance(variants, dict) else []):
+            found[str(item_id)] = (str(row.get("product_id", product_id)), variant if isinstance(variant, dict) else {})
+    return found
+
+
+def _exchange_variants(state: StateRows, args: dict) -> bool:
+    """The new items recorded (`new_field`) pair with the replaced ones (`field`): as many, and, for each replaced item
+    whose product the catalogue in the state holds, another available variant of that same product (as tau2-bench's
+    tools require). Products the state carries no catalogue of are judged on the count alone."""
+    order = state.get("order", {}).get(str(args["order_id"]), {})
+    old, new = _ids(order.get(str(args["field"]))), _ids(order.get(str(args["new_field"])))
+    if not old or len(old) != len(new):
+        return False
+    product_of = {str(item.get("item_id")): str(item.get("product_id")) for item in order.get("items") or [] if isinstance(item, dict)}
+    catalogue = _variants(state)
+    known = {product for product in (product_of.get(item) for item in old) if product and any(p == product for p, _ in catalogue.values())}
+    for product in known:
+        replaced = [item for item in old if product_of.get(item) == product]
+        chosen = [item for item in new if catalogue.get(item, ("", {}))[0] == product]
+        if len(chosen) != len(replaced) or set(chosen) & set(replaced):
+            return False
+        if not all(catalogue[item][1].get("available", True) is not False for item in chosen):
+            return False
+    unknown = [item for item in new if catalogue.get(item, ("", {}))[0] not in known]
+    return len(unknown) == len([item for item in old if product_of.get(item) not in known])
+
+
+def _payment_methods(customer: dict) -> dict[str, dict]:
+    """The customer's payment methods by id (kept by id, as tau2-bench does, or as a list of rows with one)."""
+    methods = customer.get("payment_methods")
+    if isinstance(methods, dict):
+        return {str(key): value if isinstance(value, dict) else {} for key, value in methods.items()}
+    return {str(row["id"]): row for row in methods or [] if isinstance(row, dict) and row.get("id")} if isinstance(methods, list) else {}
+
+
+def _recorded_payment(state: StateRows, args: dict) -> bool:
+    """The payment method recorded in `field` is one the customer holds; with `original_or_gift_card`, also the one the
+    order was paid with or a gift card (where tau2-bench's policy sends a return's refund)."""
+    order = state.get("order", {}).get(str(args["order_id"]), {})
+    methods = _payment_methods(state.get("customer", {}).get(str(args["customer_id"]), {}))
+    method = str(order.get(str(args["field"])) or "")
+    if method not in methods:
+        return False
+    if not args.get("original_or_gift_card"):
+        return True
+    paid = {str(entry.get("payment_method_id")) for entry in order.get("payment_history") or [] if isinstance(entry, dict)}
+    return method in paid or methods[method].get("source") == "gift_card"
 
 
 def _address_changed(state: StateRows, args: dict) -> bool:
@@ -206,6 +283,10 @@ CHECKS: dict[str, Callable[[StateRows, dict], bool]] = {
     "order_address_equals": _order_address_equals,
     "order_recorded": _order_recorded,
     "order_address_changed": _order_address_changed,
+    "order_unrecorded": _order_unrecorded,
+    "recorded_items": _recorded_items,
+    "exchange_variants": _exchange_variants,
+    "recorded_payment": _recorded_payment,
     "address_changed": _address_changed,
     "escalated": _escalated,
     "not_escalated": _not_escalated,
@@ -243,9 +324,10 @@ def _flatten(expectations: list[Expectation]) -> Iterator[Expectation]:
 
 
 def allowed_changes(task: DraftTask) -> tuple[set[tuple[str, str]], set[tuple[str, str, str]]]:
-    """(kind, order id) whose new rows the task expects; (kind, row id, column) it expects changed."""
-    new_rows: set[tuple[str, str]] = set()
-    fields: set[tuple[str, str, str]] = set()
+    """(kind, order id) whose new rows the task expects or allows; (kind, row id, column) it expects or allows
+    changed: what its checks write, and its `may_change` (allowed, not required)."""
+    new_rows: set[tuple[str, str]] = {(item.kind, item.row_id) for item in task.may_change if item.field is None}
+    fields: set[tuple[str, str, str]] = {(item.kind, item.row_id, item.field) for item in task.may_change if item.field is not None}
     for item in _flatten(task.expectations):
         args = {key: str(value) for key, value in item.args.items()}
         if item.check == "refund_exists":
@@ -259,8 +341,10 @@ def allowed_changes(task: DraftTask) -> tuple[set[tuple[str, str]], set[tuple[st
             fields.add(("customer", args["customer_id"], "address"))
         elif item.check == "order_address_equals":
             fields.add(("order", args["order_id"], "shipping_address"))
-        elif item.check == "order_recorded":
+        elif item.check in ("order_recorded", "recorded_items", "recorded_payment"):
             fields.add(("order", args["order_id"], args["field"]))
+        elif item.check == "exchange_variants":
+            fields |= {("order", args["order_id"], args["field"]), ("order", args["order_id"], args["new_field"])}
     return new_rows, fields
 
 

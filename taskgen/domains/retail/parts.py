@@ -1,7 +1,8 @@
 """The parts of a request beside the task's own, and the writes that hang on the customer's words: what the
 customer also asks for outright (`in_scope_parts`: neither required nor forbidden), a write asked only under a
-condition the seed cannot decide (`optional_write`: either end state passes), and the fallbacks a customer names
-for a change only a human makes (`human_change_fallbacks`, `item_change_or_fallback`)."""
+condition the seed cannot decide (`optional_write`: either end state passes, what it records allowed and, made, pinned),
+the fallbacks a customer names for a change only a human makes (`human_change_fallbacks`, `item_change_or_fallback`), and
+what a write records on the order, pinned where the seed and the words decide it (`recorded_checks`)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,12 @@ import re
 
 from ingest.models import StateRows
 from taskgen.domains import Plan
-from taskgen.domains.retail.grader import expect
-from taskgen.domains.retail.policy import RetailPolicy
+from taskgen.domains.retail.grader import allow, expect
+from taskgen.domains.retail.policy import RetailPolicy, WriteTool
 from taskgen.domains.retail.rules import (
     Decision, asks_outside_tools, conditional_write, refunded_cents, request_sentences, said_not_wanted, write_ruling,
 )
-from taskgen.task import Expectation
+from taskgen.task import Allowance, Expectation
 
 
 _PART_VERBS: dict[str, str] = {
@@ -98,6 +99,97 @@ def in_scope_parts(
     }), [question]
 
 
+def recorded_checks(tool: WriteTool, order_id: str | None, state: StateRows, customer_id: str | None, prompt: str) -> tuple[list[Expectation], list[str]]:
+    """What the declared tool records on the order, as end-state checks that can fail: the items (the ones the customer's
+    words name; the new ones variants of the same products), the payment method (one the customer holds; for a return,
+    the order's own or a gift card); presence only (`order_recorded`) where code cannot tell; and the rubric items for
+    what code cannot pin."""
+    checks: list[Expectation] = []
+    order = state.get("order", {}).get(order_id or "") or {}
+    field_of = {argument: field for field, argument in tool.records.items()}
+    rubric: list[str] = []
+    for field, argument in tool.records.items():
+        if argument == tool.items_arg and (named := items_named(order, prompt, tool.plan_action)):
+            checks.append(expect("recorded_items", order_id=order_id, field=field, items=",".join(named)))
+        elif argument == tool.new_items_arg and tool.items_arg in field_of:
+            checks.append(expect("exchange_variants", order_id=order_id, field=field_of[tool.items_arg], new_field=field))
+            rubric.append("Judge (code checks only the count and, where the seed holds the catalogue, the product): are the new "
+                          "items the variants the customer asked for?")
+        elif argument == tool.payment_arg and customer_id:
+            original = {"original_or_gift_card": 1} if tool.action == "return" else {}
+            checks.append(expect("recorded_payment", order_id=order_id, field=field, customer_id=customer_id, **original))
+        else:
+            checks.append(expect("order_recorded", order_id=order_id, field=field))
+            if argument == tool.items_arg:
+                rubric.append("Judge (code cannot tell which items the words mean): are the items recorded the ones the customer names?")
+    if tool.plan_action == "modify_items" and tool.items_arg and not field_of.get(tool.items_arg):
+        rubric.append("Judge (the tool records no item change on the order; code checks its status only): are the items "
+                      "changed the ones the customer names, to the variants asked for, paid with a method the customer holds?")
+    return checks, rubric
+
+
+_ITEM_VERBS = {"exchange": r"\bexchang\w*|\bswap\w*|\bchange\b|\breplace\w*|\bmodif\w*", "return_label": r"\breturn\w*|\bsend (?:it |them )?back"}
+
+
+def items_named(order: dict, prompt: str, action: str) -> list[str]:
+    """The ids of the order's items the customer's request for `action` names (by the item's name or its last word, in
+    the singular or plural, or its name written apart: 'book shelf' for a Bookshelf), in the sentences asking for that
+    action, else with the sentence before each (what "the less expensive one" refers back to); [] when the words name
+    none, or a thing the order holds several different items of (code cannot tell which, unless the words tell them by
+    price: 'the less expensive one')."""
+    verb = _ITEM_VERBS.get(action)
+    items = [item for item in order.get("items") or [] if isinstance(item, dict) and item.get("name") and item.get("item_id")]
+    asked = request_sentences(prompt)
+    own = [sentence for sentence in asked if verb and re.search(verb, sentence, re.IGNORECASE)]
+    with_before = [sentence for index, sentence in enumerate(asked) if any(later in own for later in asked[index:index + 2])]
+    for sentences in (own, with_before):
+        text = " ".join(sentences).lower()
+        chosen = [item for item in items if _says(text, str(item["name"]))]
+        if chosen:
+            break
+    if len({str(item["name"]) for item in chosen}) == 1 and len(chosen) > 1 and (by_price := _BY_PRICE.search(text)):
+        # "I received two tablets and want to return the less expensive one": the seed's prices tell which
+        prices = sorted({float(item["price"]) for item in chosen if isinstance(item.get("price"), int | float)})
+        if len(prices) == len(chosen):
+            wanted = prices[0] if by_price.group(1) else prices[-1]
+            chosen = [item for item in chosen if float(item["price"]) == wanted]
+    named = [str(item["item_id"]) for item in chosen]
+    if len(set(named)) != len(named) or len({str(item["name"]) for item in chosen}) != len(set(named)):
+        return []  # one thing the order holds twice, or two items of one name: which one is the customer's to say
+    return sorted(named)
+
+
+def _says(text: str, name: str) -> bool:
+    """The words name the item: its name or its last word (if not a short one), singular or plural, or run together."""
+    words = name.lower().split()
+    things = {" ".join(words), *([words[-1]] if len(words[-1]) > 3 else [])}
+    spellings = {form for thing in things for form in (thing, thing + "s", thing + "es", re.sub(r"f$", "ves", thing), re.sub(r"y$", "ies", thing))}
+    joined = "".join(words)
+    return any(re.search(rf"(?<!\w){re.escape(spelling)}(?!\w)", text) for spelling in spellings) or (
+        len(joined) >= 6 and joined in re.sub(r"[^a-z0-9]", "", text))
+
+
+_BY_PRICE = re.compile(r"\b(?:(less expensive|cheaper|cheapest|lower[- ]priced)|more expensive|pricier|most expensive|higher[- ]priced)\b", re.IGNORECASE)
+
+
+PINNED_RECORDS = ("recorded_items", "exchange_variants", "recorded_payment")
+"""Checks on what a write records on the order (which items, which payment method)."""
+
+
+def distinct(allowances: list[Allowance]) -> list[Allowance]:
+    """Each allowance once, in the order first named."""
+    first: dict[tuple[str, str, str | None], Allowance] = {}
+    for item in allowances:
+        first.setdefault((item.kind, item.row_id, item.field), item)
+    return list(first.values())
+
+
+def if_written(item: Expectation) -> Expectation:
+    """A check on what an optional write records: it holds, or the write was not made (the field it records is empty)."""
+    field = item.args.get("new_field", item.args["field"])
+    return Expectation(check="any_of", any_of=[item, expect("order_unrecorded", order_id=item.args["order_id"], field=field)])
+
+
 def optional_write(plan: Plan, decision: Decision, state: StateRows, order_id: str | None) -> Plan:
     """The plan with its write allowed but not required: the write's end state or the seed's, either passes."""
     order = state.get("order", {}).get(order_id or "")
@@ -106,7 +198,7 @@ def optional_write(plan: Plan, decision: Decision, state: StateRows, order_id: s
         "order_status": lambda item: expect("order_status", order_id=item.args["order_id"], status=order["status"]) if order else None,
         "refund_exists": lambda item: (expect("refunded_total", order_id=order_id, amount_cents=refunded_cents(state, order_id or ""))
                                        if refunded_cents(state, order_id or "") else expect("no_refund", order_id=order_id)),
-        "return_label_exists": lambda item: expect("reply_sent"),
+        "return_label_exists": lambda item: None,  # no label row on the seed: the new row is a `may_change`
         "address_equals": lambda item: expect("address_equals", customer_id=decision.customer_id, address=customer["address"]) if customer and customer.get("address") else None,
         "order_address_equals": lambda item: (expect("order_address_equals", order_id=order_id, address=order["shipping_address"])
                                               if order and order.get("shipping_address") else None),
@@ -115,21 +207,26 @@ def optional_write(plan: Plan, decision: Decision, state: StateRows, order_id: s
                    "order_address": "order_address_equals", "modify_items": "order_status", "exchange": "order_status"}[decision.action]
     if not any(item.check == write_check for item in plan.expectations):
         write_check = "order_status"  # the product's return is a status it writes (tau2-bench), no label row
-    expectations = []
+    expectations, may_change = [], list(plan.may_change)
     for index, item in enumerate(plan.expectations):
         if item.check == "cancel_reason":
             continue  # a reason goes with a cancellation the task no longer requires
         if item.check == "order_recorded":
-            # what the write records may be there or not (the reply, required anyway, the other option): allowed to change
-            expectations.append(Expectation(check="any_of", any_of=[item, expect("reply_sent")]))
+            may_change.append(allow("order", item.args["order_id"], str(item.args["field"])))  # what the write records, if made
+            continue
+        if item.check in PINNED_RECORDS:
+            expectations.append(if_written(item))  # the write is optional; made, it records what the customer asked for
+            continue
+        if item.check == "return_label_exists":
+            may_change.append(allow("return_label", item.args["order_id"]))  # a label, if made; none on the seed either
             continue
         if item.check == write_check and not any(earlier.check == write_check for earlier in plan.expectations[:index]):
             alternative = unchanged[write_check](item)
             item = Expectation(check="any_of", any_of=[item, alternative]) if alternative is not None else item
         expectations.append(item)
     rubric = ["Judge: does the reply answer what the customer asked, and act on their condition only as it holds (checking it "
-              "first, never assuming it)?"]
-    return plan.model_copy(update={"expectations": expectations, "required_tools": [], "rubric": rubric})
+              "first, never assuming it)?", *(item for item in plan.rubric if item.startswith("Judge ("))]  # what code cannot pin, if written
+    return plan.model_copy(update={"expectations": expectations, "required_tools": [], "rubric": rubric, "may_change": distinct(may_change)})
 
 
 _FALLBACK_WRITES = {"cancel": ("cancellation", "cancel_order"), "return_label": ("return_label", "create_return_label"),
@@ -163,7 +260,9 @@ def human_change_fallbacks(
     return plan, questions
 
 
-def item_change_or_fallback(plan: Plan, policy: RetailPolicy, state: StateRows, action: str, order_id: str, fallbacks: set[str]) -> Plan:
+def item_change_or_fallback(
+    plan: Plan, policy: RetailPolicy, state: StateRows, action: str, order_id: str, fallbacks: set[str], prompt: str = ""
+) -> Plan:
     """An item change with a fallback write the customer asks for under a condition on the catalogue ("if it
     is not available, cancel the whole order"): the order ends in the status either tool writes, no tool is
     required by name (which one a correct agent calls hangs on the catalogue)."""
@@ -182,12 +281,16 @@ def item_change_or_fallback(plan: Plan, policy: RetailPolicy, state: StateRows, 
         # the fallback cancellation refunds the order (tau2-bench): its whole amount, or nothing
         refund = [Expectation(check="any_of", any_of=[expect("refund_exists", order_id=order_id, amount_cents=int(order.get("total_cents") or 0)),
                                                       expect("no_refund", order_id=order_id)])]
-    # what the tools record on the order (the exchanged items) may be written or not: with the reply (required anyway)
-    # as the other option, the check only lets the field change ("nothing else changed")
-    records = [Expectation(check="any_of", any_of=[expect("order_recorded", order_id=order_id, field=field), expect("reply_sent")])
-               for field in dict.fromkeys(field for tool in tools for field in tool.records)]
-    expectations = [either, *refund, *records, *(item for item in plan.expectations if not about_order(item))]
-    return plan.model_copy(update={"expectations": expectations, "required_tools": []})
+    # what the tools record on the order (the exchanged items) may be written or not, whichever tool is called; made, a
+    # write records what the customer asked for (the fallback's own records pinned as the item change's are)
+    records = [allow("order", order_id, field) for field in dict.fromkeys(field for tool in tools for field in tool.records)]
+    pinned = [if_written(item) for item in plan.expectations if item.check in PINNED_RECORDS]
+    for tool in tools:
+        if tool.plan_action != action and order is not None:
+            pinned += [if_written(item) for item in recorded_checks(tool, order_id, state, order.get("customer_id"), prompt)[0]
+                       if item.check in PINNED_RECORDS]
+    expectations = [either, *refund, *pinned, *(item for item in plan.expectations if not about_order(item) and item.check not in PINNED_RECORDS)]
+    return plan.model_copy(update={"expectations": expectations, "required_tools": [], "may_change": distinct([*plan.may_change, *records])})
 
 
 def _allow_write(plan: Plan, action: str, tool: str, order_id: str, ruling: Decision) -> Plan:

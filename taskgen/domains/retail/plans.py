@@ -10,8 +10,10 @@ from taskgen.classify import Classification
 from taskgen.domains import Plan
 from taskgen.domains.retail.environment import WRITE_TOOLS
 from taskgen.domains.retail.policy import RetailPolicy
-from taskgen.domains.retail.grader import expect, holds, is_reply_check
-from taskgen.domains.retail.parts import human_change_fallbacks, in_scope_parts, item_change_or_fallback, main_actions, optional_write
+from taskgen.domains.retail.grader import allow, expect, holds, is_reply_check
+from taskgen.domains.retail.parts import (
+    human_change_fallbacks, in_scope_parts, item_change_or_fallback, main_actions, optional_write, recorded_checks,
+)
 from taskgen.domains.retail.rules import (
     ORDER_INTENTS, Decision, conditional_write, decide, fallback_decided, order_ids_in, refunded_cents, requested_order_id, fallback_on_catalogue,
 )
@@ -176,12 +178,12 @@ def _shipped_policy() -> RetailPolicy:
     return RetailPolicy.from_yaml()
 
 
-def _written(tool, order_id: str | None, state: StateRows) -> list[Expectation]:
-    """What the declared tool writes on the order, as end-state checks: the status it sets, each field it records,
-    the refund it gives."""
+def _written(tool, order_id: str | None, state: StateRows, customer_id: str | None = None, prompt: str = "") -> tuple[list[Expectation], list[str]]:
+    """What the declared tool writes on the order, as end-state checks that can fail: the status it sets and what it
+    records (`recorded_checks`); and the rubric items for what code cannot pin."""
     checks = [expect("order_status", order_id=order_id, status=tool.sets_status)] if tool.sets_status else []
-    checks += [expect("order_recorded", order_id=order_id, field=field) for field in tool.records]
-    return checks
+    recorded, rubric = recorded_checks(tool, order_id, state, customer_id, prompt)
+    return [*checks, *recorded], rubric
 
 
 def _address_to_ask(policy: RetailPolicy, order_id: str | None, order: dict | None, no_new_refund: list[Expectation],
@@ -197,15 +199,11 @@ def _address_to_ask(policy: RetailPolicy, order_id: str | None, order: dict | No
         ways = asked.any_of if asked.check == "any_of" else [asked]
         asked = Expectation(check="any_of", any_of=[*ways, expect("order_address_changed", order_id=order_id, address=order["shipping_address"])])
     expectations = [expect("not_escalated"), expect("reply_sent"), *([asked] if asked is not None else []), *no_new_refund, *same_status]
+    may_change = []
     if order_tool is not None:
         allowed.append(order_tool.name)
-        # unchanged, or an address written: either passes, and the field may change ("nothing else changed")
-        options = [expect("order_recorded", order_id=order_id, field="shipping_address")]
-        if order.get("shipping_address"):
-            options.insert(0, expect("order_address_equals", order_id=order_id, address=order["shipping_address"]))
-        expectations.append(Expectation(check="any_of", any_of=options) if len(options) > 1 else
-                            Expectation(check="any_of", any_of=[*options, expect("reply_sent")]))
-    return Plan(expectations=expectations, forbidden_tools=[*_forbid_others(policy, *allowed), escalation])
+        may_change.append(allow("order", order_id, "shipping_address"))  # the address the agent finds, written on the order
+    return Plan(expectations=expectations, forbidden_tools=[*_forbid_others(policy, *allowed), escalation], may_change=may_change)
 
 
 def _asked_or_changed(state: StateRows, customer_id: str | None) -> Expectation:
@@ -242,14 +240,16 @@ def _plan_for(
     return_tool = policy.tool_for("return_label")
     if decision.action == "return_label" and return_tool is not None and return_tool.sets_status:
         # The product's return is a request on the order (tau2-bench: status 'return requested', the items recorded), no label row.
+        written, judged = _written(return_tool, order_id, state, customer_id, prompt)
         return Plan(
-            expectations=[*_written(return_tool, order_id, state), *no_new_refund, *same_address, expect("reply_sent")],
+            expectations=[*written, *no_new_refund, *same_address, expect("reply_sent")], rubric=judged,
             required_tools=[return_tool.name],
             forbidden_tools=_forbid_others(policy, return_tool.name),
         )
     if decision.action in ("modify_items", "exchange") and (tool := policy.tool_for(decision.action)) is not None:
+        written, judged = _written(tool, order_id, state, customer_id, prompt)
         return Plan(
-            expectations=[*_written(tool, order_id, state), *([] if tool.sets_status else same_status), *no_new_refund, *same_address, expect("reply_sent")],
+            expectations=[*written, *([] if tool.sets_status else same_status), *no_new_refund, *same_address, expect("reply_sent")], rubric=judged,
             required_tools=[tool.name],
             forbidden_tools=_forbid_others(policy, tool.name),
         )
@@ -498,7 +498,7 @@ def plan_positive(
         plan, asked = human_change_fallbacks(plan, prompt, state, actor, seed.clock_datetime, policy, order_id)
         questions += asked
         if decision.action in ("exchange", "modify_items") and plan.forbidden_tools != allowed:
-            plan = item_change_or_fallback(plan, policy, state, decision.action, order_id, set(allowed) - set(plan.forbidden_tools))
+            plan = item_change_or_fallback(plan, policy, state, decision.action, order_id, set(allowed) - set(plan.forbidden_tools), prompt)
     others = other_named_orders(session, prompt, order_id, actor, state, schema)
     plan = plan.model_copy(update={"expectations": [*plan.expectations, *untouched_orders(others, state)]})
     if decision.rule != "identity_not_verified":  # an unverified requester gets no part of it done

@@ -38,12 +38,15 @@ def _named_order(view: AgentView, env: Environment) -> dict | None:
 
 
 def _says(prompt: str, item_name: str) -> bool:
-    """The request names the item: its whole name, or the thing itself (its last word, if not a short one)."""
-    words = item_name.lower().split()
+    """The request names the item: its whole name, or the thing itself (its last word, if not a short one), in the
+    singular or plural ('bookshelves'), or its name run together ('book shelf' for a Bookshelf)."""
+    words, lowered = item_name.lower().split(), prompt.lower()
     for said in {" ".join(words), *([words[-1]] if words and len(words[-1]) > 3 else [])}:
-        if re.search(rf"(?<!\w){re.escape(said)}s?(?!\w)", prompt.lower()):
+        plural = said[:-1] + "ves" if said.endswith("f") else said[:-1] + "ies" if said.endswith("y") else said + "es"
+        if any(re.search(rf"(?<!\w){re.escape(spelling)}(?!\w)", lowered) for spelling in (said, said + "s", plural)):
             return True
-    return False
+    joined = "".join(words)
+    return len(joined) >= 6 and joined in re.sub(r"[^a-z0-9]", "", lowered)
 
 
 def _only_order(view: AgentView, env: Environment) -> dict | None:
@@ -180,13 +183,13 @@ def _refund(order: dict, env: Environment, clock: datetime, policy: RetailPolicy
     env.call("send_reply", text=f"I have refunded {remaining / 100:.2f} for order {order_id}.")
 
 
-def _return_label(order: dict, env: Environment, clock: datetime, policy: RetailPolicy, human_can: bool = False) -> None:
+def _return_label(order: dict, env: Environment, clock: datetime, policy: RetailPolicy, human_can: bool = False, prompt: str = "") -> None:
     if order.get("status") not in policy.returnable_statuses:
         return _hand_over(env, "a change the tools cannot carry out") if human_can else _refuse(env, f"create a return label for order {order['id']}")
     if not _inside_return_window(order, clock, policy):
         return _refuse(env, f"create a return label for order {order['id']}")
     tool = next((tool for tool in policy.tools if tool.action in ("return_label", "return")), _DEMO["return_label"])
-    _use(env, tool, order=order)
+    _use(env, tool, order=order, prompt=prompt)  # the items the customer names (tau2-bench's return takes item ids)
     env.call("send_reply", text=f"Here is the return label for order {order['id']}." if tool.action == "return_label"
              else f"The return of order {order['id']} is requested; you will get an e-mail on how to send it back.")
 
@@ -239,7 +242,7 @@ def _change_address(view: AgentView, env: Environment, policy: RetailPolicy) -> 
 _ALLOWED_STATUSES = {"refund": "refundable_statuses", "return_label": "returnable_statuses", "cancellation": "cancellable_statuses"}
 _HANDLERS = {  # (order, env, clock, policy, human_can, the customer's words)
     "refund": lambda order, env, clock, policy, human_can, prompt: _refund(order, env, clock, policy, human_can),
-    "return_label": lambda order, env, clock, policy, human_can, prompt: _return_label(order, env, clock, policy, human_can),
+    "return_label": lambda order, env, clock, policy, human_can, prompt: _return_label(order, env, clock, policy, human_can, prompt),
     "cancellation": lambda order, env, clock, policy, human_can, prompt: _cancel(order, env, policy, human_can, prompt),
 }
 _VERB_INTENT = (("cancel", "cancellation"), ("return", "return_label"), ("refund", "refund"))
