@@ -36,7 +36,11 @@ finds one more of them changes no version (`write_redraft` keeps them up to date
 
 
 def drafted_content(task: DraftTask) -> dict[str, Any]:
-    return task.model_dump(mode="json", exclude=dict.fromkeys(REVIEW_FIELDS, True) | MEMBERS_EXCLUDED)
+    content = task.model_dump(mode="json", exclude=dict.fromkeys(REVIEW_FIELDS, True) | MEMBERS_EXCLUDED)
+    if not content.get("may_change"):
+        # no allowance is what a task drafted before `may_change` existed said: its reviewed version stands
+        content.pop("may_change", None)
+    return content
 
 
 def drafted_sha256(task: DraftTask) -> str:

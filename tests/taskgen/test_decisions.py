@@ -5,6 +5,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
+from ingest.models import canonical_json, sha256_hex
 from pipelines.cli.review import review_app
 from taskgen import decisions, review
 from taskgen.config import TaskgenConfig
@@ -39,6 +40,19 @@ def test_the_same_draft_leaves_the_file_byte_identical(drafted, out):
     before = _path(out, positive).read_bytes()
     task, path = decisions.write_redraft(out, positive, [_path(out, positive)])
     assert path.read_bytes() == before and task.status == "approved"
+
+
+def test_a_task_filed_before_may_change_existed_is_not_changed_by_an_empty_allowance(drafted, out):
+    positive = drafted[0][3].positive
+    assert positive.may_change == []
+    review.set_status(out, positive.task_id, "approved", reviewer="ana", force=True)
+    document = json.loads(_path(out, positive).read_text())
+    del document["may_change"]  # as an older version wrote it, its digest over content without the field
+    older_content = {key: value for key, value in decisions.drafted_content(positive).items() if key != "may_change"}
+    document["drafted_sha256"] = sha256_hex(canonical_json(older_content))
+    _path(out, positive).write_text(json.dumps(document))
+    task, _ = decisions.write_redraft(out, positive, [_path(out, positive)])
+    assert task.version == 1 and task.status == "approved" and not task.changed_since_review
 
 
 def test_a_changed_draft_keeps_the_verdict_bumps_the_version_and_shows_the_diff(drafted, domain, out):
