@@ -38,6 +38,20 @@ def test_the_canary_keeps_parcels_as_the_shops_cancelled_orders_do_under_trackin
             for parcel in parcels:
                 # the same shape (twelve digits), never another order's parcel
                 assert all(len(tracking) == 12 and tracking.isdigit() and tracking not in real_tracking for tracking in parcel["tracking_id"])
+                assert parcel["item_ids"] == [item["item_id"] for item in moved["order"][order_id]["items"]]
+
+
+def test_a_canary_copied_from_an_order_not_shipped_gets_a_parcel_where_the_shops_cancelled_orders_keep_theirs():
+    seed = _tau_seed()
+    state = _with_parcels(seed, [{"tracking_id": ["111122223333"], "item_ids": ["1008292230"]}])
+    for row in state["order"].values():
+        if row["status"] == "pending":
+            row["fulfillments"] = []
+    state["order"] = {order_id: row for order_id, row in state["order"].items() if row["user_id"] != "cus_b" or order_id == "#W0000009"}
+    state["order"]["#W0000009"]["user_id"] = "cus_b"
+    moved = add_canaries(state, CLOCK, seed.domain_schema)
+    canaries = sorted(set(moved["order"]) - set(state["order"]))
+    assert all(moved["order"][order_id]["status"] == "cancelled" and len(moved["order"][order_id]["fulfillments"]) == 1 for order_id in canaries)
 
 
 def _two_order_seed(domain):

@@ -76,11 +76,34 @@ def _new_tracking(value: object, salt: str) -> object:
     return "".join(next(digits) if char.isdigit() else char for char in value)
 
 
-def _as_cancelled(row: dict, keeps_parcels: bool, salt: str) -> None:
+def _parcel_template(state: StateRows, order_kind: str) -> dict | None:
+    """A parcel as the shop records one (the first of the seed's orders that has any), for a canary copied from an
+    order not yet shipped where the shop's cancelled orders keep theirs."""
+    for _, row in sorted(state.get(order_kind, {}).items()):
+        parcels = row.get("fulfillments")
+        if isinstance(parcels, list) and parcels and isinstance(parcels[0], dict):
+            return parcels[0]
+    return None
+
+
+def _parcel_for(row: dict, template: dict, salt: str) -> dict:
+    """One parcel of all the row's items, shaped as `template`, under a tracking id of its own."""
+    items = [item.get("item_id") for item in row.get("items") or [] if isinstance(item, dict) and item.get("item_id")]
+    parcel = copy.deepcopy(template)
+    for key, value in parcel.items():
+        if "tracking" in key:
+            parcel[key] = [_new_tracking(item, salt) for item in value] if isinstance(value, list) else _new_tracking(value, salt)
+        elif key.endswith("item_ids") and items:
+            parcel[key] = items
+    return parcel
+
+
+def _as_cancelled(row: dict, keeps_parcels: bool, salt: str, template: dict | None = None) -> None:
     """The order row as the shop keeps a cancelled one, so a reader takes it for a real order the customer
     cancelled (cold reviews of #12): where the row keeps its payments (tau-bench's `payment_history`), each
     payment is refunded in full; where it keeps its parcels (`fulfillments`), it keeps them as the shop's other
-    cancelled orders do (`_cancelled_keeps_parcels`), with tracking ids of its own, or has none."""
+    cancelled orders do (`_cancelled_keeps_parcels`), with tracking ids of its own (one parcel shaped as the seed's
+    others when copied from an order not shipped yet), or has none."""
     history = row.get("payment_history")
     if isinstance(history, list):
         paid = [entry for entry in history if isinstance(entry, dict) and entry.get("transaction_type") == "payment"]
@@ -89,6 +112,9 @@ def _as_cancelled(row: dict, keeps_parcels: bool, salt: str) -> None:
     if isinstance(row.get("fulfillments"), list):
         if not keeps_parcels:
             row["fulfillments"] = []
+            return
+        if not row["fulfillments"] and template is not None:
+            row["fulfillments"] = [_parcel_for(row, template, salt)]  # copied from an order not shipped yet
             return
         for parcel in row["fulfillments"]:
             if isinstance(parcel, dict):
@@ -110,6 +136,7 @@ def add_canaries(state: StateRows, clock: datetime, domain_schema: dict | None =
     moved = copy.deepcopy(state)
     orders = moved.get(schema.kinds["order"], {})
     keeps_parcels = _cancelled_keeps_parcels(schema, state)
+    template = _parcel_template(state, schema.kinds["order"])
     first_order: dict[str, str] = {}
     for order_id in sorted(orders):
         owner = schema.field(moved, "order", order_id, "customer")
@@ -134,7 +161,7 @@ def add_canaries(state: StateRows, clock: datetime, domain_schema: dict | None =
             for payment in orders[new_id]["payment_history"]:
                 if isinstance(payment, dict) and "payment_method_id" in payment and isinstance(own_payments[0], dict):
                     payment["payment_method_id"] = own_payments[0].get("payment_method_id")
-        _as_cancelled(orders[new_id], keeps_parcels, new_id)
+        _as_cancelled(orders[new_id], keeps_parcels, new_id, template)
         schema.set_field(moved, "order", new_id, "status", CANARY_STATUS)
         schema.set_field(moved, "order", new_id, "placed_at", format_timestamp(clock - timedelta(days=PLACED_DAYS_BEFORE)))
         # A cancelled order was never delivered: the copy carries no delivery date (its first order's may).
