@@ -89,6 +89,8 @@ def test_a_negative_of_a_request_about_several_orders_crosses_its_boundary_on_it
     about = lambda task, order_id: sorted(item.describe() for item in task.expectations if order_id in item.describe())  # noqa: E731
     assert about(negative, other) == about(positive, other)
     assert "refund_order" not in negative.forbidden_tools
+    # a hand-over stays the negative's own rule: the positive does not forbid it, the refusal does
+    assert "escalate_to_human" not in positive.forbidden_tools and "escalate_to_human" in negative.forbidden_tools
     assert any("refund_order" in item and target in item for item in negative.rubric)
     assert discriminates(positive, negative)
     # a refund of the target order itself still fails the negative, by its end state

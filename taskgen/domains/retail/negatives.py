@@ -236,7 +236,8 @@ def rest_of_request(plan: Plan, positive: Plan, order_id: str | None, state: Sta
             option.check in about_address and str(option.args.get("order_id")) == order_id
             for item in expectations for option in (item.any_of if item.check == "any_of" else [item])):
         expectations.append(expect("order_address_equals", order_id=order_id, address=order["shipping_address"]))
-    freed = [tool for tool in plan.forbidden_tools if tool not in positive.forbidden_tools
+    # a hand-over stays as the negative's own answer has it (a refusal is said, not handed on)
+    freed = [tool for tool in plan.forbidden_tools if tool not in positive.forbidden_tools and tool != policy.escalation_tool
              and _caught_on_target(tool, plan.model_copy(update={"expectations": expectations}), order_id, state, policy)]
     rubric = list(plan.rubric)
     if freed:
