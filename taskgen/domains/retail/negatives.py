@@ -240,8 +240,9 @@ def rest_of_request(plan: Plan, positive: Plan, order_id: str | None, state: Sta
     freed = [tool for tool in plan.forbidden_tools if tool not in positive.forbidden_tools and tool != policy.escalation_tool
              and _caught_on_target(tool, plan.model_copy(update={"expectations": expectations}), order_id, state, policy)]
     rubric = list(plan.rubric)
-    if freed:
-        rubric.append(f"Judge: is no {' or '.join(freed)} call made on order {order_id} itself? The customer's other orders may need it.")
+    on_orders = [name for name in freed if any(tool.name == name and tool.order_arg for tool in policy.tools)]
+    if on_orders:
+        rubric.append(f"Judge: is no {' or '.join(on_orders)} call made on order {order_id} itself? The customer's other orders may need it.")
     return plan.model_copy(update={
         "expectations": expectations, "rubric": rubric,
         "forbidden_tools": [tool for tool in plan.forbidden_tools if tool not in freed],
