@@ -35,6 +35,8 @@ and the store's sessions, by checks written here, apart from the drafter:
   requester's account lists (`_unflagged`: no review question names it);
 - prompts_with_account_id_only: positive prompts giving the opaque account id and no e-mail (`_unflagged`: no
   review question says the agent cannot verify the requester);
+- scopes_contradicting_prompt: positive prompts whose scope sentence says to ask about no other order while the
+  words ask about several;
 - canaries_unlike_shops_cancelled: canary orders whose parcels differ from how the source shop keeps a cancelled
   order's, or that share a tracking id with a real order.
 """
@@ -373,7 +375,7 @@ HEADLINE = (
     "change_positives", "change_positives_checking_written_fields", "change_positives_passed_by_reply_only",
     "negatives_failing_rest_of_request", "positives_failing_rest_of_request", "negatives_failing_rest_beyond_positive", "seeds_lacking_needed_orders",
     "seeds_lacking_needed_orders_unflagged", "prompts_with_account_id_only", "prompts_with_account_id_only_unflagged",
-    "canaries_unlike_shops_cancelled",
+    "canaries_unlike_shops_cancelled", "scopes_contradicting_prompt",
 )
 _WRITTEN_CHECKS = ("address_equals", "order_address_equals", "order_recorded", "order_status")
 """End-state checks on a field a write tool changes."""
@@ -427,6 +429,8 @@ def canaries_unlike_cancelled(seed, snapshot: dict, cancelled_keep_parcels: bool
     return found
 
 
+_SEVERAL_ORDERS = re.compile(r"\b(?:different|other|several|multiple|both|all (?:of )?my(?: \w+)?) orders?\b", re.IGNORECASE)
+"""Words asking about several orders (read here apart from the drafter's own pattern)."""
 _OPAQUE_ID = re.compile(r"\bcust_[0-9a-f]{10}\b")
 """The bench's opaque customer ids (`opaque_customers`): a prompt giving only one names no one the agent can look up."""
 
@@ -505,6 +509,9 @@ def measure(config_path: Path) -> dict[str, Any]:
         if lacking:
             figures["seeds_lacking_needed_orders"] += 1
             figures["seeds_lacking_needed_orders_unflagged"] += not any(any(order_id in question for order_id in lacking) for question in positive.review_questions)
+        scope, _, words = positive.prompt.partition("\n\n") if positive.prompt.startswith("(") else ("", "", positive.prompt)
+        if "no other order" in scope and _SEVERAL_ORDERS.search(words):
+            figures["scopes_contradicting_prompt"] += 1
         if _OPAQUE_ID.search(positive.prompt) and "@" not in positive.prompt:
             figures["prompts_with_account_id_only"] += 1
             figures["prompts_with_account_id_only_unflagged"] += not any("only as account" in question for question in positive.review_questions)
