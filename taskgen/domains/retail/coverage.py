@@ -24,6 +24,10 @@ def _ids_in(value: object, schema: RetailSchema) -> list[str]:
     return schema.order_ids_in(value) if isinstance(value, str) else []
 
 
+def _orders(order_ids: list[str]) -> str:
+    return f"order{'s' if len(order_ids) > 1 else ''} {', '.join(order_ids)}"
+
+
 def missing_orders(session: Session, seed: Seed, actor: dict[str, str]) -> list[str]:
     """Review questions for orders the task may need that the seed does not hold: those the customer's words
     name or the agent's calls touched, and those the requester's own row lists (an account the agent reads
@@ -35,13 +39,14 @@ def missing_orders(session: Session, seed: Seed, actor: dict[str, str]) -> list[
                *session.entity_ids.get(schema.kinds["order"], [])]
     questions = []
     if absent := [order_id for order_id in dict.fromkeys(touched) if order_id not in orders]:
-        questions.append(f"Order {', '.join(absent)}, named by the customer or touched by the agent's calls, is not in the seed: "
+        questions.append(f"O{_orders(absent)[1:]}, named by the customer or touched by the agent's calls, "
+                         f"{'is' if len(absent) == 1 else 'are'} not in the seed: "
                          "a correct agent cannot look it up or change it. Add it to the seed, or reject the task.")
     row = seed.state.get(schema.kinds["customer"], {}).get(actor.get("customer_id") or "")
     listed = [order_id for value in (row or {}).values() if isinstance(value, list) for order_id in _ids_in(value, schema)]
     if unheld := [order_id for order_id in dict.fromkeys(listed) if order_id not in orders and order_id not in absent]:
-        questions.append(f"The customer's account lists order {', '.join(unheld)}, which the seed does not hold: an agent that "
-                         "reads the account finds an order it cannot open. Does the request need it (an order asked about "
+        questions.append(f"The customer's account lists {_orders(unheld)}, which the seed does not hold: an agent that "
+                         "reads the account finds an order it cannot open. Does the request need one (an order asked about "
                          "without its id)? Add it to the seed, or reject the task.")
     return questions
 
