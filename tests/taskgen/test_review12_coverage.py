@@ -52,3 +52,13 @@ def test_a_prompt_giving_only_the_account_id_is_flagged_as_unverifiable(domain, 
         asked = any("only as account cus_a" in question for question in pair.positive.review_questions)
         issues = [issue.code for issue in domain.check_task(pair.positive, seed)]
         assert asked == flagged and ("requester_unverifiable" in issues) == flagged, (words, issues)
+
+
+def test_a_prompt_giving_another_accounts_id_for_the_requester_is_flagged_too():
+    from taskgen.domains import get_domain
+    from taskgen.domains.retail.coverage import account_id_only
+
+    seed, policy = _tau_seed(), get_domain("retail").policy
+    said = "I am cus_b living in Dayton OH 45402. Where is order #W0000001?"
+    assert "account cus_b, while the task's requester is cus_a" in (account_id_only(said, seed, {"customer_id": "cus_a"}, policy) or "")
+    assert account_id_only("Where is order #W0000001?", seed, {"customer_id": "cus_a"}, policy) is None

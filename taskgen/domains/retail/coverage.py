@@ -79,9 +79,15 @@ def account_id_only(prompt: str, seed: Seed, actor: dict[str, str], policy: Reta
     customer up by, and the policy wants the requester verified."""
     customer_id = actor.get("customer_id") or ""
     schema = RetailSchema.from_document(seed.domain_schema)
-    row = seed.state.get(schema.kinds["customer"], {}).get(customer_id)
-    if not policy.identity_required or row is None or not identity.said(prompt, customer_id) or identity.gives_identity(prompt, row):
+    customers = seed.state.get(schema.kinds["customer"], {})
+    row = customers.get(customer_id)
+    said = [other for other in sorted(customers, key=lambda other: other != customer_id) if identity.said(prompt, other)]
+    if not policy.identity_required or row is None or not said or identity.gives_identity(prompt, row):
         return None
+    if said[0] != customer_id:
+        return (f"The prompt gives the requester only as account {said[0]}, while the task's requester is {customer_id}, without "
+                "the e-mail address or the full name and zip code a customer is looked up by: the agent cannot verify who asks. "
+                "Give the customer those details, or reject the task.")
     return (f"The prompt gives the requester only as account {customer_id}, without the e-mail address or the full name and "
             "zip code a customer is looked up by: the agent cannot verify who asks. Give the customer those details, or "
             "reject the task.")
