@@ -33,8 +33,8 @@ and the store's sessions, by checks written here, apart from the drafter:
   negatives failing it for a reason the positive does not (a tool or an order the positive leaves free);
 - seeds_lacking_needed_orders: positive seeds without an order the customer names, the calls touch or the
   requester's account lists (`_unflagged`: no review question names it);
-- prompts_with_account_id_only: positive prompts giving the opaque account id and no e-mail (`_unflagged`: no
-  review question says the agent cannot verify the requester);
+- prompts_with_account_id_only: positive prompts of a verified requester giving the opaque account id and neither an
+  e-mail nor the requester's full name (`_unflagged`: no review question says the agent cannot verify the requester);
 - scopes_contradicting_prompt: positive prompts whose scope sentence says to ask about no other order while the
   words ask about several;
 - canaries_unlike_shops_cancelled: canary orders whose parcels differ from how the source shop keeps a cancelled
@@ -435,6 +435,20 @@ _OPAQUE_ID = re.compile(r"\bcust_[0-9a-f]{10}\b")
 """The bench's opaque customer ids (`opaque_customers`): a prompt giving only one names no one the agent can look up."""
 
 
+def _account_id_only(task, seed) -> bool:
+    """The prompt gives an opaque account id for a requester the task takes as verified, and neither an e-mail nor
+    the requester's full name as their row spells it: nothing the product looks a customer up by."""
+    from taskgen.domains.retail.schema import RetailSchema
+
+    requester = task.actor.get("customer_id")
+    if not requester or not _OPAQUE_ID.search(task.prompt) or "@" in task.prompt:
+        return False
+    row = seed.state.get(RetailSchema.from_document(seed.domain_schema).kinds["customer"], {}).get(requester, {})
+    name = row.get("name")
+    parts = [str(value) for value in (name.values() if isinstance(name, dict) else [name]) if value]
+    return bool(parts) and not all(part.lower() in task.prompt.lower() for part in parts)
+
+
 def _cancelled_keep_parcels(orders_file: Path) -> bool:
     """Whether the source shop's cancelled orders keep their parcels (tau-bench's and tau2-bench's all do)."""
     rows = json.loads(orders_file.read_text(encoding="utf-8")).values() if orders_file.is_file() else []
@@ -512,7 +526,7 @@ def measure(config_path: Path) -> dict[str, Any]:
         scope, _, words = positive.prompt.partition("\n\n") if positive.prompt.startswith("(") else ("", "", positive.prompt)
         if "no other order" in scope and _SEVERAL_ORDERS.search(words):
             figures["scopes_contradicting_prompt"] += 1
-        if _OPAQUE_ID.search(positive.prompt) and "@" not in positive.prompt:
+        if _account_id_only(positive, seed):
             figures["prompts_with_account_id_only"] += 1
             figures["prompts_with_account_id_only_unflagged"] += not any("only as account" in question for question in positive.review_questions)
         figures["canaries_unlike_shops_cancelled"] += canaries_unlike_cancelled(seed, json.loads(session_row.state), keeps_parcels)
