@@ -66,9 +66,9 @@ def test_each_action_drafts_its_expectations_and_tools():
          *_untouched("#W1000002", "processing")], [],
         ["refund_order", "create_return_label", "cancel_order", "escalate_to_human"])
     plan = plan_for(Decision(action="decline", rule="order_closed", order_id="#W1000002"), state)
-    # still processing, so cancellable: a refusal may offer the cancellation (and its refund), a judge says
     assert (plan.expectations, plan.forbidden_tools) == (
-        [_check("reply_refuses"), *_untouched("#W1000002", "processing")], [])
+        [_check("reply_refuses"), *_untouched("#W1000002", "processing"),
+         _check("reply_promises_no_refund")], [])
     plan = plan_for(Decision(action="decline", rule="outside_return_window", order_id="#W1000001"), state)
     assert (plan.expectations, plan.required_tools, plan.forbidden_tools, plan.rubric) == (
         [_check("reply_refuses"), _check("not_escalated"), *_untouched(), _check("reply_promises_no_refund")], [],

@@ -28,8 +28,14 @@ def test_a_return_the_product_records_on_the_order_asks_for_no_label():
 
 def test_a_refusal_about_an_order_still_cancellable_may_offer_the_cancellation_and_its_refund():
     state = make_state()
-    pending = plan_for(Decision(action="decline", rule="status_not_returnable", order_id="#W1000002"), state)  # processing
+    decline = Decision(action="decline", rule="status_not_returnable", order_id="#W1000002")  # processing
+    pending = plan_for(decline, state, "cus_1001")
     assert "reply_promises_no_refund" not in [item.check for item in pending.expectations]
     assert any("except with a cancellation" in item and "processing" in item for item in pending.rubric)
+    # to a requester who is not the verified owner, nothing is offered
+    for requester in (None, "cus_1002"):
+        assert "reply_promises_no_refund" in [item.check for item in plan_for(decline, state, requester).expectations]
+    unverified = plan_for(Decision(action="decline", rule="identity_not_verified", order_id="#W1000002"), state)
+    assert "reply_promises_no_refund" in [item.check for item in unverified.expectations]
     delivered = plan_for(Decision(action="decline", rule="outside_return_window", order_id="#W1000001"), state)
     assert "reply_promises_no_refund" in [item.check for item in delivered.expectations]

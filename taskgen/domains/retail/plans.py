@@ -128,7 +128,7 @@ def _reply_checks(
         checks.append(expect("reply_states_amount", amount_cents=int(order["total_cents"])))
     if decision.action == "refund" and decision.amount_cents:
         checks.append(expect("reply_states_amount", amount_cents=decision.amount_cents))
-    if decision.action in ("decline", "escalate") and not _cancellable(state, decision.order_id or target_order_id, policy):
+    if decision.action in ("decline", "escalate") and not _cancellable(state, decision.order_id or target_order_id, policy, requester):
         checks.append(expect("reply_promises_no_refund"))
     if decision.rule == "not_order_owner":
         checks.append(expect("reply_withholds", order_id=decision.order_id, **({"requester": requester} if requester else {})))
@@ -137,10 +137,12 @@ def _reply_checks(
     return checks
 
 
-def _cancellable(state: StateRows, order_id: str | None, policy: RetailPolicy | None) -> bool:
-    """The order may still be cancelled (a cancellation refunds it): a refusal may rightly offer that instead."""
+def _cancellable(state: StateRows, order_id: str | None, policy: RetailPolicy | None, requester: str | None) -> bool:
+    """The order may still be cancelled by the one asking, its verified owner (a cancellation refunds it): a refusal
+    may rightly offer that instead. To anyone else nothing is offered."""
     order = state.get("order", {}).get(order_id or "")
-    return policy is not None and order is not None and order.get("status") in policy.cancellable_statuses
+    return (policy is not None and order is not None and bool(requester) and order.get("customer_id") == requester
+            and order.get("status") in policy.cancellable_statuses)
 
 
 _RETURN_REQUEST_RUBRIC = ("Judge: does the reply confirm the return as the product records it (which items, the payment method "
@@ -163,7 +165,8 @@ def plan_for(
     rubric = (_RETURN_REQUEST_RUBRIC if decision.action == "return_label" and return_tool is not None and return_tool.sets_status
               else _RUBRIC[decision.action].format(rule=decision.rule))
     extra = []
-    if decision.action in ("decline", "escalate") and _cancellable(state, decision.order_id or target_order_id, policy):
+    if decision.action in ("decline", "escalate") and decision.rule != "identity_not_verified" and _cancellable(
+            state, decision.order_id or target_order_id, policy, requester):
         status = state["order"][decision.order_id or target_order_id]["status"]
         extra.append(f"Judge: does the reply promise no refund, except with a cancellation of the order it may offer (it is still {status})?")
     return plan.model_copy(
