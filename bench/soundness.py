@@ -26,7 +26,19 @@ and the store's sessions, by checks written here, apart from the drafter:
 - same_behaviour_pairs: non-stub pairs where the reference behaviour on one task, replayed on the
   other task's seed, passes the other task too (apart: pairs where the reference fails one side, so
   the replayed behaviour is not a correct one);
-- seed_uncertain: tasks whose seed has rows that could not be told as of the clock.
+- seed_uncertain: tasks whose seed has rows that could not be told as of the clock;
+- positives_failing_rest_of_request / negatives_failing_rest_of_request: non-stub tasks whose reference behaviour
+  followed by the incident's own writes on everything but the task's order (the request's other parts) fails
+  (identity negatives aside: nothing is done for an unverified requester); negatives_failing_rest_beyond_positive:
+  negatives failing it for a reason the positive does not (a tool or an order the positive leaves free);
+- seeds_lacking_needed_orders: positive seeds without an order the customer names, the calls touch or the
+  requester's account lists (`_unflagged`: no review question names it);
+- prompts_with_account_id_only: positive prompts of a verified requester giving the opaque account id and neither an
+  e-mail nor the requester's full name (`_unflagged`: no review question says the agent cannot verify the requester);
+- scopes_contradicting_prompt: positive prompts whose scope sentence says to ask about no other order while the
+  words ask about several;
+- canaries_unlike_shops_cancelled: canary orders whose parcels differ from how the source shop keeps a cancelled
+  order's, or that share a tracking id with a real order.
 """
 
 from __future__ import annotations
@@ -362,6 +374,9 @@ HEADLINE = (
     "same_behaviour_pairs_reference_fails_one_side", "non_stub_pairs_reference_fails_one_side", "tasks_with_seed_uncertain",
     "change_positives", "change_positives_checking_written_fields", "change_positives_passed_by_reply_only",
     "change_positives_with_presence_only_checks", "tasks_with_always_met_options",
+    "negatives_failing_rest_of_request", "positives_failing_rest_of_request", "negatives_failing_rest_beyond_positive", "seeds_lacking_needed_orders",
+    "seeds_lacking_needed_orders_unflagged", "prompts_with_account_id_only", "prompts_with_account_id_only_unflagged",
+    "canaries_unlike_shops_cancelled", "scopes_contradicting_prompt",
 )
 _WRITTEN_CHECKS = ("address_equals", "order_address_equals", "order_recorded", "order_status", "recorded_items", "exchange_variants",
                    "recorded_payment")
@@ -371,6 +386,76 @@ _WRITTEN_CHECKS = ("address_equals", "order_address_equals", "order_recorded", "
 def replay(calls, env) -> None:
     for call in calls:
         env.call(call.name, **call.arguments)
+
+
+def rest_of_request_calls(session: dict, target: str | None, domain) -> list:
+    """The incident's successful write calls on anything but the task's own order: what the request's other parts
+    have a correct agent do (tau2-bench's gold actions on the customer's other orders, their address)."""
+    from ingest.models import ToolCall
+
+    writes = set(domain.policy.write_tool_names)
+    return [ToolCall(name=call["name"], arguments=call.get("arguments") or {}) for call in session.get("tool_calls", [])
+            if call["name"] in writes and call.get("status") == "ok" and (target is None or target not in _strings(call.get("arguments")))]
+
+
+def needed_orders_lacking(session: dict, seed, requester: str | None) -> list[str]:
+    """Orders a reader expects in the seed and does not find: named by the customer, touched by the agent's calls,
+    or listed on the requester's account row."""
+    from taskgen.domains.retail.schema import RetailSchema
+
+    schema = RetailSchema.from_document(seed.domain_schema)
+    orders = schema.canonical(seed.state)["order"]
+    user_text = " ".join(turn["text"] for turn in session["turns"] if turn["role"] == "user")
+    named = set(schema.order_ids_in(user_text)) | {found for value in _strings([c.get("arguments") for c in session.get("tool_calls", [])])
+                                                    for found in schema.order_ids_in(value)}
+    row = seed.state.get(schema.kinds["customer"], {}).get(requester or "", {})
+    listed = {found for value in row.values() if isinstance(value, list) for item in value if isinstance(item, str) for found in schema.order_ids_in(item)}
+    return sorted((named | listed) - set(orders))
+
+
+def canaries_unlike_cancelled(seed, snapshot: dict, cancelled_keep_parcels: bool) -> int:
+    """Canary orders (in the seed, not in the session's snapshot) whose parcels differ from how the shop keeps a
+    cancelled order's (`cancelled_keep_parcels`: read from the whole source state), or that share a tracking id
+    with a real order."""
+    from taskgen.domains.retail.schema import RetailSchema
+
+    kind = RetailSchema.from_document(seed.domain_schema).kinds["order"]
+    real = snapshot.get(kind, {})
+    tracking = {t for row in real.values() for parcel in row.get("fulfillments") or [] for t in parcel.get("tracking_id") or []}
+    found = 0
+    for order_id, row in seed.state.get(kind, {}).items():
+        if order_id in real or not isinstance(row.get("fulfillments"), list):
+            continue
+        own = {t for parcel in row["fulfillments"] for t in parcel.get("tracking_id") or []}
+        found += bool(row["fulfillments"]) != cancelled_keep_parcels or bool(own & tracking)
+    return found
+
+
+_SEVERAL_ORDERS = re.compile(r"\b(?:different|other|several|multiple|both|all (?:of )?my(?: \w+)?) orders?\b", re.IGNORECASE)
+"""Words asking about several orders (read here apart from the drafter's own pattern)."""
+_OPAQUE_ID = re.compile(r"\bcust_[0-9a-f]{10}\b")
+"""The bench's opaque customer ids (`opaque_customers`): a prompt giving only one names no one the agent can look up."""
+
+
+def _account_id_only(task, seed) -> bool:
+    """The prompt gives an opaque account id for a requester the task takes as verified, and neither an e-mail nor
+    the requester's full name as their row spells it: nothing the product looks a customer up by."""
+    from taskgen.domains.retail.schema import RetailSchema
+
+    requester = task.actor.get("customer_id")
+    if not requester or not _OPAQUE_ID.search(task.prompt) or "@" in task.prompt:
+        return False
+    row = seed.state.get(RetailSchema.from_document(seed.domain_schema).kinds["customer"], {}).get(requester, {})
+    name = row.get("name")
+    parts = [str(value) for value in (name.values() if isinstance(name, dict) else [name]) if value]
+    return bool(parts) and not all(part.lower() in task.prompt.lower() for part in parts)
+
+
+def _cancelled_keep_parcels(orders_file: Path) -> bool:
+    """Whether the source shop's cancelled orders keep their parcels (tau-bench's and tau2-bench's all do)."""
+    rows = json.loads(orders_file.read_text(encoding="utf-8")).values() if orders_file.is_file() else []
+    cancelled = [row for row in rows if (row.get("status") or row.get("state")) == "cancelled"]
+    return not cancelled or sum(bool(row.get("fulfillments")) for row in cancelled) * 2 > len(cancelled)
 
 
 def measure(config_path: Path) -> dict[str, Any]:
@@ -396,6 +481,7 @@ def measure(config_path: Path) -> dict[str, Any]:
     for task in tasks:
         pairs.setdefault(task.pair_id, {})[task.polarity] = task
     figures: Counter = Counter({name: 0 for name in HEADLINE})
+    keeps_parcels = _cancelled_keep_parcels(config_path.parent / "state" / "orders.json")
     stubs_by_intent: Counter = Counter()
     for pair in pairs.values():
         positive, negative = pair.get("positive"), pair.get("negative")
@@ -441,6 +527,17 @@ def measure(config_path: Path) -> dict[str, Any]:
             figures["action_positives"] += 1
             if all(holds(item, view) for item in positive.expectations if not item.check.startswith("reply_")):
                 figures["action_tasks_satisfied_by_seed"] += 1
+        lacking = needed_orders_lacking(session, seed, positive.actor.get("customer_id"))
+        if lacking:
+            figures["seeds_lacking_needed_orders"] += 1
+            figures["seeds_lacking_needed_orders_unflagged"] += not any(any(order_id in question for order_id in lacking) for question in positive.review_questions)
+        scope, _, words = positive.prompt.partition("\n\n") if positive.prompt.startswith("(") else ("", "", positive.prompt)
+        if "no other order" in scope and _SEVERAL_ORDERS.search(words):
+            figures["scopes_contradicting_prompt"] += 1
+        if _account_id_only(positive, seed):
+            figures["prompts_with_account_id_only"] += 1
+            figures["prompts_with_account_id_only_unflagged"] += not any("only as account" in question for question in positive.review_questions)
+        figures["canaries_unlike_shops_cancelled"] += canaries_unlike_cancelled(seed, json.loads(session_row.state), keeps_parcels)
         if negative.boundary == "none":
             figures["stubs"] += 1
             stubs_by_intent[positive.intent] += 1
@@ -458,6 +555,18 @@ def measure(config_path: Path) -> dict[str, Any]:
             env = domain.environment(task_seed)
             replay(runs[other], env)
             crossed.append(domain.grade(task, env.state, env.calls).passed)
+        # the rest of the request (the incident's writes on other orders, the address) done after the reference's own
+        # answer: a correct agent does it on both sides of a boundary crossed on the task's own order
+        rest = rest_of_request_calls(session, positive.target.get("order_id"), domain)
+        reasons: dict[str, set[str]] = {}
+        for task, task_seed in ((positive, seed), (negative, negative_seed)):
+            if rest and (task.polarity == "positive" or negative.boundary not in ("identity_not_verified", "identity_verified", "other_customer")):
+                env = domain.environment(task_seed)
+                replay([*runs[task.polarity], *rest], env)
+                reasons[task.polarity] = set(domain.grade(task, env.state, env.calls).reasons)
+                figures[f"{task.polarity}s_failing_rest_of_request"] += bool(reasons[task.polarity])
+        # the negative fails the rest of the request for a reason of its own (a tool or an order the positive leaves free)
+        figures["negatives_failing_rest_beyond_positive"] += bool(reasons.get("negative", set()) - reasons.get("positive", set()))
         if any(crossed):
             figures["same_behaviour_pairs" if reference_ok else "same_behaviour_pairs_reference_fails_one_side"] += 1
         elif reference_ok:

@@ -52,3 +52,19 @@ def test_a_cold_reader_sees_what_may_change_apart_from_the_checks():
     assert "- may change (not required, not a check): order #W1: exchange_items" in lines
     assert sum(line.startswith("- may change") for line in lines) == 1  # the negative allows nothing: no line
     assert "- expectations: reply_sent()" in lines
+
+
+def test_the_rest_of_a_request_is_the_incidents_writes_on_anything_but_the_tasks_order():
+    from types import SimpleNamespace
+
+    from bench.soundness import rest_of_request_calls
+
+    domain = SimpleNamespace(policy=SimpleNamespace(write_tool_names=["return_delivered_order_items", "modify_user_address"]))
+    session = {"tool_calls": [
+        {"name": "return_delivered_order_items", "arguments": {"order_id": "#W1"}, "status": "ok"},
+        {"name": "return_delivered_order_items", "arguments": {"order_id": "#W2"}, "status": "ok"},
+        {"name": "return_delivered_order_items", "arguments": {"order_id": "#W3"}, "status": "error"},
+        {"name": "get_order_details", "arguments": {"order_id": "#W4"}, "status": "ok"},
+        {"name": "modify_user_address", "arguments": {"user_id": "cust_1", "zip": "1"}, "status": "ok"}]}
+    calls = rest_of_request_calls(session, "#W1", domain)
+    assert [(call.name, call.arguments.get("order_id")) for call in calls] == [("return_delivered_order_items", "#W2"), ("modify_user_address", None)]

@@ -17,11 +17,12 @@ from ingest.state_mapping import StateMapping
 from ingest.models import Session, StateRows, ToolCall
 from taskgen.classify import Classification
 from taskgen.domains import Agent, NegativePlan, Plan
-from taskgen.domains.retail import agents, canary, grader, identity, negatives, plans, reference
+from taskgen.domains.retail import agents, canary, coverage, grader, identity, negatives, plans, reference
 from taskgen.domains.retail.environment import TOOLS, WRITE_TOOLS, RetailEnvironment, tool_names
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.rules import order_ids_in, refunded_cents
 from taskgen.domains.retail.schema import RetailSchema
+from taskgen.draft import user_prompt
 from taskgen.seeds import Seed
 from taskgen.task import Budget, DraftTask, IncidentBehaviour, ValidationIssue, Verdict
 
@@ -68,7 +69,13 @@ class RetailDomain:
     def plan_positive(
         self, session: Session, classification: Classification, seed: Seed, actor: dict[str, str], policy: RetailPolicy
     ) -> Plan:
-        return plans.plan_positive(session, classification, seed, actor, policy)
+        plan = plans.plan_positive(session, classification, seed, actor, policy)
+        prompt = plan.words or user_prompt(session)
+        order_id = plan.target.get("order_id")
+        questions = [*coverage.missing_orders(session, seed, actor), *coverage.unknown_addresses(prompt, seed, actor, order_id)]
+        if unverifiable := coverage.account_id_only(prompt, seed, actor, policy):
+            questions.append(unverifiable)
+        return plan.model_copy(update={"review_questions": [*plan.review_questions, *questions]}) if questions else plan
 
     def plan_negative(
         self, prompt: str, intent: str, seed: Seed, actor: dict[str, str], positive: Plan, policy: RetailPolicy
@@ -122,6 +129,8 @@ class RetailDomain:
         issues += [ValidationIssue(code="checked_order_missing", message=f"order {order_id} the task checks or is about is not in seed {seed.seed_id}")
                    for order_id in sorted(judged | ({task.target["order_id"]} if task.target.get("order_id") else set()))
                    if order_id not in orders and not any(order_id == item for item in order_ids_in(task.prompt, schema))]
+        if requester and (unverifiable := coverage.account_id_only(task.prompt, seed, task.actor, self.policy)):
+            issues.append(ValidationIssue(code="requester_unverifiable", message=unverifiable))
         if satisfied_by_seed(task, state, self.policy.write_tool_names):
             issues.append(ValidationIssue(
                 code="satisfied_by_seed",

@@ -2,8 +2,8 @@
 
 Its items and amounts are those of another customer's order that holds none of the customer's own
 items (a copy of their own order reads as a second one of the same things: "the second tablet"; only
-when no such order exists is it one), placed long before the clock and already cancelled as a shop records it (no delivery date, no parcel, its
-payments refunded): no request names it, no "latest order" fallback picks it, and no policy
+when no such order exists is it one), placed long before the clock and already cancelled as the shop records it (no delivery date, its payments
+refunded, its parcels as the seed's other cancelled orders keep theirs, under tracking ids of its own): no request names it, no "latest order" fallback picks it, and no policy
 path reaches it, even in a shop that keeps no dates (a delivered copy would open a second valid
 return of the same items). The grader's "nothing else changed" check then fails a trial that refunds,
 cancels or edits it: a gamed or careless run shows.
@@ -57,18 +57,70 @@ def _donor(schema, customer_id: str, moved: StateRows) -> str | None:
     return min(candidates)[1] if candidates else None
 
 
-def _as_cancelled(row: dict) -> None:
-    """The order row as a shop keeps a cancelled one, so a reader takes it for a real order the customer
-    cancelled (cold review #12: a cancelled copy still paid and shipped read as made up): where the row keeps
-    its payments (tau-bench's `payment_history`), each payment is refunded in full; where it keeps its
-    parcels (`fulfillments`), it has none (cancelled before it shipped)."""
+def _cancelled_keeps_parcels(schema, state: StateRows) -> bool:
+    """How the shop records a cancelled order's parcels, read from the seed's own cancelled orders: True when
+    they keep theirs (tau-bench's and tau2-bench's do: a tracking id on every cancelled order) or the seed has
+    none to tell; False when its cancelled orders carry none."""
+    orders = state.get(schema.kinds["order"], {})
+    cancelled = [row for order_id, row in orders.items()
+                 if schema.field(state, "order", order_id, "status") == CANARY_STATUS and isinstance(row.get("fulfillments"), list)]
+    return not cancelled or any(row["fulfillments"] for row in cancelled)
+
+
+def _new_tracking(value: object, salt: str) -> object:
+    """A tracking id of the same shape as `value` (its digits replaced by a hash), so the copy shares no
+    parcel with the order it was copied from."""
+    if not isinstance(value, str) or not any(char.isdigit() for char in value):
+        return value
+    digits = iter(str(int(sha256_hex(f"canary-parcel:{salt}:{value}")[:24], 16)).zfill(len(value)))
+    return "".join(next(digits) if char.isdigit() else char for char in value)
+
+
+def _parcel_template(state: StateRows, order_kind: str) -> dict | None:
+    """A parcel as the shop records one (the first of the seed's orders that has any), for a canary copied from an
+    order not yet shipped where the shop's cancelled orders keep theirs."""
+    for _, row in sorted(state.get(order_kind, {}).items()):
+        parcels = row.get("fulfillments")
+        if isinstance(parcels, list) and parcels and isinstance(parcels[0], dict):
+            return parcels[0]
+    return None
+
+
+def _parcel_for(row: dict, template: dict, salt: str) -> dict:
+    """One parcel of all the row's items, shaped as `template`, under a tracking id of its own."""
+    items = [item.get("item_id") for item in row.get("items") or [] if isinstance(item, dict) and item.get("item_id")]
+    parcel = copy.deepcopy(template)
+    for key, value in parcel.items():
+        if "tracking" in key:
+            parcel[key] = [_new_tracking(item, salt) for item in value] if isinstance(value, list) else _new_tracking(value, salt)
+        elif key.endswith("item_ids") and items:
+            parcel[key] = items
+    return parcel
+
+
+def _as_cancelled(row: dict, keeps_parcels: bool, salt: str, template: dict | None = None) -> None:
+    """The order row as the shop keeps a cancelled one, so a reader takes it for a real order the customer
+    cancelled (cold reviews of #12): where the row keeps its payments (tau-bench's `payment_history`), each
+    payment is refunded in full; where it keeps its parcels (`fulfillments`), it keeps them as the shop's other
+    cancelled orders do (`_cancelled_keeps_parcels`), with tracking ids of its own (one parcel shaped as the seed's
+    others when copied from an order not shipped yet), or has none."""
     history = row.get("payment_history")
     if isinstance(history, list):
         paid = [entry for entry in history if isinstance(entry, dict) and entry.get("transaction_type") == "payment"]
         if paid:
             row["payment_history"] = [*paid, *({**entry, "transaction_type": "refund"} for entry in paid)]
     if isinstance(row.get("fulfillments"), list):
-        row["fulfillments"] = []
+        if not keeps_parcels:
+            row["fulfillments"] = []
+            return
+        if not row["fulfillments"] and template is not None:
+            row["fulfillments"] = [_parcel_for(row, template, salt)]  # copied from an order not shipped yet
+            return
+        for parcel in row["fulfillments"]:
+            if isinstance(parcel, dict):
+                for key, value in parcel.items():
+                    if "tracking" in key:
+                        parcel[key] = [_new_tracking(item, salt) for item in value] if isinstance(value, list) else _new_tracking(value, salt)
 
 
 def add_canaries(state: StateRows, clock: datetime, domain_schema: dict | None = None) -> StateRows:
@@ -83,6 +135,8 @@ def add_canaries(state: StateRows, clock: datetime, domain_schema: dict | None =
     schema = RetailSchema.from_document(domain_schema)
     moved = copy.deepcopy(state)
     orders = moved.get(schema.kinds["order"], {})
+    keeps_parcels = _cancelled_keeps_parcels(schema, state)
+    template = _parcel_template(state, schema.kinds["order"])
     first_order: dict[str, str] = {}
     for order_id in sorted(orders):
         owner = schema.field(moved, "order", order_id, "customer")
@@ -107,7 +161,7 @@ def add_canaries(state: StateRows, clock: datetime, domain_schema: dict | None =
             for payment in orders[new_id]["payment_history"]:
                 if isinstance(payment, dict) and "payment_method_id" in payment and isinstance(own_payments[0], dict):
                     payment["payment_method_id"] = own_payments[0].get("payment_method_id")
-        _as_cancelled(orders[new_id])
+        _as_cancelled(orders[new_id], keeps_parcels, new_id, template)
         schema.set_field(moved, "order", new_id, "status", CANARY_STATUS)
         schema.set_field(moved, "order", new_id, "placed_at", format_timestamp(clock - timedelta(days=PLACED_DAYS_BEFORE)))
         # A cancelled order was never delivered: the copy carries no delivery date (its first order's may).

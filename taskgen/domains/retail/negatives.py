@@ -9,11 +9,13 @@ from datetime import timedelta
 from ingest.models import StateRows
 from taskgen.domains import NegativePlan, Plan
 from taskgen.domains.retail import identity
+from taskgen.domains.retail.grader import expect
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.plans import ACTION_KINDS, in_scope_parts, main_actions, plan_for
 from taskgen.domains.retail.rules import asks_outside_tools, decide, requested_order_id, words_tell_order
 from taskgen.domains.retail.schema import RetailSchema
 from taskgen.seeds import Seed, format_timestamp, parse_timestamp
+from taskgen.task import Expectation
 
 
 def _shift(value: object, delta: timedelta) -> str | None:
@@ -185,6 +187,68 @@ def discriminates(positive: Plan, negative: Plan) -> bool:
     return bool(tools) or content
 
 
+IDENTITY_BOUNDARIES = ("identity_not_verified", "identity_verified", "other_customer")
+"""Boundaries that change who asks: nothing of the request is the requester's to have done, so the negative
+keeps every rule of its own."""
+
+
+def _orders_of(item: Expectation) -> set[str]:
+    options = item.any_of if item.check == "any_of" else [item]
+    return {str(option.args["order_id"]) for option in options if "order_id" in option.args}
+
+
+def _caught_on_target(name: str, plan: Plan, order_id: str, state: StateRows, policy: RetailPolicy) -> bool:
+    """Whether a call of tool `name` on the target order would still fail the negative without forbidding the
+    tool by name: the tool refuses the order in its status on this seed, or its write on the order (a status, a
+    refund, an address) is one of the negative's checks on it; a tool acting on no order (a customer's address,
+    a hand-over) is judged by the plan's own checks on what it changes."""
+    tool = next((tool for tool in policy.tools if tool.name == name), None)
+    if tool is None or tool.order_arg is None:
+        return True
+    status = state.get("order", {}).get(order_id, {}).get("status")
+    if tool.requires_status and status not in tool.requires_status:
+        return True
+    about = [item for item in plan.expectations if item.check != "any_of" and str(item.args.get("order_id")) == order_id]
+    checks = {item.check for item in about}
+    return bool(
+        (tool.sets_status and any(item.check == "order_status" and item.args.get("status") != tool.sets_status for item in about))
+        or ((tool.refunds or tool.plan_action == "refund") and checks & {"no_refund", "refunded_total"})
+        or (tool.address_args and "order_address_equals" in checks)
+    )
+
+
+def rest_of_request(plan: Plan, positive: Plan, order_id: str | None, state: StateRows, policy: RetailPolicy) -> Plan:
+    """The negative judged like the positive on everything but its own order (cold review of tau2 drafts, #12):
+    the boundary is crossed on the target order only, so what the request asks of the customer's other orders is
+    judged as the positive judges it (its checks on those orders, with their allowances, replace the negative's),
+    and where the request is about several orders, a tool the positive allows stays allowed when a call of it on
+    the target order still fails the negative (`_caught_on_target`): the other orders may need it."""
+    if not order_id:
+        return plan
+    rest = [item for item in positive.expectations if _orders_of(item) - {order_id}]
+    several = bool(rest) or "one of the orders" in (positive.scope or "").lower()
+    expectations = [item for item in plan.expectations if not _orders_of(item) - {order_id}] + rest
+    if not several:
+        return plan.model_copy(update={"expectations": expectations})
+    order = state.get("order", {}).get(order_id, {})
+    about_address = {"order_address_equals", "order_address_changed", "order_recorded"}
+    if order.get("shipping_address") and not any(
+            option.check in about_address and str(option.args.get("order_id")) == order_id
+            for item in expectations for option in (item.any_of if item.check == "any_of" else [item])):
+        expectations.append(expect("order_address_equals", order_id=order_id, address=order["shipping_address"]))
+    # a hand-over stays as the negative's own answer has it (a refusal is said, not handed on)
+    freed = [tool for tool in plan.forbidden_tools if tool not in positive.forbidden_tools and tool != policy.escalation_tool
+             and _caught_on_target(tool, plan.model_copy(update={"expectations": expectations}), order_id, state, policy)]
+    rubric = list(plan.rubric)
+    on_orders = [name for name in freed if any(tool.name == name and tool.order_arg for tool in policy.tools)]
+    if on_orders:
+        rubric.append(f"Judge: is no {' or '.join(on_orders)} call made on order {order_id} itself? The customer's other orders may need it.")
+    return plan.model_copy(update={
+        "expectations": expectations, "rubric": rubric,
+        "forbidden_tools": [tool for tool in plan.forbidden_tools if tool not in freed],
+    })
+
+
 def _customer_row(seed: Seed, schema: RetailSchema, customer_id: str | None) -> dict | None:
     """The product's own row of the customer (its names, e-mail and zip as the product keeps them)."""
     return seed.state.get(schema.kinds["customer"], {}).get(customer_id or "")
@@ -280,6 +344,8 @@ def plan_negative(
             # The customer's other parts are the agent's to do on this side too (plans.in_scope_parts).
             plan, _ = in_scope_parts(plan, said, main_actions(intent, positive_decision, decision), view,
                                      requester.get("customer_id"), order_id, policy)
+        if boundary not in IDENTITY_BOUNDARIES:
+            plan = rest_of_request(plan, positive, order_id, view, policy)
         if decision.action != positive_decision.action and discriminates(positive, plan):
             return NegativePlan(
                 **plan.model_dump(exclude={"target"}), target=positive.target, state=moved, actor=requester,

@@ -112,7 +112,8 @@ _ASKS_AMOUNT = re.compile(r"\bhow much\b|\bprice\b|\bpaid\b|\bcost\b|\btotal\b|\
 
 
 def _reply_checks(
-    decision: Decision, state: StateRows, requester: str | None, target_order_id: str | None = None, prompt: str = ""
+    decision: Decision, state: StateRows, requester: str | None, target_order_id: str | None = None, prompt: str = "",
+    policy: RetailPolicy | None = None,
 ) -> list[Expectation]:
     """What code can judge about the reply: the order's status stated (and its tracking number or its total,
     when asked for and kept), the amount refunded, a refusal, no refund promised, nothing of another customer's
@@ -129,13 +130,27 @@ def _reply_checks(
         checks.append(expect("reply_states_amount", amount_cents=int(order["total_cents"])))
     if decision.action == "refund" and decision.amount_cents:
         checks.append(expect("reply_states_amount", amount_cents=decision.amount_cents))
-    if decision.action in ("decline", "escalate"):
+    if decision.action in ("decline", "escalate") and not _cancellable(state, decision.order_id or target_order_id, policy, requester):
         checks.append(expect("reply_promises_no_refund"))
     if decision.rule == "not_order_owner":
         checks.append(expect("reply_withholds", order_id=decision.order_id, **({"requester": requester} if requester else {})))
     if decision.rule == "identity_not_verified" and target_order_id and target_order_id in state.get("order", {}):
         checks.append(expect("reply_withholds", order_id=target_order_id))
     return checks
+
+
+def _cancellable(state: StateRows, order_id: str | None, policy: RetailPolicy | None, requester: str | None) -> bool:
+    """The order may still be cancelled by the one asking, its verified owner (a cancellation refunds it): a refusal
+    may rightly offer that instead. To anyone else nothing is offered."""
+    order = state.get("order", {}).get(order_id or "")
+    return (policy is not None and order is not None and bool(requester) and order.get("customer_id") == requester
+            and order.get("status") in policy.cancellable_statuses)
+
+
+_RETURN_REQUEST_RUBRIC = ("Judge: does the reply confirm the return as the product records it (which items, the payment method "
+                          "the refund goes to) and what the customer does next, without promising a label the product does not give?")
+"""Where the product's return is a request written on the order (tau2-bench's return_delivered_order_items sets 'return
+requested' and records the items), not a label row: the demo's rubric would ask for a label no correct agent gives."""
 
 
 def plan_for(
@@ -146,11 +161,20 @@ def plan_for(
     (`target_order_id`: the order the request is about when the decision names none; `prompt`: what
     the customer asked, for the reply's content; `policy`: whose declared tools are required and
     forbidden by name, the shipped one's when None)."""
-    plan = _plan_for(decision, state, requester, target_order_id, prompt, policy or _shipped_policy())
+    policy = policy or _shipped_policy()
+    plan = _plan_for(decision, state, requester, target_order_id, prompt, policy)
+    return_tool = policy.tool_for("return_label")
+    rubric = (_RETURN_REQUEST_RUBRIC if decision.action == "return_label" and return_tool is not None and return_tool.sets_status
+              else _RUBRIC[decision.action].format(rule=decision.rule))
+    extra = []
+    if decision.action in ("decline", "escalate") and decision.rule != "identity_not_verified" and _cancellable(
+            state, decision.order_id or target_order_id, policy, requester):
+        status = state["order"][decision.order_id or target_order_id]["status"]
+        extra.append(f"Judge: does the reply promise no refund, except with a cancellation of the order it may offer (it is still {status})?")
     return plan.model_copy(
         update={
-            "expectations": [*plan.expectations, *_reply_checks(decision, state, requester, target_order_id, prompt)],
-            "rubric": [_RUBRIC[decision.action].format(rule=decision.rule), *plan.rubric],
+            "expectations": [*plan.expectations, *_reply_checks(decision, state, requester, target_order_id, prompt, policy)],
+            "rubric": [rubric, *extra, *plan.rubric],
         }
     )
 

@@ -16,6 +16,12 @@ from taskgen.domains.retail.schema import RetailSchema
 
 SEVERAL_ORDERS = re.compile(r"\b(?:everything|all (?:of )?(?:my |the )?(?:pending |open )?(?:orders|things|items|purchases)|(?:each|every|both) (?:of my )?orders?|two orders)\b", re.IGNORECASE)
 
+ASKS_SEVERAL = re.compile(
+    r"\b(?:different|other|several|multiple|separate|both|two|three|all (?:of )?my(?: \w+)?) (?:of my )?orders?\b", re.IGNORECASE)
+"""Words asking about several of the customer's orders without naming them ("items I received in different orders",
+"all my pending order address"): the scope sentence then says which one of them the task is about, never that the
+customer asks about no other."""
+
 _SENTENCE_BREAK = re.compile(r"((?<=[.!?])[ \t]+|\s*\n\s*)")
 _LIST_SEPARATOR = r"(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|&|as well as)\s+)"
 
@@ -36,6 +42,8 @@ def task_scope(
     asked = [other for other in dict.fromkeys(order_ids_in(user_text, schema)) if other != order_id]
     if asked:
         return f"(Ask about order {order_id} only, and about no other order.)", asked
+    if several or ASKS_SEVERAL.search(user_text):
+        return f"(Order {order_id} is one of the orders you ask about: give the agent this order id when you ask about it.)", []
     return f"(The order you ask about is {order_id}: give the agent this order id, and ask about no other order.)", []
 
 
