@@ -11,7 +11,9 @@ from scrubbers.transcripts import DEFAULT_FOLDER, build, load, score
 USERS = {"noah_brown_6181": {"name": {"first_name": "Noah", "last_name": "Brown"},
                              "address": {"address1": "986 Sunset Drive", "address2": "Suite 259", "city": "Denver",
                                          "country": "USA", "state": "CO", "zip": "80279"},
-                             "email": "noah.brown7922@example.com", "orders": ["#W7678072"]}}
+                             "email": "noah.brown7922@example.com", "orders": ["#W7678072"],
+                             "payment_methods": {"credit_card_7815826": {"source": "credit_card", "brand": "visa", "last_four": "9212",
+                                                                         "id": "credit_card_7815826"}}}}
 ORDERS = {"#W7678072": {"order_id": "#W7678072", "user_id": "noah_brown_6181", "address": USERS["noah_brown_6181"]["address"],
                         "items": [{"name": "Garden Hose", "product_id": "6679515468", "item_id": "5206946487", "price": 95.08,
                                    "options": {"length": "50ft", "color": "brown"}}],
@@ -60,6 +62,9 @@ def test_each_kind_of_damage_is_counted() -> None:
     assert damaged.protected_kept == damaged.protected - 2 and damaged.words_kept == damaged.words - 3  # both mentions, and "kind."
     zipped = score([transcript], [_replace(scrubbed, '\\"zip\\": \\"80279\\"', '\\"zip\\": \\"Denver\\"')])  # inside JSON strings
     assert zipped.zips_changed == 3 and zipped.zips_misshapen == 3  # the look-up's argument, the user's and the order's address
+    assert clean.cards == 1 and clean.cards_replaced == 0 and clean.card_stand_ins == {"9212": {"9212"}}
+    carded = score([transcript], [_replace(scrubbed, '\\"last_four\\": \\"9212\\"', '\\"last_four\\": \\"4410\\"')])
+    assert carded.cards_replaced == 1 and carded.card_stand_ins == {"9212": {"4410"}} and carded.kept == 1.0
     renamed = score([transcript], [_replace(scrubbed, '\\"price\\"', '\\"moreno\\"')])
     assert renamed.structure_broken == 1
 
@@ -74,6 +79,7 @@ def test_tau_bench_transcripts_through_scrub_meet_the_goals(scrubber) -> None:
     assert result.user_ids_same_shape == result.user_ids > 100 and result.streets_replaced == result.streets
     assert result.protected_kept / result.protected >= 0.999 and result.kept >= 0.98
     assert result.zips_misshapen == 0
+    assert result.cards_replaced == result.cards > 30 and not [c for c, stand_ins in result.card_stand_ins.items() if len(stand_ins) > 1]
     assert result.localities_left == 0 and not [z for z, stand_ins in result.zip_stand_ins.items() if len(stand_ins) > 1]
     # each town's and zip's stand-in is drawn by its own digest alone, never by looking at the batch's other towns
     # (so the incident path and the nightly run agree): towns rarely share one (3 of 14 before the state's hundreds
