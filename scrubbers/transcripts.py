@@ -18,6 +18,8 @@ state database, no identifiers. Then, per transcript, against the customer's own
 - structure: every message, key and JSON value type as it was (tool results and arguments parsed);
 - state values intact: product names, option values, statuses, order, item, product and payment ids
   of the state, at every place they appear in the original (JSON leaf or words of a sentence);
+- catalogue product names kept: every mention of a product name of the catalogue, in either number ('Wireless
+  Earbuds', 'a Wireless Earbud'), whether or not the transcript looked that product up, unchanged in place;
 - non-personal words kept: of the words (whitespace-separated, JSON leaves split likewise) that
   overlap none of the customer's personal values (names, e-mail, user id, street lines, city,
   state, zip, country), the share found unchanged in place (aligned by `difflib`);
@@ -65,6 +67,8 @@ class Transcript:
     """State values that must survive wherever they appear: product names, options, statuses, ids."""
     cards: list[str] = field(default_factory=list)
     """The last four digits of the customer's cards."""
+    goods: list[str] = field(default_factory=list)
+    """The catalogue's product names, each also in the other number, longest first."""
 
 
 def _call(index: int, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -89,8 +93,15 @@ def _address_sentence(address: dict[str, str]) -> str:
     return f"The address on file is {address['address1']}{second}, {address['city']}, {address['state']} {address['zip']}, {address['country']}."
 
 
+def _other_number(name: str) -> str:
+    """'Wireless Earbuds' -> 'Wireless Earbud', 'Smart Watch' -> 'Smart Watchs' (a form never written is never counted)."""
+    return name[:-1] if name.endswith("s") else name + "s"
+
+
 def build(tasks: Sequence[dict[str, Any]], users: dict, orders: dict, products: dict, policy: str) -> list[Transcript]:
     """One transcript per task, in task order (deterministic)."""
+    names = {p["name"] for p in products.values()}
+    goods = sorted(names | {_other_number(n) for n in names}, key=lambda n: (-len(n), n))
     transcripts = []
     for task in tasks:
         user = users[task["user_id"]]
@@ -146,7 +157,7 @@ def build(tasks: Sequence[dict[str, Any]], users: dict, orders: dict, products: 
             messages, sorted(set(personal)), sorted(set(quasi)), sorted({r["address1"] for r in rows}),
             sorted({r["zip"] for r in rows}), task["user_id"],
             sorted(p for p in protected if isinstance(p, str) and len(p) >= 2),
-            sorted({m["last_four"] for m in user.get("payment_methods", {}).values() if m.get("last_four")}),
+            sorted({m["last_four"] for m in user.get("payment_methods", {}).values() if m.get("last_four")}), goods,
         ))
     return transcripts
 
@@ -197,6 +208,8 @@ class TranscriptScore:
     structure_broken: int = 0
     protected: int = 0
     protected_kept: int = 0
+    goods: int = 0
+    goods_kept: int = 0
     words: int = 0
     words_kept: int = 0
     zips_changed: int = 0
@@ -285,6 +298,12 @@ def score(transcripts: Sequence[Transcript], scrubbed: Sequence[list[dict[str, A
                     continue
                 result.protected += 1
                 result.protected_kept += _kept_in_place(old, new, start, end)
+            taken: list[tuple[int, int]] = []
+            for start, end in _mentions(transcript.goods, old):  # longest first: 'Wireless Earbuds' before 'Wireless Earbud'
+                if not any(s < end and start < e for s, e in [*taken, *personal]):
+                    taken.append((start, end))
+                    result.goods += 1
+                    result.goods_kept += _kept_in_place(old, new, start, end)
             words = [m for m in _WORD.finditer(old) if not any(s < m.end() and m.start() < e for s, e in personal)]
             if not words:
                 continue
@@ -339,6 +358,7 @@ def report(result: TranscriptScore) -> str:
         f"structure changed (messages, keys, value types): {result.structure_broken}/{n}",
         f"state values intact (product names, options, statuses, ids): {result.protected_kept}/{result.protected}"
         f" ({result.protected_kept / max(1, result.protected):.1%})",
+        f"catalogue product names (either number) kept: {result.goods_kept}/{result.goods}",
         f"non-personal words kept: {result.words_kept}/{result.words} ({result.kept:.1%})",
         f"zips changed: {result.zips_changed}, of which not five digits: {result.zips_misshapen}",
         f"cards' last four digits replaced by four others: {result.cards_replaced}/{result.cards}, real ones with more than"

@@ -78,6 +78,7 @@ def test_tau_bench_transcripts_through_scrub_meet_the_goals(scrubber) -> None:
     assert not result.leaked
     assert result.user_ids_same_shape == result.user_ids > 100 and result.streets_replaced == result.streets
     assert result.protected_kept / result.protected >= 0.999 and result.kept >= 0.98
+    assert result.goods_kept == result.goods > 2000  # 'a Wireless Earbud' of 'Wireless Earbuds' was a person (1 of 2,373)
     assert result.zips_misshapen == 0
     assert result.cards_replaced == result.cards > 30 and not [c for c, stand_ins in result.card_stand_ins.items() if len(stand_ins) > 1]
     assert result.localities_left == 0 and not [z for z, stand_ins in result.zip_stand_ins.items() if len(stand_ins) > 1]
@@ -114,3 +115,16 @@ def test_a_surviving_zip_or_town_and_a_zip_with_two_stand_ins_are_counted() -> N
     other.zips = ["80280"]
     other.messages = _replace(other.messages, "80279", "80280")
     assert score([transcript, other], [moved, moved]).shared_zips == 1 and score([transcript], [moved]).shared_zips == 0
+
+
+def test_catalogue_product_names_are_counted_in_either_number() -> None:
+    """A product name of the catalogue replaced anywhere ('a Wireless Earbud' of 'Wireless Earbuds', which a cold
+    reviewer found replaced as a person) is counted, in the number the catalogue writes and in the other."""
+    task = {**TASK, "instruction": "You are Noah Brown in 80279. Return both Garden Hoses of order #W7678072."}
+    (transcript,) = build([task], USERS, ORDERS, {"6679515468": {"name": "Garden Hose"}}, "# Policy\n\nBe kind.")
+    kept = score([transcript], [copy.deepcopy(transcript.messages)])
+    assert kept.goods == kept.goods_kept > 2
+    plural = score([transcript], [_replace(transcript.messages, "Garden Hoses", "Gardner Hayes")])
+    assert plural.goods_kept == kept.goods - 1
+    singular = score([transcript], [_replace(transcript.messages, "Garden Hose", "Gardner Hayes")])
+    assert singular.goods_kept == 0
