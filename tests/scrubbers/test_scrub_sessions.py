@@ -472,3 +472,13 @@ def test_a_card_s_last_four_digits_in_an_amount_do_not_quarantine_a_session(scru
     assert result.report.leak_passed and result.report.counts["CREDIT_CARD"] == 2
     text = result.session.turns[0].text
     assert text.startswith("I paid $1999.00 with the card ending in ") and not text.endswith("1999")
+
+
+def test_a_card_s_last_four_digits_written_in_a_sentence_get_one_stand_in(scrubber) -> None:
+    """Without a field: 'ending in' after a card word says four digits are a card's (`CardLastFourRecognizer`)."""
+    value = ["Please use my card ending in 9212, not the one ending in 4410.", "The card ending in 9212 works.",
+             "the meeting ending in 2024 was long"]
+    (first, second, meeting), counts = scrubber.scrub_json(value)
+    stand_in = re.search(r"card ending in (\d{4}),", first).group(1)
+    assert stand_in != "9212" and second == f"The card ending in {stand_in} works." and "4410" not in first
+    assert meeting == value[2] and counts == {"CREDIT_CARD": 3}
