@@ -482,3 +482,15 @@ def test_a_card_s_last_four_digits_written_in_a_sentence_get_one_stand_in(scrubb
     stand_in = re.search(r"card ending in (\d{4}),", first).group(1)
     assert stand_in != "9212" and second == f"The card ending in {stand_in} works." and "4410" not in first
     assert meeting == value[2] and counts == {"CREDIT_CARD": 3}
+
+
+def test_a_known_card_s_last_four_digits_are_its_stand_in_s(scrubber) -> None:
+    """Where the full number is known too (a state's card_number, a card written out), its last four written alone
+    are the last four of its stand-in: the seed's card and the 'card ending in' of its sessions still agree."""
+    value = [{"card_number": "4111 1111 1111 1111", "card_last4": "1111"}, "the card ending in 1111 was declined",
+             "pay with 5500-0000-0000-0004 or the card ending in 0004"]
+    (row, text, written), _ = scrubber.scrub_json(value)
+    end = row["card_number"][-4:]
+    assert row["card_last4"] == end != "1111" and text == f"the card ending in {end} was declined"
+    card = re.search(r"\d{4}-\d{4}-\d{4}-\d{4}", written).group()
+    assert card != "5500-0000-0000-0004" and written.endswith(f"card ending in {card[-4:]}")
