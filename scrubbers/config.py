@@ -61,6 +61,8 @@ DEFAULT_FIELD_RULES: dict[str, str] = {
     "*ssn": "US_SSN",
     "*iban": "IBAN_CODE",
     "*card_number": "CREDIT_CARD",
+    "*last_four": "CREDIT_CARD",  # a card's last four digits ('last_four': '9212'), as the example mappings have them:
+    "*last4": "CREDIT_CARD",  # four other digits, the same wherever they recur (a partial number: see `_make_card`)
     "*ip_address": "IP_ADDRESS",
     "*client_ip": "IP_ADDRESS",
     "*dob": "DATE_OF_BIRTH",

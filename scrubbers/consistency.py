@@ -10,7 +10,17 @@ import re
 from urllib.parse import quote, quote_plus
 
 from scrubbers import addresses
-from scrubbers.pseudonyms import MAX_ATTEMPTS, RESERVED_EMAIL_DOMAINS, TITLES, Pseudonymizer, normalize, same_case, title_for
+from scrubbers.pseudonyms import (
+    MAX_ATTEMPTS,
+    PARTIAL_CARD_DIGITS,
+    RESERVED_EMAIL_DOMAINS,
+    TITLES,
+    Pseudonymizer,
+    normalize,
+    same_case,
+    title_for,
+)
+from scrubbers.shapes import digits_only, pour_digits
 from scrubbers.recognizers.url import personal_url_parts
 from scrubbers.recognizers.username import name_built
 
@@ -45,6 +55,8 @@ class ConsistencyMap:
         """digest of a town -> its stand-in town and that town's state."""
         self._zip_towns: dict[str, str] = {}
         """digest of a zip -> digest of the town it was written with: its stand-in is a zip of that town's stand-in."""
+        self._card_ends: dict[str, str] = {}
+        """digest of a known card's last four digits -> the last four digits of that card's stand-in."""
 
     @property
     def stand_ins(self) -> frozenset[str]:
@@ -61,6 +73,15 @@ class ConsistencyMap:
         self._avoid.update(self._pseudonymizer.digest("PERSON", name) for name in ordered if len(name.split()) > 1)
         for name in ordered:
             self.replace("PERSON", name)
+
+    def register_cards(self, cards: list[str]) -> None:
+        """Full card numbers known in the run: a card's last four digits written alone ('last_four', 'card ending
+        in 1111') become the last four of that card's stand-in, so a seed's card and its last four still agree.
+        Two cards with the same last four: the one first by digest gives them (the order of mention does not)."""
+        numbers = {self._digest("CREDIT_CARD", digits_only(c)): digits_only(c) for c in cards if len(digits_only(c)) >= PARTIAL_CARD_DIGITS}
+        for digest in sorted(numbers):
+            stand_in = digits_only(self._pseudonymizer.stand_in("CREDIT_CARD", numbers[digest]))
+            self._card_ends.setdefault(self._digest("CREDIT_CARD", numbers[digest][-4:]), stand_in[-4:])
 
     def register_addresses(self, records: list[dict[str, str]]) -> None:
         """Addresses known as a unit ({'STATE': 'PA', 'POSTCODE': '19122', ...}, from the fields of one
@@ -92,6 +113,10 @@ class ConsistencyMap:
             return addresses.written_as(value, self._known_or_make("STATE", addresses.state_abbreviation(value) or value))
         if entity_type == "CITY" and (town := addresses.TOWN_SHORT_FORMS.get(value.strip())):
             value = town  # 'LA' is Los Angeles: it gets that town's stand-in, not one of its own
+        if entity_type == "CREDIT_CARD" and (end := self._card_ends.get(self._digest("CREDIT_CARD", value))) and len(digits_only(value)) == 4:
+            stand_in = pour_digits(value, end)  # a known card's last four: its stand-in's
+            self._laid_out.add(stand_in)
+            return stand_in
         if entity_type == "ADDRESS_UNIT":  # one unit in every layout ('Suite 135', 'suite #135'): its number is keyed
             number = addresses.unit_key(value)
             if number == value.strip():

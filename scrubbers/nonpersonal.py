@@ -1,5 +1,6 @@
 """Known non-personal values of a session: product names, SKUs, statuses from its state rows, and
-the names and options of goods described in its own JSON (an object with a price, SKU or product id).
+the names and options of goods described in its own JSON (an object with a price, SKU or product id),
+each also with its last word in the other number ('Wireless Earbuds' and 'a Wireless Earbud').
 
 spaCy's small model tags title-case product names ('Wireless Noise-Cancelling Earbuds') as
 PERSON. A state-row value in a column the mapping does not mark as personal is known not to
@@ -16,7 +17,7 @@ from typing import Any
 
 from scrubbers.engine import Finding
 from scrubbers.structured import Policy, embedded_json, iter_fields, join
-from scrubbers.recognizers.person import FIRST_NAMES
+from scrubbers.recognizers.person import FIRST_NAMES, NAME_LISTS
 
 LABEL_MAX_CHARS = 80
 LABEL_MAX_WORDS = 10
@@ -31,6 +32,32 @@ def label_like(value: str) -> bool:
         return False
     looks_like_a_name = len(words) <= 3 and all(w[:1].isupper() for w in words) and words[0].lower() in FIRST_NAMES
     return not looks_like_a_name
+
+
+_SIBILANT_END = re.compile(r"(?:s|x|z|ch|sh)$")
+
+
+def number_forms(label: str) -> list[str]:
+    """The label with its last word in the other grammatical number ('Wireless Earbuds' -> 'Wireless Earbud',
+    'Smart Watch' -> 'Smart Watches', 'Accessory' -> 'Accessories'): a customer writes of one item of goods
+    the catalogue names in the plural, and of several the catalogue names in the singular. A form that is
+    not a label, or whose changed word alone is a name ('Roses' -> 'Rose'), is none of them."""
+    head, _, last = label.rpartition(" ")
+    if len(last) < 3 or not last.replace("-", "").isalpha():
+        return []
+    lower = last.lower()
+    if lower.endswith("ies"):
+        others = [last[:-3] + ("Y" if last.isupper() else "y")]
+    elif lower.endswith("es") and _SIBILANT_END.search(lower[:-2]):
+        others = [last[:-2], last[:-1]]
+    elif lower.endswith("s") and not lower.endswith("ss"):
+        others = [last[:-1]]
+    elif lower.endswith("y") and lower[-2] not in "aeiou":
+        others = [last[:-1] + ("IES" if last.isupper() else "ies")]
+    else:
+        others = [last + ("ES" if last.isupper() else "es") if _SIBILANT_END.search(lower) else last + ("S" if last.isupper() else "s")]
+    forms = [f"{head} {other}" if head else other for other in others]
+    return [f for f in forms if label_like(f) and (head or f.lower() not in NAME_LISTS)]
 
 
 @functools.lru_cache(maxsize=1 << 14)
@@ -111,10 +138,9 @@ class NonPersonalValues:
 
     def __init__(self, values: Iterable[str], personal: Iterable[str] = ()) -> None:
         personal_words = sorted({p.strip() for p in personal if len(p.strip()) >= 2})
-        self._labels = sorted(
-            {v.strip() for v in values if label_like(v) and not any(mentions(personal_words, v.strip()))},
-            key=lambda v: (-len(v), v),
-        )
+        labels = {v.strip() for v in values if label_like(v) and not any(mentions(personal_words, v.strip()))}
+        forms = {form for label in labels for form in number_forms(label) if not any(mentions(personal_words, form))}
+        self._labels = sorted(labels | forms, key=lambda v: (-len(v), v))
 
     def keep(self, text: str, findings: Sequence[Finding]) -> list[Finding]:
         """`findings` without those lying inside a mention of a known non-personal value."""

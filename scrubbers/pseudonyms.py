@@ -217,8 +217,14 @@ def _country_code_length(digits: str) -> int:
     return 1
 
 
+PARTIAL_CARD_DIGITS = 12
+"""Fewer digits than any card number has: a part of one (a card's 'last_four'), replaced by random digits."""
+
+
 def _make_card(fake: Faker, rng: random.Random, value: str) -> str:
     digits = digits_only(value)
+    if len(digits) < PARTIAL_CARD_DIGITS:  # no issuer prefix nor check digit to keep: '9212' -> '3705'
+        return pour_digits(value, "".join(rng.choice("0123456789") for _ in digits))
     prefix = {"3": "37", "4": "4", "5": "5" + str(rng.randint(1, 5)), "6": "6011"}.get(digits[:1], "4")
     body = prefix + "".join(rng.choice("0123456789") for _ in range(len(digits) - len(prefix) - 1))
     return pour_digits(value, body + luhn_check_digit(body))

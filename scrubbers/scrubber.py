@@ -338,6 +338,8 @@ class Scrubber:
             item.known = self._known_values(item, findings)
             people += [value for entity, value in item.known if entity == "PERSON"]
         cmap.register_people(people)
+        cmap.register_cards([value for item in items for entity, value in item.known if entity == "CREDIT_CARD"]
+                            + [text[f.start : f.end] for text, found in findings.items() for f in found if f.entity_type == "CREDIT_CARD"])
         outputs = []
         for item in items:
             known = KnownValues(item.known)

@@ -84,7 +84,9 @@ def plausible(entity_type: str, value: str) -> bool:
     value = value.strip()
     if entity_type == "EMAIL_ADDRESS":
         return "@" in value and "." in value.rpartition("@")[2]
-    if entity_type in {"PHONE_NUMBER", "CREDIT_CARD", "US_SSN"}:
+    if entity_type == "CREDIT_CARD":  # a card's last four digits ('last_four': '9212') are a part of it
+        return len(digits_only(value)) >= 4
+    if entity_type in {"PHONE_NUMBER", "US_SSN"}:
         return len(digits_only(value)) >= 7
     if entity_type == "PERSON":
         return sum(c.isalpha() for c in value) >= 2 and value.casefold() not in {"n/a", "none", "null", "unknown"}

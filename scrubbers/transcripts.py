@@ -18,10 +18,14 @@ state database, no identifiers. Then, per transcript, against the customer's own
 - structure: every message, key and JSON value type as it was (tool results and arguments parsed);
 - state values intact: product names, option values, statuses, order, item, product and payment ids
   of the state, at every place they appear in the original (JSON leaf or words of a sentence);
+- catalogue product names kept: every mention of a product name of the catalogue, in either number ('Wireless
+  Earbuds', 'a Wireless Earbud'), whether or not the transcript looked that product up, unchanged in place;
 - non-personal words kept: of the words (whitespace-separated, JSON leaves split likewise) that
   overlap none of the customer's personal values (names, e-mail, user id, street lines, city,
   state, zip, country), the share found unchanged in place (aligned by `difflib`);
 - zips replaced by something that is not five digits (a zip must stay a zip);
+- cards' last four digits (`last_four` of the customer's payment methods): replaced by four other digits, one
+  stand-in per real value (not counted among the non-personal words);
 - the address as one unit: transcripts where the customer's zip or town survived, and real zips
   written with more than one stand-in and stand-in zips written for more than one real zip (in `.zip`
   fields and after 'zip code is' / 'in');
@@ -61,6 +65,10 @@ class Transcript:
     user_id: str
     protected: list[str] = field(default_factory=list)
     """State values that must survive wherever they appear: product names, options, statuses, ids."""
+    cards: list[str] = field(default_factory=list)
+    """The last four digits of the customer's cards."""
+    goods: list[str] = field(default_factory=list)
+    """The catalogue's product names, each also in the other number, longest first."""
 
 
 def _call(index: int, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -85,8 +93,15 @@ def _address_sentence(address: dict[str, str]) -> str:
     return f"The address on file is {address['address1']}{second}, {address['city']}, {address['state']} {address['zip']}, {address['country']}."
 
 
+def _other_number(name: str) -> str:
+    """'Wireless Earbuds' -> 'Wireless Earbud', 'Smart Watch' -> 'Smart Watchs' (a form never written is never counted)."""
+    return name[:-1] if name.endswith("s") else name + "s"
+
+
 def build(tasks: Sequence[dict[str, Any]], users: dict, orders: dict, products: dict, policy: str) -> list[Transcript]:
     """One transcript per task, in task order (deterministic)."""
+    names = {p["name"] for p in products.values()}
+    goods = sorted(names | {_other_number(n) for n in names}, key=lambda n: (-len(n), n))
     transcripts = []
     for task in tasks:
         user = users[task["user_id"]]
@@ -142,6 +157,7 @@ def build(tasks: Sequence[dict[str, Any]], users: dict, orders: dict, products: 
             messages, sorted(set(personal)), sorted(set(quasi)), sorted({r["address1"] for r in rows}),
             sorted({r["zip"] for r in rows}), task["user_id"],
             sorted(p for p in protected if isinstance(p, str) and len(p) >= 2),
+            sorted({m["last_four"] for m in user.get("payment_methods", {}).values() if m.get("last_four")}), goods,
         ))
     return transcripts
 
@@ -192,10 +208,18 @@ class TranscriptScore:
     structure_broken: int = 0
     protected: int = 0
     protected_kept: int = 0
+    goods: int = 0
+    goods_kept: int = 0
     words: int = 0
     words_kept: int = 0
     zips_changed: int = 0
     zips_misshapen: int = 0
+    cards: int = 0
+    """`last_four` values in the transcripts' JSON."""
+    cards_replaced: int = 0
+    """Of those, the ones replaced by four other digits."""
+    card_stand_ins: dict = field(default_factory=dict)
+    """real last four -> the set of values written in its place in `last_four` fields."""
     user_ids: int = 0
     """Transcripts where the customer's user id appears."""
     user_ids_same_shape: int = 0
@@ -257,6 +281,10 @@ def score(transcripts: Sequence[Transcript], scrubbed: Sequence[list[dict[str, A
                 continue
             if path.endswith(".zip"):
                 result.zip_stand_ins.setdefault(old, set()).add(new)
+            if path.endswith(".last_four"):
+                result.cards += 1
+                result.cards_replaced += old != new and re.fullmatch(r"\d{4}", new) is not None
+                result.card_stand_ins.setdefault(old, set()).add(new)
             if path.endswith(".zip") and old != new:
                 result.zips_changed += 1
                 result.zips_misshapen += not _ZIP.fullmatch(new)
@@ -264,12 +292,18 @@ def score(transcripts: Sequence[Transcript], scrubbed: Sequence[list[dict[str, A
                 if re.search(rf"(?i:zip(?: code)?(?: is)?|\bin) {zip_code}\b", old):  # 'my zip code is 19122', 'in 19122'
                     for match in re.finditer(r"(?i:zip(?: code)?(?: is)?|\bin) (\d{5})\b", new):
                         result.zip_stand_ins.setdefault(zip_code, set()).add(match.group(1))
-            personal = _mentions([*transcript.personal, *transcript.quasi], old)
+            personal = _mentions([*transcript.personal, *transcript.quasi, *transcript.cards], old)
             for start, end in _mentions(transcript.protected, old):
                 if any(s < end and start < e for s, e in personal):
                     continue
                 result.protected += 1
                 result.protected_kept += _kept_in_place(old, new, start, end)
+            taken: list[tuple[int, int]] = []
+            for start, end in _mentions(transcript.goods, old):  # longest first: 'Wireless Earbuds' before 'Wireless Earbud'
+                if not any(s < end and start < e for s, e in [*taken, *personal]):
+                    taken.append((start, end))
+                    result.goods += 1
+                    result.goods_kept += _kept_in_place(old, new, start, end)
             words = [m for m in _WORD.finditer(old) if not any(s < m.end() and m.start() < e for s, e in personal)]
             if not words:
                 continue
@@ -324,8 +358,11 @@ def report(result: TranscriptScore) -> str:
         f"structure changed (messages, keys, value types): {result.structure_broken}/{n}",
         f"state values intact (product names, options, statuses, ids): {result.protected_kept}/{result.protected}"
         f" ({result.protected_kept / max(1, result.protected):.1%})",
+        f"catalogue product names (either number) kept: {result.goods_kept}/{result.goods}",
         f"non-personal words kept: {result.words_kept}/{result.words} ({result.kept:.1%})",
         f"zips changed: {result.zips_changed}, of which not five digits: {result.zips_misshapen}",
+        f"cards' last four digits replaced by four others: {result.cards_replaced}/{result.cards}, real ones with more than"
+        f" one stand-in: {sum(len(v) > 1 for v in result.card_stand_ins.values())}/{len(result.card_stand_ins)}",
         f"transcripts where the customer's zip or town survived: {result.localities_left}/{n}",
         f"real zips with more than one stand-in: {sum(len(v) > 1 for v in result.zip_stand_ins.values())}"
         f"/{len(result.zip_stand_ins)}",

@@ -1,8 +1,10 @@
 """Card numbers Presidio's CreditCardRecognizer pattern does not cover: Mastercard's 2-series
-(2221-2720), and numbers of 12 to 19 digits in any grouping (Maestro's 12, Visa's 19)."""
+(2221-2720), numbers of 12 to 19 digits in any grouping (Maestro's 12, Visa's 19), and a card's
+last four digits where the text says they are ('card ending in 9212', '**** 9212')."""
 
 from __future__ import annotations
 
+import regex
 from presidio_analyzer import Pattern
 
 from scrubbers.recognizers.preset import PresetPatternRecognizer
@@ -32,3 +34,25 @@ class CardLengthRecognizer(PresetPatternRecognizer):
         if not luhn_valid(pattern_text):
             return False
         return True if sum(c.isdigit() for c in pattern_text) >= self.LONG else None
+
+
+_CARD_WORD = r"\b(?:card|visa|mastercard|amex|discover|maestro|debit|credit)\b"
+_FOUR = r"\d{4}(?![\d\w]|[.,]\d)"
+
+
+class CardLastFourRecognizer(PresetPatternRecognizer):
+    """A card's last four digits written as such: after 'ending in' / 'ends with' a card word names
+    ('my Visa ending in 9212', 'the card that ends with 4410, not the one ending in 1234'), after
+    'last four (digits)' ('last 4 digits of my card: 9212'), or after masked groups ('**** **** **** 9212',
+    'xxxx-9212'). Replaced as a card's part ('last_four' fields are the same); four digits alone are not."""
+
+    ENTITY = "CREDIT_CARD"
+    FLAGS = regex.IGNORECASE | regex.MULTILINE
+    PATTERNS = [
+        Pattern("Card ending in", rf"(?<={_CARD_WORD}[^\n.!?]{{0,40}}?\b(?:ending|ends|ended)(?:[^\S\n]+(?:in|with))?[^\S\n]*[:#]?[^\S\n]*){_FOUR}", 0.6),
+        Pattern("Last four", rf"(?<=\blast[^\S\n]+(?:four|4)(?:[^\S\n]+digits)?(?:[^\S\n]+of[^\S\n]+[^\n.!?:]{{0,30}}?{_CARD_WORD})?"
+                rf"(?:[^\S\n]+(?:is|are|were|was))?[^\S\n]*[:=]?[^\S\n]*){_FOUR}", 0.6),
+        Pattern("Masked groups", rf"(?<=(?<![\w*•])(?:[x*•]{{4}}[^\S\n-]?-?[^\S\n]?){{1,3}}){_FOUR}", 0.6),
+    ]
+    CONTEXT = ["card", "ending", "last"]
+    CUES = regex.compile(r"(?i)\b(?:ending|ends|ended|last[^\S\n]+(?:four|4))\b|[x*•]{4}")

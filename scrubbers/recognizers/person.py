@@ -291,6 +291,20 @@ _PLACE_WITH_STATE = regex.compile(r"\p{L}[^\S\n]*,?[^\S\n]+(?:" + "|".join(UsAdd
 """A town and a US state's code ('Houston TX', 'Austin, TX'): a place, not a person."""
 
 
+_PARTICLE_WORDS = frozenset({"de", "la", "del", "della", "di", "da", "van", "von", "der", "den", "le", "du", "dos"})
+
+
+def _common_words_unlisted(words: list[str]) -> bool:
+    """Two words or more, none a name list knows, the first (not a particle: 'van Gijn') a common English word:
+    the name of a thing ('Wireless Earbud', 'Digital Camera'). The gold corpus has no such person."""
+    return (
+        len(words) >= 2
+        and not any(w in NAME_LISTS for w in words)
+        and words[0] not in _PARTICLE_WORDS
+        and zipf_frequency(words[0], "en") >= COMMON_WORD_ZIPF
+    )
+
+
 def _known_or_rare(word: str) -> bool:
     return word in NAME_LISTS or zipf_frequency(word, "en") < RARE_WORD_ZIPF
 
@@ -300,10 +314,11 @@ def ner_name_plausible(text: str, start: int, end: int) -> bool:
 
     Not when it holds a digit or an underscore ('500ml', 'call_0000') or is a piece of a word
     ('32GB' -> 'GB'). Not when it is only common English words none of which a name list knows
-    ('Water Bottle', 'Desk Lamp'; but 'Rose Hill', 'James'). A whole text (a JSON value: 'Garden Hose',
-    the colour 'brown') needs a word a name list knows or a rare one; in lower case, a known first
-    name first or, alone, only rare words ('level intermediate' in a sentence: each word known or
-    rare). One capitalised word ('Modify'
+    ('Water Bottle', 'Desk Lamp'; but 'Rose Hill', 'James'), nor when no word is one a name list
+    knows and the first is a common English word ('Wireless Earbud': 'earbud' is rare in English).
+    A whole text (a JSON value: 'Garden Hose', the colour 'brown') needs a word a name list knows or
+    a rare one; in lower case, a known first name first or, alone, only rare words ('level
+    intermediate' in a sentence: each word known or rare). One capitalised word ('Modify'
     opening a heading) needs to be known, rare, or not to open a line or a sentence.
     """
     span = text[start:end]
@@ -315,6 +330,8 @@ def ner_name_plausible(text: str, start: int, end: int) -> bool:
     if not words:
         return False
     alone = not text[:start].strip(" \"'") and not text[end:].strip(" .\"'")  # a JSON value: no sentence around it
+    if _common_words_unlisted(words) and not _PERSON_CUE_BEFORE.search(text, max(0, start - 24), start):
+        return False  # 'Wireless Earbud', 'Air Purifier': a name list knows a word of a name that opens with an English word
     if span.islower():
         if words[0] in FIRST_NAMES or words[0] in WORLD_FIRST_NAMES:
             return True

@@ -22,7 +22,7 @@ from scrubbers.recognizers.address import (
     StreetAddressRecognizer,
 )
 from scrubbers.recognizers.birth import DateOfBirthRecognizer
-from scrubbers.recognizers.card import CardLengthRecognizer, MastercardTwoSeriesRecognizer
+from scrubbers.recognizers.card import CardLastFourRecognizer, CardLengthRecognizer, MastercardTwoSeriesRecognizer
 from scrubbers.recognizers.iban import LowerCaseIbanRecognizer
 from scrubbers.recognizers.offline import OfflineEmailRecognizer, ValidPhoneRecognizer
 from scrubbers.recognizers.person import (
@@ -57,7 +57,7 @@ RECOGNIZERS: MappingProxyType[str, tuple[type[EntityRecognizer], ...]] = Mapping
     "EMAIL_ADDRESS": (OfflineEmailRecognizer,),
     "PHONE_NUMBER": (ValidPhoneRecognizer, PhoneLayoutRecognizer, LabelledShortPhoneRecognizer),
     "STREET_ADDRESS": (StreetAddressRecognizer, InternationalStreetRecognizer, AddressUnitRecognizer, PostcodeRecognizer),
-    "CREDIT_CARD": (CreditCardRecognizer, MastercardTwoSeriesRecognizer, CardLengthRecognizer),
+    "CREDIT_CARD": (CreditCardRecognizer, MastercardTwoSeriesRecognizer, CardLengthRecognizer, CardLastFourRecognizer),
     "IBAN_CODE": (IbanRecognizer, LowerCaseIbanRecognizer),
     "US_SSN": (UsSsnRecognizer,),
     "IP_ADDRESS": (IpRecognizer,),

@@ -72,6 +72,12 @@ def test_a_short_number_is_searched_as_text(detector) -> None:
     assert not _verdict(detector, [("PHONE_NUMBER", short)], [f"ext {short}"]).passed
 
 
+def test_a_card_s_last_four_digits_are_no_leak(detector) -> None:
+    """A 'last_four' field is a card's part: replaced, but not a card; its digits recur by chance in an amount."""
+    assert _verdict(detector, [("CREDIT_CARD", "1999")], ["paid $1999.00"]).passed
+    assert not _verdict(detector, [("PHONE_NUMBER", "1999")], ["paid $1999.00"]).passed  # other short numbers are
+
+
 def test_a_card_number_is_checked_by_digits(detector) -> None:
     originals = [("CREDIT_CARD", "4111 1111 1111 1111")]
     assert not _verdict(detector, originals, ["card 4111-1111-1111-1111"]).passed

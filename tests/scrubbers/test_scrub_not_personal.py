@@ -1,9 +1,12 @@
 """What looks personal and is not, and stand-ins that must read right: arithmetic is no phone number, a town
 with its state's code is no person, a title agrees with the stand-in's gender."""
 
+import json
+
 import pytest
 
-from scrubbers.engine import Detector
+from scrubbers.engine import Detector, Finding
+from scrubbers.nonpersonal import NonPersonalValues
 from scrubbers.pseudonyms import Pseudonymizer, gender, title_for
 
 CASES = [
@@ -38,3 +41,35 @@ def test_a_stand_in_first_name_keeps_the_original_s_gender() -> None:
 def test_a_title_follows_the_gender_of_the_name_after_it() -> None:
     assert title_for("Mr.", "Amanda") == "Ms." and title_for("MRS", "Robert") == "MR" and title_for("Dr.", "Amanda") == "Dr."
     assert title_for("Mr", "Robert") == "Mr" and title_for("Ms.", "Taylor") == "Ms."  # a name of either gender: as written
+
+
+def _person(text: str, span: str) -> Finding:
+    start = text.index(span)
+    return Finding(start, start + len(span), "PERSON", 0.85)
+
+
+@pytest.mark.parametrize(("label", "text", "span"), [
+    ("Wireless Earbuds", "You mistakenly ordered a Wireless Earbud with an IPX7 water resistance level", "Wireless Earbud"),
+    ("Smart Watch", "both Smart Watches arrived broken", "Smart Watches"),
+    ("Hiking Boots", "the left Hiking Boot is torn", "Hiking Boot"),
+])
+def test_goods_are_known_in_the_other_number(label: str, text: str, span: str) -> None:
+    """tau-bench's catalogue names 'Wireless Earbuds'; its customer writes of 'a Wireless Earbud', which
+    spaCy's small model calls a person: the label's other number is the same goods."""
+    assert NonPersonalValues([label]).keep(text, [_person(text, span)]) == []
+
+
+@pytest.mark.parametrize(("label", "text", "span"), [
+    ("Roses", "Rose called about the order", "Rose"),  # an option 'Roses' is no licence for a person 'Rose'
+    ("Millers", "Miller called about the order", "Miller"),  # nor a brand 'Millers' for a Mr Miller
+    ("Garden Hose", "Garden Hoses wrote to me", "Garden Hoses wrote"),  # the finding must lie inside the mention
+])
+def test_a_number_form_spares_no_person(label: str, text: str, span: str) -> None:
+    finding = _person(text, span)
+    assert NonPersonalValues([label]).keep(text, [finding]) == [finding]
+
+
+def test_a_product_named_in_the_singular_stays_beside_its_catalogue_json(scrubber) -> None:
+    product = {"name": "Wireless Earbuds", "product_id": "9924732112", "variants": {"2757705742": {"price": 258.97}}}
+    value = [json.dumps(product), "You mistakenly ordered a Wireless Earbud with an IPX7 water resistance level, but you don't require it."]
+    assert scrubber.scrub_json(value)[0] == value

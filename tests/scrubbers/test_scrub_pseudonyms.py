@@ -35,6 +35,15 @@ def test_card_stand_in_is_luhn_valid_with_the_same_grouping(pseudo: Pseudonymize
     assert digits_only(stand_in) != digits_only(card)
 
 
+def test_a_card_s_last_four_digits_get_any_four_other_digits(pseudo: Pseudonymizer) -> None:
+    """A part of a card number has no issuer prefix or check digit to keep: its stand-in's digits are all drawn
+    (a last four made like a card, prefix '4' then a check digit, had 100 possible stand-ins, all starting with 4)."""
+    stand_ins = [pseudo.stand_in("CREDIT_CARD", f"{n:04d}") for n in range(0, 10000, 97)]
+    assert all(re.fullmatch(r"\d{4}", s) for s in stand_ins)
+    assert all(s != f"{n:04d}" for s, n in zip(stand_ins, range(0, 10000, 97)))
+    assert len({s[0] for s in stand_ins}) == 10 and len(set(stand_ins)) > 0.9 * len(stand_ins)
+
+
 @pytest.mark.parametrize("ip", ["81.2.69.142", "10.0.0.7", "2a02:8070:a28c::1", "fe80::1ff:fe23:4567:890a"])
 def test_ip_stand_in_is_in_documentation_ranges(pseudo: Pseudonymizer, ip: str) -> None:
     stand_in = ipaddress.ip_address(pseudo.stand_in("IP_ADDRESS", ip))

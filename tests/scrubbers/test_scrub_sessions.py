@@ -440,3 +440,57 @@ def test_a_town_field_is_left_as_it_is(scrubber) -> None:
     value = {"address": {"city": "Austin"}, "city": "Austin", "capacity": "750ml", "note": "I moved to New York"}
     scrubbed, _ = scrubber.scrub_json(value)
     assert scrubbed == value
+
+
+def test_a_card_s_last_four_digits_get_one_stand_in_everywhere(scrubber) -> None:
+    """tau-bench's payment methods carry a card's last four digits: replaced, in the JSON of a tool result, under
+    another spelling of the field, and in the sentences of the same text, by the same four digits; the
+    payment method's id, the keys and the value types stay as they were."""
+    card = {"source": "credit_card", "brand": "mastercard", "last_four": "9212", "id": "credit_card_7815826"}
+    value = [json.dumps({"payment_methods": {"credit_card_7815826": card}}), {"last4": 9212},
+             "Please use my card ending in 9212, not the one for $92.12."]
+    scrubbed, counts = scrubber.scrub_json(value)
+    result = json.loads(scrubbed[0])["payment_methods"]["credit_card_7815826"]
+    stand_in = result["last_four"]
+    assert re.fullmatch(r"\d{4}", stand_in) and stand_in != "9212"
+    assert result == {**card, "last_four": stand_in}
+    assert scrubbed[1] == {"last4": int(stand_in)}
+    assert scrubbed[2] == f"Please use my card ending in {stand_in}, not the one for $92.12."
+    assert counts == {"CREDIT_CARD": 3}
+    assert scrubber.scrub_json(value)[0] == scrubbed
+
+
+def test_a_card_s_last_four_digits_in_an_amount_do_not_quarantine_a_session(scrubber) -> None:
+    """Four digits recur by chance where no rule replaces them (an amount is protected): not a leak."""
+    session = Session.model_validate({
+        "session_id": "s-1", "trace_ids": ["t-1"], "started_at": "2024-05-01T10:00:00Z",
+        "turns": [{"role": "user", "source": "traces", "text": "I paid $1999.00 with the card ending in 1999"}],
+        "tool_calls": [{"name": "get_user_details", "arguments": {"user_id": "u-1"}, "result": json.dumps(
+            {"payment_methods": [{"source": "credit_card", "last_four": "1999"}]})}],
+    })
+    (result,) = scrubber.scrub_sessions([(session, {})])
+    assert result.report.leak_passed and result.report.counts["CREDIT_CARD"] == 2
+    text = result.session.turns[0].text
+    assert text.startswith("I paid $1999.00 with the card ending in ") and not text.endswith("1999")
+
+
+def test_a_card_s_last_four_digits_written_in_a_sentence_get_one_stand_in(scrubber) -> None:
+    """Without a field: 'ending in' after a card word says four digits are a card's (`CardLastFourRecognizer`)."""
+    value = ["Please use my card ending in 9212, not the one ending in 4410.", "The card ending in 9212 works.",
+             "the meeting ending in 2024 was long"]
+    (first, second, meeting), counts = scrubber.scrub_json(value)
+    stand_in = re.search(r"card ending in (\d{4}),", first).group(1)
+    assert stand_in != "9212" and second == f"The card ending in {stand_in} works." and "4410" not in first
+    assert meeting == value[2] and counts == {"CREDIT_CARD": 3}
+
+
+def test_a_known_card_s_last_four_digits_are_its_stand_in_s(scrubber) -> None:
+    """Where the full number is known too (a state's card_number, a card written out), its last four written alone
+    are the last four of its stand-in: the seed's card and the 'card ending in' of its sessions still agree."""
+    value = [{"card_number": "4111 1111 1111 1111", "card_last4": "1111"}, "the card ending in 1111 was declined",
+             "pay with 5500-0000-0000-0004 or the card ending in 0004"]
+    (row, text, written), _ = scrubber.scrub_json(value)
+    end = row["card_number"][-4:]
+    assert row["card_last4"] == end != "1111" and text == f"the card ending in {end} was declined"
+    card = re.search(r"\d{4}-\d{4}-\d{4}-\d{4}", written).group()
+    assert card != "5500-0000-0000-0004" and written.endswith(f"card ending in {card[-4:]}")

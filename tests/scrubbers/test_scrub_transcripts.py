@@ -11,7 +11,9 @@ from scrubbers.transcripts import DEFAULT_FOLDER, build, load, score
 USERS = {"noah_brown_6181": {"name": {"first_name": "Noah", "last_name": "Brown"},
                              "address": {"address1": "986 Sunset Drive", "address2": "Suite 259", "city": "Denver",
                                          "country": "USA", "state": "CO", "zip": "80279"},
-                             "email": "noah.brown7922@example.com", "orders": ["#W7678072"]}}
+                             "email": "noah.brown7922@example.com", "orders": ["#W7678072"],
+                             "payment_methods": {"credit_card_7815826": {"source": "credit_card", "brand": "visa", "last_four": "9212",
+                                                                         "id": "credit_card_7815826"}}}}
 ORDERS = {"#W7678072": {"order_id": "#W7678072", "user_id": "noah_brown_6181", "address": USERS["noah_brown_6181"]["address"],
                         "items": [{"name": "Garden Hose", "product_id": "6679515468", "item_id": "5206946487", "price": 95.08,
                                    "options": {"length": "50ft", "color": "brown"}}],
@@ -60,6 +62,9 @@ def test_each_kind_of_damage_is_counted() -> None:
     assert damaged.protected_kept == damaged.protected - 2 and damaged.words_kept == damaged.words - 3  # both mentions, and "kind."
     zipped = score([transcript], [_replace(scrubbed, '\\"zip\\": \\"80279\\"', '\\"zip\\": \\"Denver\\"')])  # inside JSON strings
     assert zipped.zips_changed == 3 and zipped.zips_misshapen == 3  # the look-up's argument, the user's and the order's address
+    assert clean.cards == 1 and clean.cards_replaced == 0 and clean.card_stand_ins == {"9212": {"9212"}}
+    carded = score([transcript], [_replace(scrubbed, '\\"last_four\\": \\"9212\\"', '\\"last_four\\": \\"4410\\"')])
+    assert carded.cards_replaced == 1 and carded.card_stand_ins == {"9212": {"4410"}} and carded.kept == 1.0
     renamed = score([transcript], [_replace(scrubbed, '\\"price\\"', '\\"moreno\\"')])
     assert renamed.structure_broken == 1
 
@@ -73,7 +78,9 @@ def test_tau_bench_transcripts_through_scrub_meet_the_goals(scrubber) -> None:
     assert not result.leaked
     assert result.user_ids_same_shape == result.user_ids > 100 and result.streets_replaced == result.streets
     assert result.protected_kept / result.protected >= 0.999 and result.kept >= 0.98
+    assert result.goods_kept == result.goods > 2000  # 'a Wireless Earbud' of 'Wireless Earbuds' was a person (1 of 2,373)
     assert result.zips_misshapen == 0
+    assert result.cards_replaced == result.cards > 30 and not [c for c, stand_ins in result.card_stand_ins.items() if len(stand_ins) > 1]
     assert result.localities_left == 0 and not [z for z, stand_ins in result.zip_stand_ins.items() if len(stand_ins) > 1]
     # each town's and zip's stand-in is drawn by its own digest alone, never by looking at the batch's other towns
     # (so the incident path and the nightly run agree): towns rarely share one (3 of 14 before the state's hundreds
@@ -108,3 +115,16 @@ def test_a_surviving_zip_or_town_and_a_zip_with_two_stand_ins_are_counted() -> N
     other.zips = ["80280"]
     other.messages = _replace(other.messages, "80279", "80280")
     assert score([transcript, other], [moved, moved]).shared_zips == 1 and score([transcript], [moved]).shared_zips == 0
+
+
+def test_catalogue_product_names_are_counted_in_either_number() -> None:
+    """A product name of the catalogue replaced anywhere ('a Wireless Earbud' of 'Wireless Earbuds', which a cold
+    reviewer found replaced as a person) is counted, in the number the catalogue writes and in the other."""
+    task = {**TASK, "instruction": "You are Noah Brown in 80279. Return both Garden Hoses of order #W7678072."}
+    (transcript,) = build([task], USERS, ORDERS, {"6679515468": {"name": "Garden Hose"}}, "# Policy\n\nBe kind.")
+    kept = score([transcript], [copy.deepcopy(transcript.messages)])
+    assert kept.goods == kept.goods_kept > 2
+    plural = score([transcript], [_replace(transcript.messages, "Garden Hoses", "Gardner Hayes")])
+    assert plural.goods_kept == kept.goods - 1
+    singular = score([transcript], [_replace(transcript.messages, "Garden Hose", "Gardner Hayes")])
+    assert singular.goods_kept == 0

@@ -15,6 +15,7 @@ PRESIDIO = SpacyRecognizer(supported_language="en", supported_entities=["PERSON"
     ("call_0000", "call_0000"),
     ("Laptop (screen size 13-inch, processor i5, ram 32GB, storage 256GB SSD)", "GB"),
     ("Desk Lamp", "Desk Lamp"),
+    ("You mistakenly ordered a Wireless Earbud with an IPX7 water resistance level", "Wireless Earbud"),
 ])
 def test_what_no_name_could_be_is_dropped(text: str, tagged: str) -> None:
     engine = MockNlpEngine(ner={tagged: "PERSON"})
@@ -54,6 +55,9 @@ def _plausible(text: str, span: str) -> bool:
     ("Garden Hose wrote to me", "Garden Hose"),
     ("the clubs where Metallica first played", "Metallica"),
     ("Golden Helix\n\nOur office", "Golden Helix"),
+    # no word a name list knows, the first a common English word: a thing, though 'earbud' is rare in English
+    ("You mistakenly ordered a Wireless Earbud with an IPX7 water resistance level", "Wireless Earbud"),
+    ("Air Purifier", "Air Purifier"),
 ])
 def test_ner_name_implausible(text: str, span: str) -> None:
     assert not _plausible(text, span)
@@ -65,6 +69,8 @@ def test_ner_name_implausible(text: str, span: str) -> None:
     ("Rose Hill called", "Rose Hill"),
     ("our founders: smit, zhang", "smit"),
     ("Ryan Ziherl wrote to me", "Ryan Ziherl"),  # in a sentence, a rare word may be a name
+    ("the cover is by van Gijn", "van Gijn"),  # a particle is no common word opening a thing's name
+    ("Dear Wireless Earbud, thanks", "Wireless Earbud"),  # a cue says it is a person's
 ])
 def test_ner_name_plausible(text: str, span: str) -> None:
     assert _plausible(text, span)
