@@ -172,11 +172,14 @@ def test_a_request_outside_the_tools_goes_to_a_human_once_the_requester_is_known
 
 
 @pytest.mark.parametrize("words", ["Please change it to the other bottle.", "Can you switch the blue one for the red?",
-                                   "Remove the charger from my order #W1000001.", "I'd like a refund, not an exchange."])
+                                   "Remove the charger from my order #W1000001.", "I'd like a refund, not an exchange.",
+                                   "please refund #W1000001, the gloves doesnt fit and I dont want an exchange"])
 def test_item_changes_in_the_customers_words_are_a_humans_to_make(domain, words):
     """An item change without the word 'exchange' (cold review: "change it to the other bottle" got an
-    answer instead of a hand-off); the drafter's rules and the reference agent read the policy alike."""
-    asked = not words.startswith("I'd like a refund")
+    answer instead of a hand-off); the drafter's rules and the reference agent read the policy alike,
+    a 'dont' written without its apostrophe too (the demo's health check: the drafter handed over a refund
+    the customer asked for 'and I dont want an exchange', the reference agent refused it)."""
+    asked = not words.startswith(("I'd like a refund", "please refund"))
     seed = freeze_seed(_state(), CLOCK)
     view = AgentView(prompt=words, intent="other", actor={"customer_id": "cus_1001"}, clock=seed.clock)
     assert rules.asks_outside_tools(words, domain.policy) is asked

@@ -183,7 +183,8 @@ def item_change_tool(intent: str, prompt: str, order: dict | None, customer_id: 
                  and tool.requires_status), None)
 
 
-_NEGATED = re.compile(r"\b(?:not|no|never|without|n't)\b(?:\W+\w+){0,2}\W*$|n't(?:\W+\w+){0,2}\W*$")
+_NEGATED = re.compile(r"\b(?:not|no|never|without|n't|dont|doesnt|didnt|wont|isnt|cant)\b(?:\W+\w+){0,2}\W*$|n't(?:\W+\w+){0,2}\W*$")
+"""A 'not' among the three words before a phrase; customers write 'dont' without its apostrophe too."""
 
 
 def asks_outside_tools(prompt: str, policy: RetailPolicy) -> bool:
