@@ -27,7 +27,7 @@ def incident_seed(session: Session, state: dict, run: RunContext, day: str, ledg
     clock = frozen_clock(session, day)
     as_of = state_as_of_incident(session, state, clock, run.updated_by, ledger)
     uncertain = [*as_of.uncertain, *run.state_mapping.owners_at_cap(as_of.state)]
-    return starting_seed(as_of.state, clock, run.domain, run.seed_schema, uncertain)
+    return starting_seed(as_of.state, clock, run.domain, run.seed_schema, uncertain, session)
 
 
 @dataclass
