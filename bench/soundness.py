@@ -217,7 +217,7 @@ def make_drop(work: Path, variant: bool, count: int, source: str = "tau", offset
     mapping = {
         "version": 1,
         "kinds": {
-            "customer": {"file": "users.json", "key": "user_id", "pii": {**PII, **_address_pii("home_address" if variant else "address")}},
+            "customer": {"file": "users.json", "key": "user_id", "owner": True, "pii": {**PII, **_address_pii("home_address" if variant else "address")}},
             order_kind: {"file": "orders.json", "key": "order_ref" if variant else "order_id",
                          "foreign_keys": {("buyer_id" if variant else "user_id"): "customer"},
                          "pii": _address_pii("ship_to" if variant else "address")},

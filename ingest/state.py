@@ -83,34 +83,71 @@ class StateSource(ABC):
         return dict(self.mapping.kind(kind).pii)
 
     def snapshot(self, entity_ids: dict[str, list[str]], as_of: datetime | None) -> StateRows:
-        """The named entities, the child rows referencing them, and every parent those rows
-        reference (transitively); rows dated after `as_of` are left out. Unknown kinds are ignored."""
+        """The named entities, the child rows referencing them, and every parent those rows reference
+        (transitively). A row of an owner kind (the mapping's `owner`), named or reached as a parent, brings
+        its child rows too, each with its own child rows (a customer's other orders with their items and
+        payments): at most `max_owned_rows` of each child kind, the newest first; the rows it brings make no
+        further owner bring theirs. Rows dated after `as_of` are left out. Unknown kinds are ignored."""
         rows: StateRows = {}
-        pending: list[tuple[str, dict[str, Any]]] = []
+        pending: list[tuple[str, dict[str, Any], bool]] = []  # (kind, row, brought by an owner)
+        expanded: set[tuple[str, str]] = set()
 
-        def keep(kind: str, found: list[dict[str, Any]]) -> None:
+        def keep(kind: str, found: list[dict[str, Any]], owned: bool = False) -> None:
             spec = self.mapping.kinds[kind]
             for row in found:
                 row_id = str(row.get(spec.key))
-                if row_id not in rows.get(kind, {}) and _existed(row, spec, as_of):
-                    rows.setdefault(kind, {})[row_id] = row
-                    pending.append((kind, row))
+                if row_id not in rows.get(kind, {}):
+                    if _existed(row, spec, as_of):
+                        rows.setdefault(kind, {})[row_id] = row
+                        pending.append((kind, row, owned))
+                elif spec.owner and not owned and (kind, row_id) not in expanded:
+                    pending.append((kind, rows[kind][row_id], False))  # first reached through an owner's rows
 
         named = {kind: sorted(set(map(str, ids))) for kind, ids in sorted(entity_ids.items()) if kind in self.mapping.kinds}
         for kind, ids in named.items():
             keep(kind, self._rows_where(kind, self.mapping.kinds[kind].key, ids))
         for kind, ids in named.items():
             present = sorted(rows.get(kind, {}))
+            if self.mapping.kinds[kind].owner:
+                continue  # an owner brings its children below, bounded, with theirs
             for child, column in self.mapping.children_of(kind):
                 if present:
                     keep(child, self._rows_where(child, column, present))
         while pending:
-            kind, row = pending.pop()
-            for column, parent in sorted(self.mapping.kinds[kind].foreign_keys.items()):
+            kind, row, owned = pending.pop()
+            spec = self.mapping.kinds[kind]
+            row_id = str(row.get(spec.key))
+            if spec.owner and not owned and (kind, row_id) not in expanded:
+                expanded.add((kind, row_id))
+                for child, column in self.mapping.children_of(kind):
+                    child_spec = self.mapping.kinds[child]
+                    found = [found_row for found_row in self._rows_where(child, column, [row_id]) if _existed(found_row, child_spec, as_of)]
+                    chosen = _newest_first(found, child_spec)[: spec.max_owned_rows]
+                    keep(child, chosen, True)
+                    chosen_ids = sorted({str(found_row.get(child_spec.key)) for found_row in chosen})
+                    for grandchild, grand_column in self.mapping.children_of(child):
+                        if chosen_ids:
+                            keep(grandchild, self._rows_where(grandchild, grand_column, chosen_ids), True)
+            for column, parent in sorted(spec.foreign_keys.items()):
                 value = row.get(column)
-                if value is not None and str(value) not in rows.get(parent, {}):
-                    keep(parent, self._rows_where(parent, self.mapping.kinds[parent].key, [str(value)]))
+                awaited = self.mapping.kinds[parent].owner and not owned and (parent, str(value)) not in expanded
+                if value is not None and (str(value) not in rows.get(parent, {}) or awaited):
+                    keep(parent, self._rows_where(parent, self.mapping.kinds[parent].key, [str(value)]), owned)
         return {kind: dict(sorted(by_id.items())) for kind, by_id in sorted(rows.items())}
+
+
+def _newest_first(found: list[dict[str, Any]], spec: EntityKind) -> list[dict[str, Any]]:
+    """Rows by their `dated_by` date, newest first (undated ones last), ties by key: which rows a capped owner brings."""
+
+    def when(row: dict[str, Any]) -> float:
+        if spec.dated_by is not None and row.get(spec.dated_by) is not None:
+            try:
+                return parse_rfc3339(str(row[spec.dated_by]), assume_utc=True).timestamp()
+            except BadTimestamp:
+                pass
+        return float("-inf")
+
+    return sorted(sorted(found, key=lambda row: str(row.get(spec.key))), key=when, reverse=True)
 
 
 _NAME_LIKE_RUN = re.compile(r"[^\W\d_]{3}")

@@ -40,6 +40,16 @@ class EntityKind(BaseModel):
         default=None, description="column telling when the row last changed: a later change makes its seed fields uncertain"
     )
     json_columns: list[str] = Field(default_factory=list, description="columns holding JSON text to decode")
+    owner: bool = Field(
+        default=False,
+        description="a row of this kind in a snapshot, named or reached as a parent, brings its child rows (a customer's "
+        "other orders) with theirs (their items, payments)",
+    )
+    max_owned_rows: int = Field(
+        default=200, ge=1,
+        description="an owner row brings at most this many rows of each child kind (the newest by `dated_by`, else the "
+        "first by key); a seed holding that many is flagged uncertain: rows beyond the cap may be left out",
+    )
 
     @model_validator(mode="after")
     def _one_location(self) -> EntityKind:
@@ -119,6 +129,21 @@ class StateMapping(BaseModel):
             for column, target in kind.foreign_keys.items()
             if target == name
         )
+
+    def owners_at_cap(self, state: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
+        """'kind id: why' for each owner row of `state` holding as many rows of a child kind as its kind's
+        `max_owned_rows`: the snapshot may have left rows beyond the cap out, so the seed says so."""
+        flagged = []
+        for name, spec in sorted(self.kinds.items()):
+            if not spec.owner:
+                continue
+            for row_id in sorted(state.get(name, {})):
+                for child, column in self.children_of(name):
+                    held = sum(1 for row in state.get(child, {}).values() if str(row.get(column)) == row_id)
+                    if held >= spec.max_owned_rows:
+                        flagged.append(f"{name} {row_id}: holds {held} {child} rows, the mapping's max_owned_rows: "
+                                       "any beyond the cap are left out of the seed")
+        return flagged
 
 
 def values_at(row: Any, path: str) -> list[tuple[str, Any]]:

@@ -28,10 +28,12 @@ class DraftPair(BaseModel):
 
 def starting_seed(
     state: StateRows, clock: datetime, domain: Domain, domain_schema: dict[str, Any] | None = None,
-    uncertain: Sequence[str] = (),
+    uncertain: Sequence[str] = (), session: Session | None = None,
 ) -> Seed:
-    """The seed a session's tasks start from: its state with the domain's canary rows, frozen at the clock."""
-    return freeze_seed(domain.add_canary(state, clock, domain_schema), clock, domain.name, domain_schema, list(uncertain))
+    """The seed a session's tasks start from: its state with the domain's canary rows (none of them a row `session`
+    names or touches), frozen at the clock."""
+    canaried = domain.add_canary(state, clock, domain_schema, session, uncertain)
+    return freeze_seed(canaried, clock, domain.name, domain_schema, list(uncertain))
 
 
 def user_prompt(session: Session) -> str:

@@ -226,6 +226,7 @@ kinds:
     key: id
     pii: {name: PERSON, email: EMAIL_ADDRESS, phone: PHONE_NUMBER, address: ADDRESS}
     dated_by: created_at
+    owner: true   # reached as an order's parent, a customer brings their other orders with their rows
   order:
     table: orders
     key: id

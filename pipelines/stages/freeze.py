@@ -19,13 +19,15 @@ from pipelines.store.repository import Store
 
 def incident_seed(session: Session, state: dict, run: RunContext, day: str, ledger: list[Session] | None = None) -> Seed:
     """The session's snapshot turned back to how the session found it (taskgen.seeds.state_as_of_incident;
-    `ledger`: the day's other sessions, whose later writes are undone where their names tell how),
+    `ledger`: the day's other sessions, whose later writes are undone where their names tell how; an owner
+    holding its mapping's `max_owned_rows` of a kind is listed as uncertain: rows beyond the cap were left out),
     with the domain's canary rows (taskgen.draft.starting_seed), frozen. The canary takes its items from
     this state alone: a seed drawn from the day's other states would differ between the incident path and
     the nightly run (their scopes differ), and a reviewed task would change with no change of its own."""
     clock = frozen_clock(session, day)
     as_of = state_as_of_incident(session, state, clock, run.updated_by, ledger)
-    return starting_seed(as_of.state, clock, run.domain, run.seed_schema, as_of.uncertain)
+    uncertain = [*as_of.uncertain, *run.state_mapping.owners_at_cap(as_of.state)]
+    return starting_seed(as_of.state, clock, run.domain, run.seed_schema, uncertain, session)
 
 
 @dataclass

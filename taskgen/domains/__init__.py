@@ -17,7 +17,7 @@ through this protocol.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -103,9 +103,13 @@ class Domain(Protocol):
         StateMappingError naming the first role it cannot resolve."""
         ...
 
-    def add_canary(self, state: StateRows, clock: datetime, domain_schema: dict[str, Any] | None = None) -> StateRows:
+    def add_canary(
+        self, state: StateRows, clock: datetime, domain_schema: dict[str, Any] | None = None, session: Session | None = None,
+        uncertain: Sequence[str] = (),
+    ) -> StateRows:
         """The state with rows no correct trial touches (a canary order per customer), for every seed,
-        in the product's own names (`domain_schema`: what `seed_schema` returned), drawn from that state alone."""
+        in the product's own names (`domain_schema`: what `seed_schema` returned), drawn from that state alone;
+        a real row may serve where `session` neither names nor touches it and it is not listed in `uncertain`."""
         ...
 
     def environment(self, seed: Seed) -> Environment: ...

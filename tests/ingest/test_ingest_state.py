@@ -46,7 +46,7 @@ def test_sqlite_snapshot_brings_parents_children_and_respects_as_of(demo_db):
     as_of = datetime(2026, 11, 20, 10, 15, tzinfo=timezone.utc)
     rows = source.snapshot({"order": ["#W2611340"], "ticket": ["101"]}, as_of)
     assert {kind: sorted(ids) for kind, ids in rows.items()} == {
-        "customer": ["cus_1"], "order": ["#W2611340"], "order_item": ["1"], "payment": ["7"]}
+        "customer": ["cus_1"], "order": ["#W2611340", "#W7000001"], "order_item": ["1"], "payment": ["7"]}  # the owner's other order
     assert rows["order"]["#W2611340"]["shipping_address"] == {"line1": "12 Oak St", "city": "Denver"}
     later = source.snapshot({"order": ["#W2611340"]}, None)
     assert sorted(later) == ["customer", "order", "order_item", "payment", "refund", "return_label"]
@@ -55,6 +55,54 @@ def test_sqlite_snapshot_brings_parents_children_and_respects_as_of(demo_db):
     assert source.get("customer", "cus_2")["email"] == "ken@example.org"
     assert source.get("customer", "nobody") is None
     assert source.pii_fields("payment") == {"card_number": "CREDIT_CARD"}
+
+
+def _owner_mapping(**customer) -> StateMapping:
+    document = yaml.safe_load((EXAMPLES / "demo-state.mapping.yaml").read_text(encoding="utf-8"))
+    document["kinds"]["customer"].update({"owner": False, **customer})
+    return StateMapping.from_document(document)
+
+
+def test_an_owner_reached_as_a_parent_brings_its_other_rows_with_theirs_as_of_the_clock(demo_db):
+    """issue #12: a customer pulled in only as the named order's parent brings their other orders (with items and
+    payments), not another customer's, not one placed after the clock; the rows it brings bring no further owner's."""
+    db = sqlite3.connect(demo_db)
+    db.executescript("""
+    INSERT INTO order_items VALUES (2, '#W7000001', 'LB-1', 'Lamp', 999, 1);
+    INSERT INTO payments VALUES (8, '#W7000001', 'card', '4111111111111111', 999, '2026-11-12T08:00:05Z');
+    INSERT INTO orders VALUES ('#W7000002', 'cus_1', 'pending', 10, '2026-11-25T08:00:00Z', NULL, '{}');
+    INSERT INTO order_items VALUES (3, '#W9000009', 'KB-1', 'Keyboard', 100, 1);
+    """)
+    db.commit()
+    db.close()
+    as_of = datetime(2026, 11, 20, 10, 15, tzinfo=timezone.utc)
+    source = open_state(f"sqlite:///{demo_db}", _owner_mapping(owner=True))
+    rows = source.snapshot({"order": ["#W2611340"]}, as_of)
+    assert sorted(rows["customer"]) == ["cus_1"] and sorted(rows["order"]) == ["#W2611340", "#W7000001"]
+    assert sorted(rows["order_item"]) == ["1", "2"] and sorted(rows["payment"]) == ["7", "8"]
+    assert "refund" not in rows  # dated after the clock, as for the named order
+    assert source.snapshot({"order": ["#W2611340"]}, None)["order"].keys() == {"#W2611340", "#W7000001", "#W7000002"}
+    assert source.mapping.owners_at_cap(rows) == []
+    # without the declaration, the parent comes alone (the behaviour before)
+    plain = open_state(f"sqlite:///{demo_db}", _owner_mapping()).snapshot({"order": ["#W2611340"]}, as_of)
+    assert sorted(plain["order"]) == ["#W2611340"]
+    # a named owner brings its orders' items too; another customer's order brings its own customer's
+    named = source.snapshot({"customer": ["cus_1"], "order": ["#W9000009"]}, as_of)
+    assert sorted(named["order"]) == ["#W2611340", "#W7000001", "#W9000009"] and sorted(named["order_item"]) == ["1", "2", "3"]
+
+
+def test_an_owner_brings_at_most_its_cap_of_each_child_kind_newest_first_and_the_seed_says_so(demo_db):
+    as_of = datetime(2026, 11, 20, 10, 15, tzinfo=timezone.utc)
+    source = open_state(f"sqlite:///{demo_db}", _owner_mapping(owner=True, max_owned_rows=1))
+    rows = source.snapshot({"customer": ["cus_1"]}, as_of)
+    assert sorted(rows["order"]) == ["#W7000001"]  # placed 2026-11-12, after #W2611340
+    assert source.mapping.owners_at_cap(rows) == [
+        "customer cus_1: holds 1 order rows, the mapping's max_owned_rows: any beyond the cap are left out of the seed"]
+    # a named order beyond the cap stays in (named), and the owner is still flagged
+    both = source.snapshot({"order": ["#W2611340"]}, as_of)
+    assert sorted(both["order"]) == ["#W2611340", "#W7000001"] and source.mapping.owners_at_cap(both)
+    with pytest.raises(StateMappingError, match="max_owned_rows"):
+        _owner_mapping(owner=True, max_owned_rows=0)
 
 
 def test_state_is_read_only_and_unavailable_db_is_one_line(demo_db, tmp_path):
@@ -78,7 +126,8 @@ def test_tau_bench_folder_loads_through_mapping_alone():
     orders = json.loads((TAU / "orders.json").read_text())
     order_id, order = next(iter(sorted(orders.items())))
     rows = source.snapshot({"order": [order_id]}, None)
-    assert list(rows["order"]) == [order_id]
+    users = json.loads((TAU / "users.json").read_text())
+    assert sorted(rows["order"]) == sorted(users[order["user_id"]]["orders"])  # the owner's other orders come too
     assert list(rows["customer"]) == [order["user_id"]]
     customer = rows["customer"][order["user_id"]]
     assert customer["user_id"] == order["user_id"] and customer["email"]
@@ -116,7 +165,7 @@ def test_tau2_single_db_json_loads_through_keys_inside_the_file():
     db = json.loads((TAU2 / "db.json").read_text())
     order_id, order = next(iter(sorted(db["orders"].items())))
     rows = source.snapshot({"order": [order_id]}, None)
-    assert list(rows["order"]) == [order_id] and list(rows["customer"]) == [order["user_id"]]
+    assert sorted(rows["order"]) == sorted(db["users"][order["user_id"]]["orders"]) and list(rows["customer"]) == [order["user_id"]]
     assert order_id in source.snapshot({"customer": [order["user_id"]]}, None)["order"]
     product_id = order["items"][0]["product_id"]
     assert source.get("product", product_id)["name"] == db["products"][product_id]["name"]

@@ -7,6 +7,7 @@ reply, written by the simulated environment). Boundaries come from `policy.yaml`
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -90,8 +91,17 @@ class RetailDomain:
         patterns = list(rule.text_patterns) if rule is not None else []
         return RetailSchema.from_mapping(mapping, patterns).document()
 
-    def add_canary(self, state: StateRows, clock: datetime, domain_schema: dict[str, Any] | None = None) -> StateRows:
-        return canary.add_canaries(state, clock, domain_schema)
+    def add_canary(
+        self, state: StateRows, clock: datetime, domain_schema: dict[str, Any] | None = None, session: Session | None = None,
+        uncertain: Sequence[str] = (),
+    ) -> StateRows:
+        """A real cancelled order of the customer is their canary unless the session names or touches it or the
+        seed cannot tell its fields (listed uncertain); else one is made (`canary.add_canaries`)."""
+        schema = RetailSchema.from_document(domain_schema)
+        avoid = set(coverage.named_orders(session, schema)) if session is not None else set()
+        prefix = f"{schema.kinds['order']} "
+        avoid |= {entry.split(":", 1)[0].removeprefix(prefix) for entry in uncertain if entry.startswith(prefix)}
+        return canary.add_canaries(state, clock, domain_schema, avoid)
 
     def environment(self, seed: Seed) -> RetailEnvironment:
         return RetailEnvironment(seed, self.policy.tools)

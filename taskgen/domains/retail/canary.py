@@ -1,4 +1,5 @@
-"""A canary in every seed: one more order of each customer that no correct trial touches.
+"""A canary in every seed: an order of each customer that no correct trial touches: a real one the customer
+cancelled before the clock where the seed holds one the session does not name (`real_canary`), else one more.
 
 Its items and amounts are those of another customer's order that holds none of the customer's own
 items (a copy of their own order reads as a second one of the same things: "the second tablet"; only
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Collection
 from datetime import datetime, timedelta
 
 from ingest.models import StateRows, sha256_hex
@@ -123,13 +125,26 @@ def _as_cancelled(row: dict, keeps_parcels: bool, salt: str, template: dict | No
                         parcel[key] = [_new_tracking(item, salt) for item in value] if isinstance(value, list) else _new_tracking(value, salt)
 
 
-def add_canaries(state: StateRows, clock: datetime, domain_schema: dict | None = None) -> StateRows:
+def real_canary(schema, state: StateRows, customer_id: str, avoid: Collection[str]) -> str | None:
+    """A real order of the customer already cancelled in the seed (as of the clock) and not in `avoid` (the orders
+    the session names or touches, and those whose fields the seed cannot tell): no correct trial acts on it, so
+    it is the customer's canary as it stands, and none is made up (the snapshot brings an owner's other orders)."""
+    for order_id in sorted(state.get(schema.kinds["order"], {})):
+        owner = schema.field(state, "order", order_id, "customer")
+        if (owner is not None and str(owner) == customer_id and order_id not in avoid
+                and schema.field(state, "order", order_id, "status") == CANARY_STATUS):
+            return order_id
+    return None
+
+
+def add_canaries(state: StateRows, clock: datetime, domain_schema: dict | None = None, avoid: Collection[str] = ()) -> StateRows:
     """The state with one canary order per customer who has an order (the state is not changed), written
     in the product's own names (`domain_schema`: the seed's RetailSchema document; the demo's by default).
-    Its items and amounts are another customer's order's of this seed, with none of the customer's own
-    items; only when no such order exists is it a copy of the customer's first order. Rows the agent saw
-    stay as they saw them: the canary is found by its owner column, not added to a list of order ids on
-    the customer's row."""
+    A customer with a real cancelled order outside `avoid` (`real_canary`) has it for a canary and gets no
+    other. Else the canary's items and amounts are another customer's order's of this seed, with none of the
+    customer's own items; only when no such order exists is it a copy of the customer's first order. Rows the
+    agent saw stay as they saw them: the canary is found by its owner column, not added to a list of order ids
+    on the customer's row."""
     from taskgen.domains.retail.schema import RetailSchema
 
     schema = RetailSchema.from_document(domain_schema)
@@ -143,6 +158,8 @@ def add_canaries(state: StateRows, clock: datetime, domain_schema: dict | None =
         if owner is not None:
             first_order.setdefault(str(owner), order_id)
     for customer_id, own_id in sorted(first_order.items()):
+        if real_canary(schema, state, customer_id, avoid) is not None:
+            continue
         order_id = _donor(schema, customer_id, moved) or own_id
         new_id = canary_id(own_id, set(orders))
         orders[new_id] = copy.deepcopy(orders[order_id])

@@ -28,15 +28,20 @@ def _orders(order_ids: list[str]) -> str:
     return f"order{'s' if len(order_ids) > 1 else ''} {', '.join(order_ids)}"
 
 
+def named_orders(session: Session, schema: RetailSchema) -> list[str]:
+    """The orders the customer's words name or the agent's calls touched, in order, once each."""
+    user_text = "\n".join(turn.text for turn in session.turns if turn.role == "user")
+    return list(dict.fromkeys([*schema.order_ids_in(user_text), *_ids_in([call.arguments for call in session.tool_calls], schema),
+                               *session.entity_ids.get(schema.kinds["order"], [])]))
+
+
 def missing_orders(session: Session, seed: Seed, actor: dict[str, str]) -> list[str]:
     """Review questions for orders the task may need that the seed does not hold: those the customer's words
     name or the agent's calls touched, and those the requester's own row lists (an account the agent reads
     shows them; "the tracking number of my cancelled order" needs one)."""
     schema = RetailSchema.from_document(seed.domain_schema)
     orders = schema.canonical(seed.state)["order"]
-    user_text = "\n".join(turn.text for turn in session.turns if turn.role == "user")
-    touched = [*schema.order_ids_in(user_text), *_ids_in([call.arguments for call in session.tool_calls], schema),
-               *session.entity_ids.get(schema.kinds["order"], [])]
+    touched = named_orders(session, schema)
     questions = []
     if absent := [order_id for order_id in dict.fromkeys(touched) if order_id not in orders]:
         questions.append(f"O{_orders(absent)[1:]}, named by the customer or touched by the agent's calls, "
