@@ -164,6 +164,18 @@ def test_a_street_written_before_its_number_goes_with_its_town(scrubber, text: s
     assert scrubbed.endswith((".", " last week.")), scrubbed  # the sentence keeps its full stop
 
 
+@pytest.mark.parametrize(("text", "heading"), [
+    ("Adobe Digital Government\n\nMille and Truhlářská 996", "Adobe Digital Government\n\n"),
+    ("Acme Analytics\n\nTruhlářská 996", "Acme Analytics\n\n"),
+])
+def test_a_street_line_under_a_company_gets_a_street_stand_in(scrubber, text: str, heading: str) -> None:
+    """'Mille and Truhlářská 996' became 'Celia and Svenja 996': its street's name a person's, its house number kept."""
+    (scrubbed,), _ = scrubber.scrub_json([text])
+    suffixes = "|".join(addresses.STREET_SUFFIXES)
+    assert re.fullmatch(re.escape(heading) + rf"[1-9]\d\d [A-Z][a-z]+(?: [A-Z][a-z]+)* (?:{suffixes})", scrubbed), scrubbed
+    assert "996" not in scrubbed
+
+
 def test_a_number_s_dot_at_a_sentence_end_stays(scrubber) -> None:
     (scrubbed,), _ = scrubber.scrub_json(["Address is Kirchweg 22."])
     assert re.fullmatch(r"Address is \d{2} [A-Z][a-z]+(?: [A-Z][a-z]+)* [A-Z][a-z]+\.", scrubbed), scrubbed
