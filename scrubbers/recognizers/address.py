@@ -166,7 +166,7 @@ class InternationalStreetRecognizer(PresetPatternRecognizer):
             0.55,
         ),
         Pattern("P.O. box", rf"(?<![\w-])(?:\d{{1,5}}[^\S\n]+)?{_PO_BOX}\b", 0.6),
-        Pattern("Military address", r"\b(?:PSC|Unit|USNS|USS|USNV|USCGC)[^\n]{1,30}?\n?[^\S\n]*(?:APO|FPO|DPO)[^\S\n]+(?:AA|AE|AP)[^\S\n]+\d{5}\b", 0.6),
+        Pattern("Military address", r"\b(?i:PSC|Unit|USNS|USS|USNV|USCGC)[^\n]{1,30}?\n?[^\S\n]*(?i:APO|FPO|DPO)[^\S\n]+(?i:AA|AE|AP)[^\S\n]+\d{5}\b", 0.6),
     ]
     CONTEXT = ["address", "ship", "shipping", "deliver", "street", "billing", "live", "lives", "moved", "send"]
 
