@@ -209,6 +209,62 @@ def _street(value: str, start: int, end: int) -> list[Part]:
     return result
 
 
+MILITARY_ZIPS: dict[str, tuple[int, int]] = {"AA": (34000, 34099), "AE": (9000, 9999), "AP": (96200, 96699)}
+"""The zip ranges of the US military's three 'states' (Americas, Europe, Pacific)."""
+_MILITARY = re.compile(
+    r"(?i)[^\S\n]*(?:(?P<box>(?:psc|unit|cmr)[^\S\n]+\d{1,5}[^\S\n]*,?[^\S\n]+box[^\S\n]+\d{1,5})"
+    r"|(?:usns|uss|usnv|uscgc)[^\S\n]+(?P<ship>[^\W\d_][\w'’.-]*(?:[^\S\n]+[^\W\d_][\w'’.-]*){0,3}?))?"
+    r"[^\S\n]*,?[^\S\n]*\n?[^\S\n]*"
+    r"(?P<post>(?:apo|fpo|dpo)[^\S\n]+(?P<region>aa|ae|ap)[^\S\n]+(?P<zip>\d{5})(?:-\d{4})?)?[^\S\n]*"
+)
+_DIGITS = re.compile(r"\d+")
+
+
+def military_parts(value: str) -> list[Part] | None:
+    """The parts of a US military address ('PSC 4296, Box 4371\nAPO AA 03140', 'USNS Ujváry\nFPO AP 24796',
+    'Unit 4818 Box 0262'), None for any other address: each number of its unit and box (MILITARY_NUMBER), the
+    ship's name (SHIP) and the zip (MILITARY_ZIP). The rest (PSC, Box, USNS, APO, FPO, DPO and the region AA, AE or
+    AP) is the format every such address has, kept: its stand-in is a military address too."""
+    match = _MILITARY.fullmatch(value)
+    if match is None or not (match.group("box") or match.group("post")):
+        return None  # a ship's name alone is no address
+    found = []
+    if match.group("box"):
+        found += [Part("MILITARY_NUMBER", match.start("box") + m.start(), match.start("box") + m.end()) for m in _DIGITS.finditer(match.group("box"))]
+    if match.group("ship"):
+        found.append(Part("SHIP", match.start("ship"), match.end("ship")))
+    if match.group("zip"):
+        found.append(Part("MILITARY_ZIP", match.start("zip"), match.end("zip")))
+    return found
+
+
+def military_region(value: str) -> str | None:
+    """The region of a US military address's zip ('APO AE 09012' -> 'AE'), None if it names none."""
+    match = _MILITARY.fullmatch(value)
+    return match.group("region").upper() if match and match.group("region") else None
+
+
+def military_number(rng: random.Random, value: str) -> str:
+    """Another number of as many digits (no leading zero unless the original had one)."""
+    for _ in range(8):
+        new = "".join(rng.choice("0123456789") for _ in value)
+        if value[0] != "0" and new[0] == "0":
+            new = str(rng.randint(1, 9)) + new[1:]
+        if new != value:
+            break
+    return new
+
+
+def military_zip(rng: random.Random, value: str, region: str) -> str:
+    """A zip of the military region ('AE' -> 09000-09999), not the original."""
+    low, high = MILITARY_ZIPS[region.upper()]
+    for _ in range(8):
+        new = f"{rng.randint(low, high):05d}"
+        if new != value:
+            break
+    return new
+
+
 def unit_key(value: str) -> str:
     """What two mentions of one unit share: its number ('Suite 135', 'suite #135' -> '135')."""
     match = _UNIT.search(value)

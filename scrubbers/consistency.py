@@ -165,6 +165,8 @@ class ConsistencyMap:
         """A written address part by part (`addresses.parts`), each part through its own keyed entry:
         the street line of '763 Broadway, Suite 135, Philadelphia, PA 19122' gets the stand-in of an
         `address1` field '763 Broadway', its zip the stand-in of a `zip` field '19122'."""
+        if (military := addresses.military_parts(value)) is not None:
+            return self._military(value, military)
         found = addresses.parts(value)
         if not found:
             return self._pseudonymizer.stand_in(entity_type, value)
@@ -184,6 +186,29 @@ class ConsistencyMap:
                 replacement = self._city(text, stand_in_state)
             else:
                 replacement = self.replace(part.kind, text)
+            pieces += [value[position : part.start], replacement]
+            position = part.end
+        return "".join(pieces) + value[position:]
+
+    def _military(self, value: str, found: list[addresses.Part]) -> str:
+        """A US military address as one ('PSC 4296, Box 4371\nAPO AA 03140' -> 'PSC 7802, Box 1559\nAPO AA 34021'):
+        its format kept, its numbers keyed one by one, its zip one of its region's, its ship named by a surname
+        stand-in (a ship is named after a person: 'USNS Ujváry' -> 'USNS Farley'). Read as a civilian address it
+        became two towns and a zip of neither ('Box 4371' -> 'Oakland 1738')."""
+        region = addresses.military_region(value)
+        pieces, position = [], 0
+        for part in found:
+            text = value[part.start : part.end]
+            if part.kind == "SHIP":
+                replacement = self.replace("PERSON", text)
+            else:
+                digest = self._digest(part.kind, f"{region} {text}" if part.kind == "MILITARY_ZIP" else text)
+                if digest not in self._stand_ins:
+                    _, rng = self._pseudonymizer.seeded(digest)
+                    self._stand_ins[digest] = (
+                        addresses.military_zip(rng, text, region) if part.kind == "MILITARY_ZIP" else addresses.military_number(rng, text)
+                    )
+                replacement = self._stand_ins[digest]
             pieces += [value[position : part.start], replacement]
             position = part.end
         return "".join(pieces) + value[position:]

@@ -20,7 +20,7 @@ from wordfreq import zipf_frequency
 from scrubbers.config import ScrubConfig
 from scrubbers.places import with_place
 from scrubbers.pseudonyms import PARTICLES
-from scrubbers.recognizers.address import NAMED_STREET
+from scrubbers.recognizers.address import NAMED_STREET, STREET_TYPES_BEFORE
 from scrubbers.recognizers.person import COMMON_WORD_ZIPF, NAME_LISTS, NOT_NAMES, WORLD_FIRST_NAMES, WORLD_LAST_NAMES, name_like
 from scrubbers.recognizers.table import build_recognizers
 from scrubbers.residual import ResidualScanner
@@ -225,11 +225,12 @@ _STREET_WORDS = r"[\p{L}\d.'’-]*(?:[^\S\n]+[\p{L}\d][\p{L}\d.'’-]*){0,4}?"
 _CROSSING = regex.compile(
     r"(?<=(?i:\b(?:to|at|is|with|same|are|of))[:,]?[^\S\n]+)"
     r"\p{Lu}[\p{L}'’-]*(?:[^\S\n]+\p{Lu}[\p{L}'’-]*){0,3}[^\S\n]+and[^\S\n]+"
-    rf"(?:\d{{1,5}}[^\S\n]+[\p{{Lu}}\d]{_STREET_WORDS}|\p{{Lu}}{_STREET_WORDS}[^\S\n]+\d{{1,5}}[a-zA-Z]?\.?)"
+    rf"(?:\d{{1,5}}[^\S\n]+[\p{{Lu}}\d]{_STREET_WORDS}|(?:\p{{Lu}}|{STREET_TYPES_BEFORE}[^\S\n]+\p{{Lu}}){_STREET_WORDS}[^\S\n]+\d{{1,5}}[a-zA-Z]?\.?)"
     r"(?=[^\S\n]*(?:[,;!?\n]|\.(?:\s|$)|$)|[^\S\n]+(?:in|for|on|at|by|last|please|today|tomorrow|and|or)\b)"
 )
-"""A crossing after a place cue ('return to Eloise and 226 Thomas Avenue', 'the corner of Ries and Κασνέτη 290'):
-a street named like a person, 'and', a street line with a house number (before or after the street)."""
+"""A crossing after a place cue ('return to Eloise and 226 Thomas Avenue', 'the corner of Ries and Κασνέτη 290',
+'at Romano and ul. Paderewskiego Ignacego 85'): a street named like a person, 'and', a street line with a house number
+(before or after the street, a street type in lower case opening it)."""
 
 
 _MILITARY = regex.compile(r"(?i)\b(?:unit|psc|cmr)[^\S\n]+\d{3,5}[^\S\n]*,?[^\S\n]+box[^\S\n]+\d{1,5}\b")

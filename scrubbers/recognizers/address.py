@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import regex
 from faker.providers.address.en_US import Provider as UsAddress
-from presidio_analyzer import Pattern
+from presidio_analyzer import LocalRecognizer, Pattern, RecognizerResult
+from spacy.lang.en.stop_words import STOP_WORDS
 from wordfreq import zipf_frequency
 
-from scrubbers.recognizers.person import NAME_LISTS
+from scrubbers.recognizers.person import NAME_LISTS, NOT_NAMES
 from scrubbers.recognizers.preset import PresetPatternRecognizer
 
 _ABBREVIATIONS = (
@@ -55,6 +56,8 @@ _STREET_TYPES_AFTER = (
 )
 """A word ending in a street type ('Puruntie', 'Floridusgasse', 'tér', 'Karl-Marx-Straße' with its hyphens): the whole
 word, then one look back at its end."""
+STREET_TYPES_BEFORE = _STREET_TYPES_BEFORE
+"""A street type written before the street's name ('ul.', 'Rue', 'Via'), any case."""
 _OPENING_NAME_WORD = r"(?!(?:The|A|An|My|Our|Your|His|Her|Their|This|That|At|To|In|On|From|And|Or|Of)\b)\p{Lu}[\p{L}'’.-]*"
 """A capitalised word that may open a street's name: no English article, pronoun or preposition ('The Grote Markt 7')."""
 _LOWER_TYPE_WORD = (
@@ -163,7 +166,7 @@ class InternationalStreetRecognizer(PresetPatternRecognizer):
             0.55,
         ),
         Pattern("P.O. box", rf"(?<![\w-])(?:\d{{1,5}}[^\S\n]+)?{_PO_BOX}\b", 0.6),
-        Pattern("Military address", r"\b(?:PSC|Unit|USNS|USS|USNV|USCGC)[^\n]{1,30}?\n?[^\S\n]*(?:APO|FPO|DPO)[^\S\n]+(?:AA|AE|AP)[^\S\n]+\d{5}\b", 0.6),
+        Pattern("Military address", r"\b(?i:PSC|Unit|USNS|USS|USNV|USCGC)[^\n]{1,30}?\n?[^\S\n]*(?i:APO|FPO|DPO)[^\S\n]+(?i:AA|AE|AP)[^\S\n]+\d{5}\b", 0.6),
     ]
     CONTEXT = ["address", "ship", "shipping", "deliver", "street", "billing", "live", "lives", "moved", "send"]
 
@@ -240,3 +243,89 @@ class PostcodeRecognizer(PresetPatternRecognizer):
 
     def validate_result(self, pattern_text: str) -> bool | None:
         return None if any(c.isdigit() for c in pattern_text) else False
+
+
+_LINE_MARK = r"(?:[>?*•·-]+[^\S\n]*)?"
+"""What may open each line of a quoted or listed address block ('> ', '??? ')."""
+_BLOCK_WORD = r"\p{L}[\p{L}'’.-]*"
+_STREET_LINE_ALONE = regex.compile(
+    rf"(?:^[^\S\n]*{_LINE_MARK}|(?<=\b(?i:address)(?:[^\S\n]+(?i:is|to))?:?[^\S\n]+))"
+    rf"(?P<line>(?:\d{{1,5}}[A-Za-z]?[^\S\n]+)?(?:(?P<corner>{_BLOCK_WORD}(?:[^\S\n]+{_BLOCK_WORD}){{0,2}})[^\S\n]+and[^\S\n]+)?"
+    rf"(?P<street>{_BLOCK_WORD}(?:[^\S\n]+{_BLOCK_WORD}){{0,3}})[^\S\n]+{_HOUSE_NUMBER}\.?)[^\S\n]*$",
+    regex.MULTILINE,
+)
+"""A line that is a street's name (a crossing's first street and 'and' before it, a building number before both)
+and a house number, nothing after it: 'Truhlářská 996', 'Mille and Truhlářská 996', '76 Boriñaur enparantza 29'."""
+_UNIT_LINE = regex.compile(rf"[^\S\n]*{_LINE_MARK}{_UNIT_WORD}[^\S\n]*\#?[^\S\n]*\d{{1,5}}[A-Za-z]?\b")
+_HEADER_LINE = regex.compile(rf"[^\S\n]*{_LINE_MARK}\p{{L}}[\p{{L}}&'’.,()-]*(?:[^\S\n]+[\p{{L}}&'’.,()-]+){{0,5}}(?<![.!?;:,])[^\S\n]*")
+"""A line of a few words without a digit or a sentence's end: a person's or a company's name heading an address."""
+_ADDRESS_CUE_LINE = regex.compile(r"(?i)[^\n]*\baddress(?:es)?\b[^\n]*:[^\S\n]*")
+_NUMBERED_THINGS = frozenset(
+    "room rm gate page pg chapter table seat row level floor fl platform terminal step item version line flight bus train exit"
+    " section part figure track episode season volume vol issue number no nr order ticket day week month year hour minute"
+    " question point score grade class group team player tier phase round stage act scene verse lot aisle door dock pier"
+    " bay berth booth counter desk window bed ward block hall court pitch zone sector channel box unit suite apt flat".split()
+)
+"""Words English numbers things by ('Room 12', 'Gate 4', 'Page 3'): no street's name, whatever the name lists hold."""
+_COUNTRY = regex.compile(rf"(?i:{_COUNTRIES})")
+_BLOCK_LINES = 4
+"""How many lines above a street line an address block's heading may start: none of them holds a digit."""
+_PARTICLE_WORDS = frozenset("de la le del della di da das do dos des du van von der den al el y i u".split())
+
+
+class AddressBlockStreetRecognizer(LocalRecognizer):
+    """A street line known by its place in an address block, whatever its words: a street's name then a house number
+    alone on a line ('Truhlářská 996', 'Mille and Truhlářská 996') under a person's or a company's name, before a unit
+    line ('76 Boriñaur enparantza 29' over 'Apt. 311'), or after 'address:'. The words of the name are no English
+    function words, the word before the number numbers no thing ('Room 12', 'Gate 4'), and one of them is a name or
+    rare in English; a line of a list of such lines ('Mike 42' over 'Anna 37') is none, nor one alone ('Mike 42')."""
+
+    SCORE = 0.55
+    CUES = regex.compile(r"\p{L}[^\S\n]+\d{1,5}[A-Za-z]?\.?[^\S\n]*(?:\n|\Z)")
+
+    def __init__(self, supported_language: str = "en", score: float | None = None) -> None:
+        self.score = self.SCORE if score is None else score
+        self.cues = self.CUES
+        super().__init__(supported_entities=["STREET_ADDRESS"], name="AddressBlockStreetRecognizer", supported_language=supported_language)
+
+    def load(self) -> None:
+        pass
+
+    def analyze(self, text: str, entities: list[str], nlp_artifacts=None) -> list[RecognizerResult]:
+        results = []
+        for match in _STREET_LINE_ALONE.finditer(text):
+            words = [*(match.group("corner") or "").split(), *match.group("street").split()]
+            if _street_words(words) and not _COUNTRY.fullmatch(match.group("street")) and (not _line_start(text, match.start("line")) or _in_address_block(text, match.start(), match.end())):
+                results.append(RecognizerResult("STREET_ADDRESS", match.start("line"), match.end("line"), self.score))
+        return results
+
+
+def _street_words(words: list[str]) -> bool:
+    lower = [w.strip(".").lower() for w in words]
+    if any(w in STOP_WORDS and w not in _PARTICLE_WORDS for w in lower) or lower[-1] in _NUMBERED_THINGS:
+        return False
+    return any(map(_street_like_name, lower))
+
+
+def _line_start(text: str, position: int) -> bool:
+    """Whether only a line's opening mark is before `position` on its line (not an 'address:' cue)."""
+    return regex.fullmatch(rf"[^\S\n]*{_LINE_MARK}", text[text.rfind("\n", 0, position) + 1 : position]) is not None
+
+
+def _in_address_block(text: str, start: int, end: int) -> bool:
+    """Whether the line text[start:end] sits in an address block: a unit line right after it, or after a line naming a
+    person or a company or saying 'address:' (blank lines between), and no line of the same shape next to it."""
+    before = text[:start].rstrip("\n").split("\n") if text[:start].strip() else []
+    after = text[end:].lstrip("\n").split("\n") if text[end:].strip() else []
+    if after and _UNIT_LINE.match(after[0]) and text[end : end + 1] == "\n":
+        return True
+    previous = next((line for line in reversed(before) if line.strip()), None)
+    following = next((line for line in after if line.strip()), None)
+    if previous is None or following is not None and _STREET_LINE_ALONE.fullmatch(following):
+        return False
+    if any(c.isdigit() for line in before[-_BLOCK_LINES:] for c in line):
+        return False  # a line after the street line's own ('Reykjavík' over 'Turkmenistan 51262'): the street comes first
+    if _ADDRESS_CUE_LINE.fullmatch(previous):
+        return True
+    words = regex.findall(r"\p{L}+", previous)
+    return _HEADER_LINE.fullmatch(previous) is not None and not all(w.lower() in STOP_WORDS or w.lower() in NOT_NAMES for w in words)

@@ -16,6 +16,7 @@ from presidio_analyzer.predefined_recognizers import (
 )
 
 from scrubbers.recognizers.address import (
+    AddressBlockStreetRecognizer,
     AddressUnitRecognizer,
     InternationalStreetRecognizer,
     PostcodeRecognizer,
@@ -56,7 +57,9 @@ RECOGNIZERS: MappingProxyType[str, tuple[type[EntityRecognizer], ...]] = Mapping
     ),
     "EMAIL_ADDRESS": (OfflineEmailRecognizer,),
     "PHONE_NUMBER": (ValidPhoneRecognizer, PhoneLayoutRecognizer, LabelledShortPhoneRecognizer),
-    "STREET_ADDRESS": (StreetAddressRecognizer, InternationalStreetRecognizer, AddressUnitRecognizer, PostcodeRecognizer),
+    "STREET_ADDRESS": (
+        StreetAddressRecognizer, InternationalStreetRecognizer, AddressBlockStreetRecognizer, AddressUnitRecognizer, PostcodeRecognizer,
+    ),
     "CREDIT_CARD": (CreditCardRecognizer, MastercardTwoSeriesRecognizer, CardLengthRecognizer, CardLastFourRecognizer),
     "IBAN_CODE": (IbanRecognizer, LowerCaseIbanRecognizer),
     "US_SSN": (UsSsnRecognizer,),

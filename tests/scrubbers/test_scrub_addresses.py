@@ -164,6 +164,18 @@ def test_a_street_written_before_its_number_goes_with_its_town(scrubber, text: s
     assert scrubbed.endswith((".", " last week.")), scrubbed  # the sentence keeps its full stop
 
 
+@pytest.mark.parametrize(("text", "heading"), [
+    ("Adobe Digital Government\n\nMille and Truhlářská 996", "Adobe Digital Government\n\n"),
+    ("Acme Analytics\n\nTruhlářská 996", "Acme Analytics\n\n"),
+])
+def test_a_street_line_under_a_company_gets_a_street_stand_in(scrubber, text: str, heading: str) -> None:
+    """'Mille and Truhlářská 996' became 'Celia and Svenja 996': its street's name a person's, its house number kept."""
+    (scrubbed,), _ = scrubber.scrub_json([text])
+    suffixes = "|".join(addresses.STREET_SUFFIXES)
+    assert re.fullmatch(re.escape(heading) + rf"[1-9]\d\d [A-Z][a-z]+(?: [A-Z][a-z]+)* (?:{suffixes})", scrubbed), scrubbed
+    assert "996" not in scrubbed
+
+
 def test_a_number_s_dot_at_a_sentence_end_stays(scrubber) -> None:
     (scrubbed,), _ = scrubber.scrub_json(["Address is Kirchweg 22."])
     assert re.fullmatch(r"Address is \d{2} [A-Z][a-z]+(?: [A-Z][a-z]+)* [A-Z][a-z]+\.", scrubbed), scrubbed
@@ -251,3 +263,29 @@ def test_a_known_town_s_short_form_gets_the_town_s_stand_in(scrubber) -> None:
     assert said == f"You want to change your {towns[0]} order to your {towns[1]} address." and other == "A LAMP, la la."
     assert addresses.short_forms("new york") == ("NYC", "N.Y.C.")
     assert not set(addresses.TOWN_SHORT_FORMS) & set(addresses.TOWNS)  # no short form is a town of its own
+
+
+@pytest.mark.parametrize(("text", "layout"), [
+    ("Please return to PSC 4296, Box 4371\nAPO AA 03140 in case of an issue.",
+     r"Please return to PSC (\d{4}), Box (\d{4})\nAPO AA (340\d\d) in case of an issue\."),
+    ("Ship it to Unit 4818 Box 0262\nDPO AE 65303", r"Ship it to Unit (\d{4}) Box (\d{4})\nDPO AE (09\d\d\d)"),
+    ("It's in USNS Ujváry\nFPO AP 24796", r"It's in USNS ([A-Z][a-z]+)\nFPO AP (96[2-6]\d\d)"),
+    ("the billing address with usnv sandberg\nfpo aa 18532 for this card", r"the billing address with usnv ([a-z]+)\nfpo aa (340\d\d) for this card"),
+])
+def test_a_military_address_gets_a_military_stand_in(scrubber, text: str, layout: str) -> None:
+    """'PSC 4296, Box 4371\nAPO AA 03140' became '4654 Lakeview Street, Oakland 1738\nNEWPORT RI 02809': two towns, a
+    zip of neither. Its format stays, its numbers are replaced, its zip is one of its region's, its ship is a surname's."""
+    (scrubbed,), _ = scrubber.scrub_json([text])
+    match = re.fullmatch(layout, scrubbed)
+    assert match, scrubbed
+    originals = re.findall(r"\d{4,5}|Ujváry|sandberg", text)
+    assert not set(match.groups()) & set(originals), scrubbed
+
+
+def test_a_military_address_s_parts() -> None:
+    value = "PSC 4296, Box 4371\nAPO AA 03140"
+    assert [(p.kind, value[p.start : p.end]) for p in addresses.military_parts(value)] == [
+        ("MILITARY_NUMBER", "4296"), ("MILITARY_NUMBER", "4371"), ("MILITARY_ZIP", "03140")]
+    assert addresses.military_parts("763 Broadway, Suite 135") is None
+    assert addresses.military_parts("Unit 5, Main Street") is None
+    assert addresses.military_parts("USNS Ujváry") is None  # a ship's name alone is no address

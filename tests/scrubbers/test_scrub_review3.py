@@ -104,6 +104,8 @@ def test_a_crossing_of_two_streets_and_a_military_line_are_one_street_line(detec
     for text, street in (("Please return to Odile and Kastanienweg 32 in case of an issue.", "Odile and Kastanienweg 32"),
                          ("The letter arrived at Bertrand and 226 Tamarack Avenue.", "Bertrand and 226 Tamarack Avenue"),
                          ("Please return to Odile and 12 Linden Avenue in case of an issue.", "Odile and 12 Linden Avenue"),
+                         # the second street opened by its type in lower case (the development half's 'ul.')
+                         ("The Acme office is at Nowak and ul. Karpacka Dolna 85", "Nowak and ul. Karpacka Dolna 85"),
                          ("Ship it to Unit 4411 Box 2087, APO AE 09012", "Unit 4411 Box 2087")):
         (findings,) = detector.analyze_batch([text])
         # the whole street line, with what follows it when that is its town or postcode ('APO AE 09012')

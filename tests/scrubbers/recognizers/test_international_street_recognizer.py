@@ -10,6 +10,7 @@ from scrubbers.recognizers.address import InternationalStreetRecognizer
     ("at Duizendmonnikenstraat 189", ["Duizendmonnikenstraat 189"]),
     ("Please return to 59 Rue de la Sarthe today", ["59 Rue de la Sarthe"]),
     ("PSC 7004, Box 8380\nAPO AP 11949", ["PSC 7004, Box 8380\nAPO AP 11949"]),
+    ("address with usnv sandberg\nfpo aa 18532 for this card", ["usnv sandberg\nfpo aa 18532"]),  # in lower case
     ("my address is Puruntie 82, Helsinki", ["Puruntie 82"]),
     ("please return to 43 p.o. box 178\nwarszawa", ["43 p.o. box 178"]),
     # a unit after the street, then the town (with a short lower-case code) up to the sentence's end
