@@ -29,9 +29,18 @@ _PART_TOOLS = {"cancel": "cancel_order", "return_label": "create_return_label", 
 """Each part's tool where the policy declares none for it (the demo's names); the declared tool's name otherwise."""
 
 
+_ITEM_CHANGE = (r"\b(?:exchang|swap|replac|switch|upgrad)\w*|\b(?:chang|modif)\w*\b(?!\s+(?:my|her|his|their)\s+mind)"
+                r"(?![^.?!;]{0,60}\b(?:address|payment|card|paypal)\b)")
+"""Words asking for an order's items changed (not an address or a payment method, not a change of mind)."""
+_ITEM_ACTIONS = ("exchange", "modify_items")
+
+
 def _part_tools(part: str, policy: RetailPolicy) -> set[str]:
     """The tools that carry out another part of the request: the declared tool of its action (an address change
-    also on the order's own address, where the product changes that)."""
+    also on the order's own address, where the product changes that; an item change either of the product's item
+    tools, which one hanging on the order's status)."""
+    if part == "change_items":
+        return {tool.name for tool in policy.tools if tool.plan_action in _ITEM_ACTIONS}
     tools = {policy.escalation_tool if part == "escalate" else policy.tool_name(part, _PART_TOOLS[part])}
     if part == "update_address" and (order_tool := policy.tool_for("order_address")) is not None:
         tools.add(order_tool.name)
@@ -43,13 +52,17 @@ _CONDITIONAL = re.compile(r"\b(?:if|only if|unless|otherwise|in case|as long as)
 
 def other_parts(prompt: str, main: set[str], policy: RetailPolicy) -> list[str]:
     """The other things the customer asks for outright beside the task's own request (`main`: its actions):
-    another write ('cancel', 'return_label', 'refund', 'update_address') or a change only a human makes
-    ('escalate'). A part asked only under a condition, or said not wanted, is none (optional_write and
+    another write ('cancel', 'return_label', 'refund', 'update_address', 'change_items' where the product's
+    own tools change items) or a change only a human makes ('escalate'). A part asked only under a condition, or said not wanted, is none (optional_write and
     human_change_fallbacks rule on those)."""
     sentences = [sentence for sentence in request_sentences(prompt) if not _CONDITIONAL.search(sentence)]
     parts = [action for action, verb in _PART_VERBS.items()
              if action not in main and not said_not_wanted(prompt, action)
              and any(re.search(verb, sentence, re.IGNORECASE) for sentence in sentences)]
+    if (not main & {*_ITEM_ACTIONS, "escalate"} and any(tool.plan_action in _ITEM_ACTIONS for tool in policy.tools)
+            and any(re.search(_ITEM_CHANGE, re.sub(_PART_VERBS["update_address"], "", sentence, flags=re.IGNORECASE), re.IGNORECASE)
+                    for sentence in sentences)):
+        parts.append("change_items")  # the product's own item tools change an order's items (tau2-bench)
     if "escalate" not in main and any(
         asks_outside_tools(sentence, policy) and not re.search(_PART_VERBS["update_address"], sentence, re.IGNORECASE)
         and not any(re.search(_PART_VERBS[action], sentence, re.IGNORECASE) for action in main if action in _PART_VERBS)
@@ -86,7 +99,12 @@ def in_scope_parts(
         elif ("cancel" in parts and item.check == "order_status" and item.args.get("order_id") != order_id
               and item.args.get("status") in policy.cancellable_statuses):
             item = Expectation(check="any_of", any_of=[item, expect("order_status", order_id=item.args["order_id"], status="cancelled")])
+        elif item.check in ("order_status", "no_refund", "refunded_total"):
+            item = _or_part_written(item, _writing(freed, item, state, policy, order_id), state)
         expectations.append(item)
+    may_change = [*plan.may_change, *(allow("order", str(item.args["order_id"]), field)
+                                      for item in plan.expectations if item.check == "order_status"
+                                      for tool in _writing(freed, item, state, policy, order_id) for field in _fields_written(tool))]
     rubric = list(plan.rubric)
     if "escalate" in parts and order_id and any(item.check == "not_escalated" for item in plan.expectations):
         rubric.append(f"Judge: is no hand-over to a human about order {order_id} itself (one for the customer's other request is fine)?")
@@ -94,9 +112,40 @@ def in_scope_parts(
                 f"{'order ' + order_id if order_id else 'its own request'} and leaves the other part to the agent "
                 f"({', '.join(sorted(freed))} neither required nor forbidden). Split the request into tasks of their own?")
     return plan.model_copy(update={
-        "expectations": expectations, "rubric": rubric,
+        "expectations": expectations, "rubric": rubric, "may_change": distinct(may_change),
         "forbidden_tools": [tool for tool in plan.forbidden_tools if tool not in freed or tool in plan.required_tools],
     }), [question]
+
+
+def _writing(freed: set[str], item: Expectation, state: StateRows, policy: RetailPolicy, target: str | None) -> list[WriteTool]:
+    """The freed tools that would write on the order a check holds unchanged (its status as on the seed, no new refund):
+    those acting on an order and accepting it in its seed status (on the task's own order, no cancellation: that
+    is another task's outcome). A check on another end state (the task's own write) is left alone."""
+    order_id = str(item.args.get("order_id"))
+    status = state.get("order", {}).get(order_id, {}).get("status")
+    if status is None or (item.check == "order_status" and item.args.get("status") != status):
+        return []
+    return [tool for tool in policy.tools if tool.name in freed and tool.order_arg
+            and (not tool.requires_status or status in tool.requires_status)
+            and not (order_id == target and tool.action == "cancel")]
+
+
+def _or_part_written(item: Expectation, tools: list[WriteTool], state: StateRows) -> Expectation:
+    """A check that an order stays as it is, widened to what the customer's other part writes on it: the status its
+    tool sets, the refund of the order's unrefunded amount a cancellation makes."""
+    order_id = str(item.args["order_id"])
+    if item.check == "order_status":
+        options = [expect("order_status", order_id=order_id, status=status)
+                   for status in dict.fromkeys(tool.sets_status for tool in tools if tool.sets_status)]
+    else:
+        remaining = int(state["order"][order_id].get("total_cents") or 0) - refunded_cents(state, order_id)
+        options = [expect("refund_exists", order_id=order_id, amount_cents=remaining)] if remaining > 0 and any(tool.refunds for tool in tools) else []
+    return Expectation(check="any_of", any_of=[item, *options]) if options else item
+
+
+def _fields_written(tool: WriteTool) -> list[str]:
+    """The order fields a tool writes beside its status: what it records, the order's address."""
+    return [*tool.records, *(["shipping_address"] if tool.address_args and tool.order_arg else [])]
 
 
 def recorded_checks(tool: WriteTool, order_id: str | None, state: StateRows, customer_id: str | None, prompt: str) -> tuple[list[Expectation], list[str]]:

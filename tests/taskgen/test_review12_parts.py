@@ -1,0 +1,64 @@
+"""Issue #12, cold review of tau2-bench drafts (pairs 3, 9, 10, 17): a request of several parts judged on one
+order must let a correct agent do the other parts. An item change the product's own tools make ("change the lamp",
+"exchange the bottle") is such a part: its tools are not forbidden, and the orders it writes on may end in the
+status it sets, with what it records allowed."""
+
+from __future__ import annotations
+
+from test_product_tools import ACTOR, CLOCK, NEW_ADDRESS, _run, _seed, tau2  # noqa: F401  (tau2: the fixture)
+
+from taskgen.domains.retail import RetailDomain
+from taskgen.domains.retail.parts import in_scope_parts, main_actions, other_parts
+from taskgen.domains.retail.plans import plan_for, untouched_orders
+from taskgen.domains.retail.rules import decide
+from taskgen.task import Budget, DraftTask, TaskProvenance
+
+ADDRESS_AND_ITEMS = (f"Please change the shipping address of order #W1234567 to {NEW_ADDRESS}. I also want to change the desk lamp "
+                     "in that order to the brass one, and to exchange the water bottle in order #W7654321 for a blue one.")
+FIELDS = dict(address1="445 Maple Drive", address2="Suite 394", city="Fort Worth", state="Texas", country="USA", zip="76165")
+EVERYTHING = (("modify_pending_order_address", dict(order_id="#W1234567", **FIELDS)),
+              ("modify_pending_order_items", dict(order_id="#W1234567", item_ids=["111"], new_item_ids=["112"], payment_method_id="gift_card_1")),
+              ("exchange_delivered_order_items", dict(order_id="#W7654321", item_ids=["222"], new_item_ids=["223"], payment_method_id="cc_1")),
+              ("send_reply", {"text": "All three changes are made."}))
+
+
+def _positive(policy, prompt: str, order_id: str, others: list[str]) -> DraftTask:
+    """The positive as plan_positive builds it: the plan, the other orders held as they are, the other parts freed."""
+    state = RetailDomain(policy).environment(_seed()).state
+    decision = decide("address_change", prompt, state, ACTOR, CLOCK, policy, order_id)
+    plan = plan_for(decision, state, "c1", order_id, prompt, policy)
+    plan = plan.model_copy(update={"expectations": [*plan.expectations, *untouched_orders(others, state)]})
+    plan, _ = in_scope_parts(plan, prompt, main_actions("address_change", decision), state, "c1", order_id, policy)
+    return DraftTask(
+        task_id="t-pos", pair_id="t", set="capability", split="dev", polarity="positive", intent="address_change", outcome="resolved",
+        prompt=prompt, actor=ACTOR, clock="2026-01-01T00:00:00Z", seed_id="seed-tools", domain="retail", expectations=plan.expectations,
+        required_tools=plan.required_tools, forbidden_tools=plan.forbidden_tools, may_change=plan.may_change,
+        budget=Budget(turns=20, tokens=20000, latency_ms=60000), provenance=TaskProvenance(session_ids=["s"]),
+    )
+
+
+def test_an_item_change_the_products_tools_make_is_another_part_of_the_request(tau2):
+    assert "change_items" in other_parts(ADDRESS_AND_ITEMS, {"update_address"}, tau2)
+    # an address or a payment method changed, a change of mind: no item change
+    for words in (f"Please change the address of order #W1234567 to {NEW_ADDRESS}.", "I changed my mind, cancel order #W1234567.",
+                  "Please change the payment method of order #W1234567 to my gift card."):
+        assert "change_items" not in other_parts(words, {"update_address"}, tau2), words
+
+
+def test_a_correct_agent_doing_every_part_passes_and_the_other_orders_are_still_checked(tau2):
+    task = _positive(tau2, ADDRESS_AND_ITEMS, "#W1234567", ["#W7654321"])
+    assert not {"modify_pending_order_items", "exchange_delivered_order_items"} & set(task.forbidden_tools)
+    result, _ = _run(tau2, task, "", EVERYTHING)
+    assert result.passed, result.reasons
+    # the address change alone still passes (the other parts are allowed, not required); a wrong write on the other
+    # order (a return instead of the exchange) still fails
+    assert _run(tau2, task, "", (EVERYTHING[0], EVERYTHING[-1]))[0].passed
+    wrong = ("return_delivered_order_items", dict(order_id="#W7654321", item_ids=["222"], payment_method_id="cc_1"))
+    assert not _run(tau2, task, "", (EVERYTHING[0], wrong, EVERYTHING[-1]))[0].passed
+
+
+def test_a_request_of_one_part_still_holds_its_other_orders_as_they_are(tau2):
+    prompt = f"Please change the shipping address of order #W1234567 to {NEW_ADDRESS}."
+    task = _positive(tau2, prompt, "#W1234567", ["#W7654321"])
+    assert "exchange_delivered_order_items" in task.forbidden_tools
+    assert not _run(tau2, task, "", (EVERYTHING[0], EVERYTHING[2], EVERYTHING[-1]))[0].passed
