@@ -5,9 +5,13 @@ status it sets, with what it records allowed."""
 
 from __future__ import annotations
 
-from test_product_tools import ACTOR, CLOCK, NEW_ADDRESS, _run, _seed, tau2  # noqa: F401  (tau2: the fixture)
+import copy
+
+from test_product_tools import ACTOR, CLOCK, NEW_ADDRESS, _seed, tau2  # noqa: F401  (tau2: the fixture)
 
 from taskgen.domains.retail import RetailDomain
+from taskgen.domains.retail.grader import grade
+from taskgen.domains.retail.agents import AgentView
 from taskgen.domains.retail.parts import in_scope_parts, main_actions, other_parts
 from taskgen.domains.retail.plans import plan_for, untouched_orders
 from taskgen.domains.retail.rules import decide
@@ -22,15 +26,33 @@ EVERYTHING = (("modify_pending_order_address", dict(order_id="#W1234567", **FIEL
               ("send_reply", {"text": "All three changes are made."}))
 
 
-def _positive(policy, prompt: str, order_id: str, others: list[str]) -> DraftTask:
+def _seed_with_pending_twin():
+    """The tools' seed with a second pending order of the customer (#W2222222, 30.00 paid by gift card)."""
+    seed = _seed()
+    state = copy.deepcopy(seed.state)
+    state["order"]["#W2222222"] = dict(state["order"]["#W1234567"], id="#W2222222", total_cents=3000)
+    return seed.model_copy(update={"state": state})
+
+
+def _run(policy, task: DraftTask, calls: tuple, seed=None, agent: str = ""):
+    domain, seed = RetailDomain(policy), seed or _seed()
+    env = domain.environment(seed)
+    if agent:
+        domain.agents()[agent](AgentView(prompt=task.prompt, intent=task.intent, actor=task.actor, clock=task.clock), env)
+    for name, arguments in calls:
+        env.call(name, **arguments)
+    return grade(task, env.state, env.calls, domain.environment(seed).state), env
+
+
+def _positive(policy, prompt: str, order_id: str, others: list[str], intent: str = "address_change", seed=None) -> DraftTask:
     """The positive as plan_positive builds it: the plan, the other orders held as they are, the other parts freed."""
-    state = RetailDomain(policy).environment(_seed()).state
-    decision = decide("address_change", prompt, state, ACTOR, CLOCK, policy, order_id)
+    state = RetailDomain(policy).environment(seed or _seed()).state
+    decision = decide(intent, prompt, state, ACTOR, CLOCK, policy, order_id)
     plan = plan_for(decision, state, "c1", order_id, prompt, policy)
     plan = plan.model_copy(update={"expectations": [*plan.expectations, *untouched_orders(others, state)]})
-    plan, _ = in_scope_parts(plan, prompt, main_actions("address_change", decision), state, "c1", order_id, policy)
+    plan, _ = in_scope_parts(plan, prompt, main_actions(intent, decision), state, "c1", order_id, policy)
     return DraftTask(
-        task_id="t-pos", pair_id="t", set="capability", split="dev", polarity="positive", intent="address_change", outcome="resolved",
+        task_id="t-pos", pair_id="t", set="capability", split="dev", polarity="positive", intent=intent, outcome="resolved",
         prompt=prompt, actor=ACTOR, clock="2026-01-01T00:00:00Z", seed_id="seed-tools", domain="retail", expectations=plan.expectations,
         required_tools=plan.required_tools, forbidden_tools=plan.forbidden_tools, may_change=plan.may_change,
         budget=Budget(turns=20, tokens=20000, latency_ms=60000), provenance=TaskProvenance(session_ids=["s"]),
@@ -48,17 +70,42 @@ def test_an_item_change_the_products_tools_make_is_another_part_of_the_request(t
 def test_a_correct_agent_doing_every_part_passes_and_the_other_orders_are_still_checked(tau2):
     task = _positive(tau2, ADDRESS_AND_ITEMS, "#W1234567", ["#W7654321"])
     assert not {"modify_pending_order_items", "exchange_delivered_order_items"} & set(task.forbidden_tools)
-    result, _ = _run(tau2, task, "", EVERYTHING)
+    result, _ = _run(tau2, task, EVERYTHING)
     assert result.passed, result.reasons
     # the address change alone still passes (the other parts are allowed, not required); a wrong write on the other
     # order (a return instead of the exchange) still fails
-    assert _run(tau2, task, "", (EVERYTHING[0], EVERYTHING[-1]))[0].passed
+    assert _run(tau2, task, (EVERYTHING[0], EVERYTHING[-1]))[0].passed
     wrong = ("return_delivered_order_items", dict(order_id="#W7654321", item_ids=["222"], payment_method_id="cc_1"))
-    assert not _run(tau2, task, "", (EVERYTHING[0], wrong, EVERYTHING[-1]))[0].passed
+    assert not _run(tau2, task, (EVERYTHING[0], wrong, EVERYTHING[-1]))[0].passed
 
 
 def test_a_request_of_one_part_still_holds_its_other_orders_as_they_are(tau2):
     prompt = f"Please change the shipping address of order #W1234567 to {NEW_ADDRESS}."
     task = _positive(tau2, prompt, "#W1234567", ["#W7654321"])
     assert "exchange_delivered_order_items" in task.forbidden_tools
-    assert not _run(tau2, task, "", (EVERYTHING[0], EVERYTHING[2], EVERYTHING[-1]))[0].passed
+    assert not _run(tau2, task, (EVERYTHING[0], EVERYTHING[2], EVERYTHING[-1]))[0].passed
+
+
+def test_a_cancellation_asked_beside_lets_the_other_order_end_cancelled_and_refunded(tau2):
+    seed = _seed_with_pending_twin()
+    prompt = f"Please change the shipping address of order #W1234567 to {NEW_ADDRESS}. Also cancel order #W2222222, I no longer need it."
+    task = _positive(tau2, prompt, "#W1234567", ["#W2222222"], seed=seed)
+    cancel = ("cancel_pending_order", dict(order_id="#W2222222", reason="no longer needed"))
+    result, _ = _run(tau2, task, (EVERYTHING[0], cancel, EVERYTHING[-1]), seed)
+    assert result.passed, result.reasons
+    assert _run(tau2, task, (EVERYTHING[0], EVERYTHING[-1]), seed)[0].passed  # allowed, not required
+
+
+def test_the_tasks_own_kind_of_change_asked_on_another_order_is_left_to_the_agent_there_only(tau2):
+    """Returns asked from two orders, the task's own (pending: refused) and a delivered one: the return tool is not
+    forbidden by name, the other order may end returned, and a return of the task's own order still fails."""
+    prompt = "I want to return the desk lamp in order #W1234567. I also want to return the water bottle in order #W7654321."
+    task = _positive(tau2, prompt, "#W1234567", ["#W7654321"], intent="return_label")
+    assert "return_delivered_order_items" not in task.forbidden_tools
+    other = ("return_delivered_order_items", dict(order_id="#W7654321", item_ids=["222"], payment_method_id="cc_1"))
+    alone, _ = _run(tau2, task, (), agent="reference")
+    both, _ = _run(tau2, task, (other,), agent="reference")
+    assert alone.passed and both.passed, (alone.reasons, both.reasons)
+    # one return asked: the tool stays forbidden
+    single = _positive(tau2, "I want to return the desk lamp in order #W1234567.", "#W1234567", ["#W7654321"], intent="return_label")
+    assert "return_delivered_order_items" in single.forbidden_tools

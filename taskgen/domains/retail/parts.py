@@ -86,7 +86,8 @@ def in_scope_parts(
     those parts change (the customer's address, another of their orders cancelled) may change. The target
     order keeps every check; a review question names the parts left to the agent."""
     parts = other_parts(prompt, main, policy)
-    if not parts:
+    again = _asked_again(prompt, main, plan, state, order_id, policy)
+    if not parts and not again:
         return plan, []
     freed = {tool for part in parts for tool in _part_tools(part, policy)}
     expectations: list[Expectation] = []
@@ -100,11 +101,20 @@ def in_scope_parts(
               and item.args.get("status") in policy.cancellable_statuses):
             item = Expectation(check="any_of", any_of=[item, expect("order_status", order_id=item.args["order_id"], status="cancelled")])
         elif item.check in ("order_status", "no_refund", "refunded_total"):
-            item = _or_part_written(item, _writing(freed, item, state, policy, order_id), state)
+            item = _or_part_written(item, _writing(_on(item, freed, again, order_id), item, state, policy, order_id), state)
         expectations.append(item)
     may_change = [*plan.may_change, *(allow("order", str(item.args["order_id"]), field)
                                       for item in plan.expectations if item.check == "order_status"
-                                      for tool in _writing(freed, item, state, policy, order_id) for field in _fields_written(tool))]
+                                      for tool in _writing(_on(item, freed, again, order_id), item, state, policy, order_id)
+                                      for field in _fields_written(tool))]
+    if not parts:
+        return plan.model_copy(update={
+            "expectations": expectations, "may_change": distinct(may_change),
+            "forbidden_tools": [tool for tool in plan.forbidden_tools if tool not in again]}), [
+            f"The customer asks for the task's own kind of change on more than one order; the task judges order {order_id} and "
+            f"lets the agent do it on the others ({', '.join(sorted(again))} not forbidden, their end state allowed). "
+            "Split the request into tasks of their own?"]
+    freed |= again
     rubric = list(plan.rubric)
     if "escalate" in parts and order_id and any(item.check == "not_escalated" for item in plan.expectations):
         rubric.append(f"Judge: is no hand-over to a human about order {order_id} itself (one for the customer's other request is fine)?")
@@ -115,6 +125,33 @@ def in_scope_parts(
         "expectations": expectations, "rubric": rubric, "may_change": distinct(may_change),
         "forbidden_tools": [tool for tool in plan.forbidden_tools if tool not in freed or tool in plan.required_tools],
     }), [question]
+
+
+def _on(item: Expectation, freed: set[str], again: set[str], target: str | None) -> set[str]:
+    """The tools that may write on the order a check is about: the other parts' anywhere, the task's own kind of
+    change asked again (`again`) on the other orders only."""
+    return freed | again if str(item.args.get("order_id")) != target else freed
+
+
+def _asked_again(prompt: str, main: set[str], plan: Plan, state: StateRows, target: str | None, policy: RetailPolicy) -> set[str]:
+    """The tools of the task's own kind of change where the customer asks for it on more than one order (its verb in
+    two sentences of the request, or on orders in the plural: "returns from different orders"), a call of which on
+    the task's own order still fails the plan by its end state (the tool refuses the order in its status, or the
+    status it sets is not the one the plan checks): the other orders may need them."""
+    sentences = [sentence for sentence in request_sentences(prompt) if not _CONDITIONAL.search(sentence)]
+    verbs = {**_PART_VERBS, **{action: _ITEM_CHANGE for action in _ITEM_ACTIONS}}
+    asked = {action for action in main if action in verbs and not said_not_wanted(prompt, action) and (
+        sum(bool(re.search(verbs[action], sentence, re.IGNORECASE)) for sentence in sentences) > 1
+        or any(re.search(verbs[action], sentence, re.IGNORECASE) and _PLURAL_ORDERS.search(sentence) for sentence in sentences))}
+    if asked & set(_ITEM_ACTIONS):
+        asked |= set(_ITEM_ACTIONS)  # which item tool hangs on the other order's status
+    status = state.get("order", {}).get(target or "", {}).get("status")
+    checked = {item.args.get("status") for item in plan.expectations if item.check == "order_status" and item.args.get("order_id") == target}
+    return {tool.name for tool in policy.tools if tool.plan_action in asked and tool.order_arg and (
+        (tool.requires_status and status not in tool.requires_status) or (tool.sets_status and checked and tool.sets_status not in checked))}
+
+
+_PLURAL_ORDERS = re.compile(r"\b(?:different|other|several|multiple|both|two|all (?:of )?my(?: \w+)?) orders\b", re.IGNORECASE)
 
 
 def _writing(freed: set[str], item: Expectation, state: StateRows, policy: RetailPolicy, target: str | None) -> list[WriteTool]:
