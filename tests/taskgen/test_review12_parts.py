@@ -61,9 +61,14 @@ def _positive(policy, prompt: str, order_id: str, others: list[str], intent: str
 
 def test_an_item_change_the_products_tools_make_is_another_part_of_the_request(tau2):
     assert "change_items" in other_parts(ADDRESS_AND_ITEMS, {"update_address"}, tau2)
+    # an item change and an address change in one sentence (pair 3), a payment for an item change (tau2 100)
+    for words in ("I also want to change my pending order item to red, and change the address of the order to my default home.",
+                  "For the pending order modification, I want to use my credit card."):
+        assert "change_items" in other_parts(words, {"return_label"}, tau2), words
     # an address or a payment method changed, a change of mind: no item change
     for words in (f"Please change the address of order #W1234567 to {NEW_ADDRESS}.", "I changed my mind, cancel order #W1234567.",
-                  "Please change the payment method of order #W1234567 to my gift card."):
+                  "Please change the payment method of order #W1234567 to my gift card.",
+                  "I want to modify the laptop order to my Hamburg address."):
         assert "change_items" not in other_parts(words, {"update_address"}, tau2), words
 
 
@@ -109,3 +114,18 @@ def test_the_tasks_own_kind_of_change_asked_on_another_order_is_left_to_the_agen
     # one return asked: the tool stays forbidden
     single = _positive(tau2, "I want to return the desk lamp in order #W1234567.", "#W1234567", ["#W7654321"], intent="return_label")
     assert "return_delivered_order_items" in single.forbidden_tools
+
+
+def test_an_address_change_on_an_order_the_tool_refuses_lets_the_agent_re_address_the_order_the_words_mean(tau2):
+    """The words name no order id and the task's order is one the address tool refuses (delivered, pair 9): the
+    customer's pending order, named in the session, may be the one they mean; a call on the task's own order is refused."""
+    prompt = f"I just placed an order with a desk lamp, I want to change the shipping address of that order to {NEW_ADDRESS}."
+    task = _positive(tau2, prompt, "#W7654321", ["#W1234567"])
+    assert "modify_pending_order_address" not in task.forbidden_tools
+    user = ("modify_user_address", dict(user_id="c1", **FIELDS))  # what the task asks (plan_for's ruling), then the pending order
+    result, _ = _run(tau2, task, (user, EVERYTHING[0], EVERYTHING[-1]))
+    assert result.passed, result.reasons
+    # the words name the task's order: nothing else is theirs to change
+    named = _positive(tau2, f"I want to change the address of order #W7654321 to {NEW_ADDRESS}.", "#W7654321", ["#W1234567"])
+    assert "modify_pending_order_address" in named.forbidden_tools
+    assert not _run(tau2, named, (user, EVERYTHING[0], EVERYTHING[-1]))[0].passed

@@ -30,8 +30,8 @@ _PART_TOOLS = {"cancel": "cancel_order", "return_label": "create_return_label", 
 
 
 _ITEM_CHANGE = (r"\b(?:exchang|swap|replac|switch|upgrad)\w*|\b(?:chang|modif)\w*\b(?!\s+(?:my|her|his|their)\s+mind)"
-                r"(?![^.?!;]{0,60}\b(?:address|payment|card|paypal)\b)")
-"""Words asking for an order's items changed (not an address or a payment method, not a change of mind)."""
+                r"(?!(?:(?!\band\b)[^.?!;,]){0,60}\b(?:address|payment|card|paypal)\b)")
+"""Words asking for an order's items changed (not an address or a payment method in the same clause, not a change of mind)."""
 _ITEM_ACTIONS = ("exchange", "modify_items")
 
 
@@ -60,8 +60,7 @@ def other_parts(prompt: str, main: set[str], policy: RetailPolicy) -> list[str]:
              if action not in main and not said_not_wanted(prompt, action)
              and any(re.search(verb, sentence, re.IGNORECASE) for sentence in sentences)]
     if (not main & {*_ITEM_ACTIONS, "escalate"} and any(tool.plan_action in _ITEM_ACTIONS for tool in policy.tools)
-            and any(re.search(_ITEM_CHANGE, re.sub(_PART_VERBS["update_address"], "", sentence, flags=re.IGNORECASE), re.IGNORECASE)
-                    for sentence in sentences)):
+            and any(re.search(_ITEM_CHANGE, sentence, re.IGNORECASE) for sentence in sentences)):
         parts.append("change_items")  # the product's own item tools change an order's items (tau2-bench)
     if "escalate" not in main and any(
         asks_outside_tools(sentence, policy) and not re.search(_PART_VERBS["update_address"], sentence, re.IGNORECASE)
@@ -86,7 +85,7 @@ def in_scope_parts(
     those parts change (the customer's address, another of their orders cancelled) may change. The target
     order keeps every check; a review question names the parts left to the agent."""
     parts = other_parts(prompt, main, policy)
-    again = _asked_again(prompt, main, plan, state, order_id, policy)
+    again, unforbidden = _asked_again(prompt, main, plan, state, order_id, policy)
     if not parts and not again:
         return plan, []
     freed = {tool for part in parts for tool in _part_tools(part, policy)}
@@ -110,11 +109,10 @@ def in_scope_parts(
     if not parts:
         return plan.model_copy(update={
             "expectations": expectations, "may_change": distinct(may_change),
-            "forbidden_tools": [tool for tool in plan.forbidden_tools if tool not in again]}), [
+            "forbidden_tools": [tool for tool in plan.forbidden_tools if tool not in unforbidden]}), [
             f"The customer asks for the task's own kind of change on more than one order; the task judges order {order_id} and "
-            f"lets the agent do it on the others ({', '.join(sorted(again))} not forbidden, their end state allowed). "
+            f"lets the agent do it on the others ({', '.join(sorted(again))}: their end state allowed there). "
             "Split the request into tasks of their own?"]
-    freed |= again
     rubric = list(plan.rubric)
     if "escalate" in parts and order_id and any(item.check == "not_escalated" for item in plan.expectations):
         rubric.append(f"Judge: is no hand-over to a human about order {order_id} itself (one for the customer's other request is fine)?")
@@ -123,7 +121,7 @@ def in_scope_parts(
                 f"({', '.join(sorted(freed))} neither required nor forbidden). Split the request into tasks of their own?")
     return plan.model_copy(update={
         "expectations": expectations, "rubric": rubric, "may_change": distinct(may_change),
-        "forbidden_tools": [tool for tool in plan.forbidden_tools if tool not in freed or tool in plan.required_tools],
+        "forbidden_tools": [tool for tool in plan.forbidden_tools if tool not in freed | unforbidden or tool in plan.required_tools],
     }), [question]
 
 
@@ -133,22 +131,32 @@ def _on(item: Expectation, freed: set[str], again: set[str], target: str | None)
     return freed | again if str(item.args.get("order_id")) != target else freed
 
 
-def _asked_again(prompt: str, main: set[str], plan: Plan, state: StateRows, target: str | None, policy: RetailPolicy) -> set[str]:
-    """The tools of the task's own kind of change where the customer asks for it on more than one order (its verb in
-    two sentences of the request, or on orders in the plural: "returns from different orders"), a call of which on
-    the task's own order still fails the plan by its end state (the tool refuses the order in its status, or the
-    status it sets is not the one the plan checks): the other orders may need them."""
+def _asked_again(prompt: str, main: set[str], plan: Plan, state: StateRows, target: str | None,
+                 policy: RetailPolicy) -> tuple[set[str], set[str]]:
+    """(the tools of the task's own kind of change where the customer may ask for it on another order, those of them
+    not to forbid by name). It may: its verb in two sentences of the request, or on orders in the plural ("returns
+    from different orders"), or the words name no order id and the tool refuses the task's own order (the order the
+    customer means may be another). Not forbidden: those a call of which on the task's own order still fails the plan
+    by its end state (the tool refuses the order in its status, or the status it sets is not one the plan checks)."""
     sentences = [sentence for sentence in request_sentences(prompt) if not _CONDITIONAL.search(sentence)]
     verbs = {**_PART_VERBS, **{action: _ITEM_CHANGE for action in _ITEM_ACTIONS}}
-    asked = {action for action in main if action in verbs and not said_not_wanted(prompt, action) and (
-        sum(bool(re.search(verbs[action], sentence, re.IGNORECASE)) for sentence in sentences) > 1
-        or any(re.search(verbs[action], sentence, re.IGNORECASE) and _PLURAL_ORDERS.search(sentence) for sentence in sentences))}
-    if asked & set(_ITEM_ACTIONS):
-        asked |= set(_ITEM_ACTIONS)  # which item tool hangs on the other order's status
     status = state.get("order", {}).get(target or "", {}).get("status")
     checked = {item.args.get("status") for item in plan.expectations if item.check == "order_status" and item.args.get("order_id") == target}
-    return {tool.name for tool in policy.tools if tool.plan_action in asked and tool.order_arg and (
-        (tool.requires_status and status not in tool.requires_status) or (tool.sets_status and checked and tool.sets_status not in checked))}
+
+    def caught(tool: WriteTool) -> bool:
+        return bool((tool.requires_status and status not in tool.requires_status) or (tool.sets_status and checked and tool.sets_status not in checked))
+
+    again: set[str] = set()
+    for action in main:
+        if action not in verbs or said_not_wanted(prompt, action):
+            continue
+        said = [sentence for sentence in sentences if re.search(verbs[action], sentence, re.IGNORECASE)]
+        tools = [tool for tool in policy.tools if tool.order_arg and tool.name in _part_tools("change_items" if action in _ITEM_ACTIONS else action, policy)]
+        if len(said) > 1 or any(_PLURAL_ORDERS.search(sentence) for sentence in said):
+            again |= {tool.name for tool in tools}
+        elif said and target and target not in prompt:
+            again |= {tool.name for tool in tools if caught(tool) and tool.requires_status and status not in tool.requires_status}
+    return again, {name for name in again if caught(next(tool for tool in policy.tools if tool.name == name))}
 
 
 _PLURAL_ORDERS = re.compile(r"\b(?:different|other|several|multiple|both|two|all (?:of )?my(?: \w+)?) orders\b", re.IGNORECASE)
