@@ -129,3 +129,17 @@ def test_an_address_change_on_an_order_the_tool_refuses_lets_the_agent_re_addres
     named = _positive(tau2, f"I want to change the address of order #W7654321 to {NEW_ADDRESS}.", "#W7654321", ["#W1234567"])
     assert "modify_pending_order_address" in named.forbidden_tools
     assert not _run(tau2, named, (user, EVERYTHING[0], EVERYTHING[-1]))[0].passed
+
+
+def test_an_order_a_cancellation_and_an_item_change_may_both_reach_ends_in_either_status(tau2):
+    """Pair 3: the other pending order may be cancelled (a part the words ask for) or its items changed (another):
+    its check allows both statuses, not only the first part's."""
+    seed = _seed_with_pending_twin()
+    prompt = (f"Please change the shipping address of order #W1234567 to {NEW_ADDRESS}. Also cancel order #W2222222, "
+              "or rather change its desk lamp to the brass one.")
+    task = _positive(tau2, prompt, "#W1234567", ["#W2222222"], seed=seed)
+    change = ("modify_pending_order_items", dict(order_id="#W2222222", item_ids=["111"], new_item_ids=["112"], payment_method_id="gift_card_1"))
+    cancel = ("cancel_pending_order", dict(order_id="#W2222222", reason="no longer needed"))
+    for call in (change, cancel):
+        result, _ = _run(tau2, task, (EVERYTHING[0], call, EVERYTHING[-1]), seed)
+        assert result.passed, (call[0], result.reasons)

@@ -96,11 +96,13 @@ def in_scope_parts(
                                                                     address=item.args["address"])])
         elif "escalate" in parts and item.check == "not_escalated" and "order_id" not in item.args:
             continue  # a hand-over for the other part is right; one for this order is judged by the rubric
-        elif ("cancel" in parts and item.check == "order_status" and item.args.get("order_id") != order_id
-              and item.args.get("status") in policy.cancellable_statuses):
-            item = Expectation(check="any_of", any_of=[item, expect("order_status", order_id=item.args["order_id"], status="cancelled")])
         elif item.check in ("order_status", "no_refund", "refunded_total"):
-            item = _or_part_written(item, _writing(_on(item, freed, again, order_id), item, state, policy, order_id), state)
+            cancelled = [expect("order_status", order_id=item.args["order_id"], status="cancelled")] if (
+                "cancel" in parts and item.check == "order_status" and item.args.get("order_id") != order_id
+                and item.args.get("status") in policy.cancellable_statuses) else []
+            widened = _or_part_written(item, _writing(_on(item, freed, again, order_id), item, state, policy, order_id), state)
+            options = list({option.describe(): option for option in [item, *cancelled, *widened.any_of[1:]]}.values())
+            item = Expectation(check="any_of", any_of=options) if len(options) > 1 else item
         expectations.append(item)
     may_change = [*plan.may_change, *(allow("order", str(item.args["order_id"]), field)
                                       for item in plan.expectations if item.check == "order_status"
