@@ -82,8 +82,11 @@ def in_scope_parts(
 ) -> tuple[Plan, list[str]]:
     """The plan judged on the part of the request the task is about: what the customer's other parts ask
     for (another write, a hand-over for an item change) is neither required nor forbidden, and the state
-    those parts change (the customer's address, another of their orders cancelled) may change. The target
-    order keeps every check; a review question names the parts left to the agent."""
+    those parts change (the customer's address, another of their orders cancelled, returned, its items changed) may
+    change, a check that an order stays as on the seed widened to the status a part's tool sets on it. The target
+    order keeps its checks on the task's own write (only its items may change beside it, no cancellation); the task's
+    own kind of change asked on other orders is allowed there (`_asked_again`); a review question names the parts left
+    to the agent."""
     parts = other_parts(prompt, main, policy)
     again, unforbidden = _asked_again(prompt, main, plan, state, order_id, policy)
     if not parts and not again:
@@ -157,7 +160,7 @@ def _asked_again(prompt: str, main: set[str], plan: Plan, state: StateRows, targ
         if len(said) > 1 or any(_PLURAL_ORDERS.search(sentence) for sentence in said):
             again |= {tool.name for tool in tools}
         elif said and target and target not in prompt:
-            again |= {tool.name for tool in tools if caught(tool) and tool.requires_status and status not in tool.requires_status}
+            again |= {tool.name for tool in tools if tool.requires_status and status not in tool.requires_status}
     return again, {name for name in again if caught(next(tool for tool in policy.tools if tool.name == name))}
 
 
