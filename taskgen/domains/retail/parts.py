@@ -29,9 +29,18 @@ _PART_TOOLS = {"cancel": "cancel_order", "return_label": "create_return_label", 
 """Each part's tool where the policy declares none for it (the demo's names); the declared tool's name otherwise."""
 
 
+_ITEM_CHANGE = (r"\b(?:exchang|swap|replac|switch|upgrad)\w*|\b(?:chang|modif)\w*\b(?!\s+(?:my|her|his|their)\s+mind)"
+                r"(?!(?:(?!\band\b)[^.?!;,]){0,60}\b(?:address|payment|card|paypal)\b)")
+"""Words asking for an order's items changed (not an address or a payment method in the same clause, not a change of mind)."""
+_ITEM_ACTIONS = ("exchange", "modify_items")
+
+
 def _part_tools(part: str, policy: RetailPolicy) -> set[str]:
     """The tools that carry out another part of the request: the declared tool of its action (an address change
-    also on the order's own address, where the product changes that)."""
+    also on the order's own address, where the product changes that; an item change either of the product's item
+    tools, which one hanging on the order's status)."""
+    if part == "change_items":
+        return {tool.name for tool in policy.tools if tool.plan_action in _ITEM_ACTIONS}
     tools = {policy.escalation_tool if part == "escalate" else policy.tool_name(part, _PART_TOOLS[part])}
     if part == "update_address" and (order_tool := policy.tool_for("order_address")) is not None:
         tools.add(order_tool.name)
@@ -43,13 +52,16 @@ _CONDITIONAL = re.compile(r"\b(?:if|only if|unless|otherwise|in case|as long as)
 
 def other_parts(prompt: str, main: set[str], policy: RetailPolicy) -> list[str]:
     """The other things the customer asks for outright beside the task's own request (`main`: its actions):
-    another write ('cancel', 'return_label', 'refund', 'update_address') or a change only a human makes
-    ('escalate'). A part asked only under a condition, or said not wanted, is none (optional_write and
+    another write ('cancel', 'return_label', 'refund', 'update_address', 'change_items' where the product's
+    own tools change items) or a change only a human makes ('escalate'). A part asked only under a condition, or said not wanted, is none (optional_write and
     human_change_fallbacks rule on those)."""
     sentences = [sentence for sentence in request_sentences(prompt) if not _CONDITIONAL.search(sentence)]
     parts = [action for action, verb in _PART_VERBS.items()
              if action not in main and not said_not_wanted(prompt, action)
              and any(re.search(verb, sentence, re.IGNORECASE) for sentence in sentences)]
+    if (not main & {*_ITEM_ACTIONS, "escalate"} and any(tool.plan_action in _ITEM_ACTIONS for tool in policy.tools)
+            and any(re.search(_ITEM_CHANGE, sentence, re.IGNORECASE) for sentence in sentences)):
+        parts.append("change_items")  # the product's own item tools change an order's items (tau2-bench)
     if "escalate" not in main and any(
         asks_outside_tools(sentence, policy) and not re.search(_PART_VERBS["update_address"], sentence, re.IGNORECASE)
         and not any(re.search(_PART_VERBS[action], sentence, re.IGNORECASE) for action in main if action in _PART_VERBS)
@@ -70,10 +82,14 @@ def in_scope_parts(
 ) -> tuple[Plan, list[str]]:
     """The plan judged on the part of the request the task is about: what the customer's other parts ask
     for (another write, a hand-over for an item change) is neither required nor forbidden, and the state
-    those parts change (the customer's address, another of their orders cancelled) may change. The target
-    order keeps every check; a review question names the parts left to the agent."""
+    those parts change (the customer's address, another of their orders cancelled, returned, its items changed) may
+    change, a check that an order stays as on the seed widened to the status a part's tool sets on it. The target
+    order keeps its checks on the task's own write (only its items may change beside it, no cancellation); the task's
+    own kind of change asked on other orders is allowed there (`_asked_again`); a review question names the parts left
+    to the agent."""
     parts = other_parts(prompt, main, policy)
-    if not parts:
+    again, unforbidden = _asked_again(prompt, main, plan, state, order_id, policy)
+    if not parts and not again:
         return plan, []
     freed = {tool for part in parts for tool in _part_tools(part, policy)}
     expectations: list[Expectation] = []
@@ -83,10 +99,25 @@ def in_scope_parts(
                                                                     address=item.args["address"])])
         elif "escalate" in parts and item.check == "not_escalated" and "order_id" not in item.args:
             continue  # a hand-over for the other part is right; one for this order is judged by the rubric
-        elif ("cancel" in parts and item.check == "order_status" and item.args.get("order_id") != order_id
-              and item.args.get("status") in policy.cancellable_statuses):
-            item = Expectation(check="any_of", any_of=[item, expect("order_status", order_id=item.args["order_id"], status="cancelled")])
+        elif item.check in ("order_status", "no_refund", "refunded_total"):
+            cancelled = [expect("order_status", order_id=item.args["order_id"], status="cancelled")] if (
+                "cancel" in parts and item.check == "order_status" and item.args.get("order_id") != order_id
+                and item.args.get("status") in policy.cancellable_statuses) else []
+            widened = _or_part_written(item, _writing(_on(item, freed, again, order_id), item, state, policy, order_id), state)
+            options = list({option.describe(): option for option in [item, *cancelled, *widened.any_of[1:]]}.values())
+            item = Expectation(check="any_of", any_of=options) if len(options) > 1 else item
         expectations.append(item)
+    may_change = [*plan.may_change, *(allow("order", str(item.args["order_id"]), field)
+                                      for item in plan.expectations if item.check == "order_status"
+                                      for tool in _writing(_on(item, freed, again, order_id), item, state, policy, order_id)
+                                      for field in _fields_written(tool))]
+    if not parts:
+        return plan.model_copy(update={
+            "expectations": expectations, "may_change": distinct(may_change),
+            "forbidden_tools": [tool for tool in plan.forbidden_tools if tool not in unforbidden]}), [
+            f"The customer asks for the task's own kind of change on more than one order; the task judges order {order_id} and "
+            f"lets the agent do it on the others ({', '.join(sorted(again))}: their end state allowed there). "
+            "Split the request into tasks of their own?"]
     rubric = list(plan.rubric)
     if "escalate" in parts and order_id and any(item.check == "not_escalated" for item in plan.expectations):
         rubric.append(f"Judge: is no hand-over to a human about order {order_id} itself (one for the customer's other request is fine)?")
@@ -94,9 +125,77 @@ def in_scope_parts(
                 f"{'order ' + order_id if order_id else 'its own request'} and leaves the other part to the agent "
                 f"({', '.join(sorted(freed))} neither required nor forbidden). Split the request into tasks of their own?")
     return plan.model_copy(update={
-        "expectations": expectations, "rubric": rubric,
-        "forbidden_tools": [tool for tool in plan.forbidden_tools if tool not in freed or tool in plan.required_tools],
+        "expectations": expectations, "rubric": rubric, "may_change": distinct(may_change),
+        "forbidden_tools": [tool for tool in plan.forbidden_tools if tool not in freed | unforbidden or tool in plan.required_tools],
     }), [question]
+
+
+def _on(item: Expectation, freed: set[str], again: set[str], target: str | None) -> set[str]:
+    """The tools that may write on the order a check is about: the other parts' anywhere, the task's own kind of
+    change asked again (`again`) on the other orders only."""
+    return freed | again if str(item.args.get("order_id")) != target else freed
+
+
+def _asked_again(prompt: str, main: set[str], plan: Plan, state: StateRows, target: str | None,
+                 policy: RetailPolicy) -> tuple[set[str], set[str]]:
+    """(the tools of the task's own kind of change where the customer may ask for it on another order, those of them
+    not to forbid by name). It may: its verb in two sentences of the request, or on orders in the plural ("returns
+    from different orders"), or the words name no order id and the tool refuses the task's own order (the order the
+    customer means may be another). Not forbidden: those a call of which on the task's own order still fails the plan
+    by its end state (the tool refuses the order in its status, or the status it sets is not one the plan checks)."""
+    sentences = [sentence for sentence in request_sentences(prompt) if not _CONDITIONAL.search(sentence)]
+    verbs = {**_PART_VERBS, **{action: _ITEM_CHANGE for action in _ITEM_ACTIONS}}
+    status = state.get("order", {}).get(target or "", {}).get("status")
+    checked = {item.args.get("status") for item in plan.expectations if item.check == "order_status" and item.args.get("order_id") == target}
+
+    def caught(tool: WriteTool) -> bool:
+        return bool((tool.requires_status and status not in tool.requires_status) or (tool.sets_status and checked and tool.sets_status not in checked))
+
+    again: set[str] = set()
+    for action in main:
+        if action not in verbs or said_not_wanted(prompt, action):
+            continue
+        said = [sentence for sentence in sentences if re.search(verbs[action], sentence, re.IGNORECASE)]
+        tools = [tool for tool in policy.tools if tool.order_arg and tool.name in _part_tools("change_items" if action in _ITEM_ACTIONS else action, policy)]
+        if len(said) > 1 or any(_PLURAL_ORDERS.search(sentence) for sentence in said):
+            again |= {tool.name for tool in tools}
+        elif said and target and target not in prompt:
+            again |= {tool.name for tool in tools if tool.requires_status and status not in tool.requires_status}
+    return again, {name for name in again if caught(next(tool for tool in policy.tools if tool.name == name))}
+
+
+_PLURAL_ORDERS = re.compile(r"\b(?:different|other|several|multiple|both|two|all (?:of )?my(?: \w+)?) orders\b", re.IGNORECASE)
+
+
+def _writing(freed: set[str], item: Expectation, state: StateRows, policy: RetailPolicy, target: str | None) -> list[WriteTool]:
+    """The freed tools that would write on the order a check holds unchanged (its status as on the seed, no new refund):
+    those acting on an order and accepting it in its seed status (on the task's own order, no cancellation: that
+    is another task's outcome). A check on another end state (the task's own write) is left alone."""
+    order_id = str(item.args.get("order_id"))
+    status = state.get("order", {}).get(order_id, {}).get("status")
+    if status is None or (item.check == "order_status" and item.args.get("status") != status):
+        return []
+    return [tool for tool in policy.tools if tool.name in freed and tool.order_arg
+            and (not tool.requires_status or status in tool.requires_status)
+            and not (order_id == target and tool.action == "cancel")]
+
+
+def _or_part_written(item: Expectation, tools: list[WriteTool], state: StateRows) -> Expectation:
+    """A check that an order stays as it is, widened to what the customer's other part writes on it: the status its
+    tool sets, the refund of the order's unrefunded amount a cancellation makes."""
+    order_id = str(item.args["order_id"])
+    if item.check == "order_status":
+        options = [expect("order_status", order_id=order_id, status=status)
+                   for status in dict.fromkeys(tool.sets_status for tool in tools if tool.sets_status)]
+    else:
+        remaining = int(state["order"][order_id].get("total_cents") or 0) - refunded_cents(state, order_id)
+        options = [expect("refund_exists", order_id=order_id, amount_cents=remaining)] if remaining > 0 and any(tool.refunds for tool in tools) else []
+    return Expectation(check="any_of", any_of=[item, *options]) if options else item
+
+
+def _fields_written(tool: WriteTool) -> list[str]:
+    """The order fields a tool writes beside its status: what it records, the order's address."""
+    return [*tool.records, *(["shipping_address"] if tool.address_args and tool.order_arg else [])]
 
 
 def recorded_checks(tool: WriteTool, order_id: str | None, state: StateRows, customer_id: str | None, prompt: str) -> tuple[list[Expectation], list[str]]:
