@@ -49,17 +49,26 @@ def demo() -> RetailPolicy:
     return _policy(None)
 
 
+LAMPS = {"product_id": "p-lamp", "name": "Desk Lamp", "variants": {
+    "111": {"item_id": "111", "options": {"color": "white", "bulb": "LED"}, "available": True, "price": 50.0},
+    "112": {"item_id": "112", "options": {"color": "black", "bulb": "LED"}, "available": True, "price": 45.0},
+    "113": {"item_id": "113", "options": {"color": "black", "bulb": "halogen"}, "available": True, "price": 61.5},
+    "114": {"item_id": "114", "options": {"color": "red", "bulb": "LED"}, "available": False, "price": 40.0}}}
+"""The seed's catalogue of the pending order's lamp (tau2-bench's products: variants by item id, price in dollars)."""
+
+
 def _seed() -> Seed:
     orders = {
         "#W1234567": {"customer_id": "c1", "status": "pending", "total_cents": 5000, "shipping_address": "1 Old Rd, Austin, TX 78701",
-                      "items": [{"item_id": "111", "name": "Desk Lamp"}], "payment_history": [{"payment_method_id": "gift_card_1"}]},
+                      "items": [{"item_id": "111", "name": "Desk Lamp", "product_id": "p-lamp", "price": 50.0, "options": {"color": "white", "bulb": "LED"}}],
+                      "payment_history": [{"payment_method_id": "gift_card_1"}]},
         "#W7654321": {"customer_id": "c1", "status": "delivered", "total_cents": 7000, "delivered_at": "2025-12-28T00:00:00Z",
                       "items": [{"item_id": "222", "name": "Water Bottle"}], "payment_history": [{"payment_method_id": "cc_1"}]},
     }
     methods = {"gift_card_1": {"id": "gift_card_1", "source": "gift_card"}, "cc_1": {"id": "cc_1", "source": "credit_card"}}
     state = {"customer": {"c1": {"id": "c1", "address": "1 Old Rd, Austin, TX 78701", "payment_methods": methods}},
              "order": {key: {"id": key, **row} for key, row in orders.items()},
-             "order_item": {}, "payment": {}, "refund": {}, "return_label": {}}
+             "order_item": {}, "payment": {}, "refund": {}, "return_label": {}, "product": {"p-lamp": LAMPS}}
     return Seed(seed_id="seed-tools", clock="2026-01-01T00:00:00Z", domain="retail", state=state)
 
 
@@ -150,6 +159,8 @@ def test_the_tau2_declaration_matches_tau2_benchs_own_tools():
         assert ("user.address = " in text) == (tool["action"] == "update_address"), name
         assert ("order.cancel_reason = reason" in text) == (tool.get("reason_field") == "cancel_reason"), name
         assert ("transaction_type='refund'" in text and tool["action"] == "cancel") == bool(tool.get("refunds")), name
+        assert ("item.item_id = new_item_id" in text) == bool(tool.get("rewrites_items")), name  # the order's items rewritten
+        assert ("payment_history.append" in text and "diff_price" in text) == bool(tool.get("settles_difference")), name
         for role in ("order_arg", "customer_arg", "items_arg", "new_items_arg", "payment_arg", "reason_arg"):
             assert tool.get(role) is None or tool[role] in tool["arguments"], (name, role)
 
@@ -430,3 +441,43 @@ def test_a_conditional_exchange_with_a_return_fallback_passes_either_write_and_n
                 ("send_reply", {"text": "Return requested."}))
     assert _run(tau2, task, "", returned)[0].passed, _run(tau2, task, "", returned)[0].reasons
     assert not _run(tau2, task, "reply_only")[0].passed
+
+
+# ---------------------------------------------------------------- an item change rewrites the items and settles the difference
+def test_an_item_change_rewrites_the_orders_items_and_refunds_or_charges_the_difference(tau2):
+    env = RetailDomain(tau2).environment(_seed())
+    env.call("modify_pending_order_items", order_id="#W1234567", item_ids=["111"], new_item_ids=["112"], payment_method_id="gift_card_1")
+    order = env.state["order"]["#W1234567"]
+    assert (order["status"], order["items"][0]["item_id"], order["items"][0]["price"]) == ("pending (item modified)", "112", 45.0)
+    assert [(row["order_id"], row["amount_cents"]) for row in env.state["refund"].values()] == [("#W1234567", 500)]  # cheaper: refunded
+    dearer = RetailDomain(tau2).environment(_seed())
+    dearer.call("modify_pending_order_items", order_id="#W1234567", item_ids=["111"], new_item_ids=["113"], payment_method_id="gift_card_1")
+    assert not dearer.state["refund"] and [row["amount_cents"] for row in dearer.state["payment"].values()] == [1150]
+    refused = RetailDomain(tau2).environment(_seed())
+    for new in ("114", "111", "222"):  # unavailable, the same item, another product's
+        assert refused.call("modify_pending_order_items", order_id="#W1234567", item_ids=["111"], new_item_ids=[new],
+                            payment_method_id="gift_card_1") is None
+    assert refused.state["order"]["#W1234567"]["status"] == "pending" and not refused.state["refund"]
+
+
+def test_an_item_change_to_the_variant_the_words_name_is_pinned_with_its_refund(tau2):
+    task, action = _task(tau2, "exchange", "Please change the desk lamp in order #W1234567 to the black LED one.", "#W1234567")
+    checks = {item.check: item.args for item in task.expectations}
+    assert action == "modify_items" and checks["items_replaced"]["new_items"] == "112"
+    assert checks["refund_exists"] == {"order_id": "#W1234567", "amount_cents": 500} and "no_refund" not in checks
+    assert not any("records no item change" in line for line in task.rubric)
+    assert _run(tau2, task)[0].passed, _run(tau2, task)[0].reasons  # the gold change, refund and all, passes
+    careless = (("modify_pending_order_items", dict(order_id="#W1234567", item_ids=["111"], new_item_ids=["113"], payment_method_id="gift_card_1")),
+                ("send_reply", {"text": "Done."}))
+    assert not _run(tau2, task, "", careless)[0].passed  # another variant (the halogen one) fails
+
+
+def test_an_item_change_the_words_do_not_pin_allows_the_difference_and_checks_the_product(tau2):
+    task, _ = _task(tau2, "exchange", "Please change the desk lamp in order #W1234567 to the other color.", "#W1234567")
+    checks = {item.check: item.args for item in task.expectations}
+    assert checks["items_replaced"] == {"order_id": "#W1234567", "items": "111"} and not {"no_refund", "refund_exists"} & set(checks)
+    assert _run(tau2, task)[0].passed, _run(tau2, task)[0].reasons
+    for new, passes in (("112", True), ("113", True)):  # cheaper (refunded) or dearer (charged): either variant of the lamp
+        calls = (("modify_pending_order_items", dict(order_id="#W1234567", item_ids=["111"], new_item_ids=[new], payment_method_id="gift_card_1")),
+                 ("send_reply", {"text": "Done."}))
+        assert _run(tau2, task, "", calls)[0].passed is passes, new

@@ -12,6 +12,7 @@ from ingest.models import StateRows
 from taskgen.domains import Plan
 from taskgen.domains.retail.grader import allow, expect
 from taskgen.domains.retail.policy import RetailPolicy, WriteTool
+from taskgen.domains.retail.variants import catalogue, price_cents, variant_asked
 from taskgen.domains.retail.rules import (
     Decision, asks_outside_tools, conditional_write, refunded_cents, request_sentences, said_not_wanted, write_ruling,
 )
@@ -122,10 +123,40 @@ def recorded_checks(tool: WriteTool, order_id: str | None, state: StateRows, cus
             checks.append(expect("order_recorded", order_id=order_id, field=field))
             if argument == tool.items_arg:
                 rubric.append("Judge (code cannot tell which items the words mean): are the items recorded the ones the customer names?")
-    if tool.plan_action == "modify_items" and tool.items_arg and not field_of.get(tool.items_arg):
+    if tool.rewrites_items and tool.items_arg:
+        replaced, judged = item_change_checks(tool, order_id, order, state, prompt)
+        checks += replaced
+        rubric += judged
+    elif tool.plan_action == "modify_items" and tool.items_arg and not field_of.get(tool.items_arg):
         rubric.append("Judge (the tool records no item change on the order; code checks its status only): are the items "
                       "changed the ones the customer names, to the variants asked for, paid with a method the customer holds?")
     return checks, rubric
+
+
+def item_change_checks(tool: WriteTool, order_id: str | None, order: dict, state: StateRows, prompt: str) -> tuple[list[Expectation], list[str]]:
+    """What a tool rewriting the order's items writes (tau2-bench's modify_pending_order_items): the items the words name
+    replaced, by the variant the words ask for where the seed's catalogue tells it (else any other available variant of
+    the same product); and, where it settles the price difference and the new items are pinned, the refund of a cheaper
+    change. The rubric keeps what code cannot pin."""
+    named = items_named(order, prompt, "exchange")
+    if not named:
+        return [], ["Judge (code cannot tell which items the words mean): are the items changed the ones the customer names, "
+                    "to the variants asked for?"]
+    items = {str(item.get("item_id")): item for item in order.get("items") or [] if isinstance(item, dict)}
+    new = [variant_asked(items[item], state, prompt) for item in named]
+    if not all(new):
+        return [expect("items_replaced", order_id=order_id, items=",".join(named))], [
+            "Judge (code checks only that the named items became other available variants of the same product): are the new "
+            "items the variants the customer asked for?"]
+    checks = [expect("items_replaced", order_id=order_id, items=",".join(named), new_items=",".join(new))]
+    variants = catalogue(state)
+    old_prices = [price_cents(items[item].get("price")) for item in named]
+    new_prices = [price_cents(variants[item][1].get("price")) for item in new]
+    if tool.settles_difference and None not in old_prices and None not in new_prices:
+        difference = sum(new_prices) - sum(old_prices)
+        if difference < 0:
+            checks.append(expect("refund_exists", order_id=order_id, amount_cents=-difference))
+    return checks, []
 
 
 _ITEM_VERBS = {"exchange": r"\bexchang\w*|\bswap\w*|\bchange\b|\breplace\w*|\bmodif\w*", "return_label": r"\breturn\w*|\bsend (?:it |them )?back"}
@@ -190,6 +221,11 @@ def if_written(item: Expectation) -> Expectation:
     return Expectation(check="any_of", any_of=[item, expect("order_unrecorded", order_id=item.args["order_id"], field=field)])
 
 
+def if_replaced(item: Expectation) -> Expectation:
+    """A check on an optional item change: the items were replaced as asked, or the order still holds them (not made)."""
+    return Expectation(check="any_of", any_of=[item, expect("items_held", order_id=item.args["order_id"], items=item.args["items"])])
+
+
 def optional_write(plan: Plan, decision: Decision, state: StateRows, order_id: str | None) -> Plan:
     """The plan with its write allowed but not required: the write's end state or the seed's, either passes."""
     order = state.get("order", {}).get(order_id or "")
@@ -216,6 +252,13 @@ def optional_write(plan: Plan, decision: Decision, state: StateRows, order_id: s
             continue
         if item.check in PINNED_RECORDS:
             expectations.append(if_written(item))  # the write is optional; made, it records what the customer asked for
+            continue
+        if item.check == "items_replaced":
+            expectations.append(if_replaced(item))
+            continue
+        if item.check == "refund_exists" and write_check != "refund_exists":
+            # the price difference an optional item change refunds: that refund, or none (the seed's)
+            expectations.append(Expectation(check="any_of", any_of=[item, unchanged["refund_exists"](item)]))
             continue
         if item.check == "return_label_exists":
             may_change.append(allow("return_label", item.args["order_id"]))  # a label, if made; none on the seed either
@@ -277,10 +320,14 @@ def item_change_or_fallback(
     either = Expectation(check="any_of", any_of=[expect("order_status", order_id=order_id, status=status) for status in statuses])
     refund = []
     order = state.get("order", {}).get(order_id)
-    if order is not None and not refunded_cents(state, order_id) and any(tool.refunds for tool in tools):
-        # the fallback cancellation refunds the order (tau2-bench): its whole amount, or nothing
+    settled = [item for item in plan.expectations if item.check == "refund_exists" and item.args.get("order_id") == order_id
+               and any(tool.settles_difference for tool in tools)]  # the price difference the item change refunds
+    unpinned = any(tool.settles_difference for tool in tools) and not any(
+        item.check == "items_replaced" and item.args.get("new_items") for item in plan.expectations)
+    if order is not None and not refunded_cents(state, order_id) and any(tool.refunds for tool in tools) and not unpinned:
+        # the fallback cancellation refunds the order (tau2-bench): its whole amount, or nothing (or the item change's difference)
         refund = [Expectation(check="any_of", any_of=[expect("refund_exists", order_id=order_id, amount_cents=int(order.get("total_cents") or 0)),
-                                                      expect("no_refund", order_id=order_id)])]
+                                                      *settled, expect("no_refund", order_id=order_id)])]
     # what the tools record on the order (the exchanged items) may be written or not, whichever tool is called; made, a
     # write records what the customer asked for (the fallback's own records pinned as the item change's are)
     records = [allow("order", order_id, field) for field in dict.fromkeys(field for tool in tools for field in tool.records)]
@@ -289,7 +336,11 @@ def item_change_or_fallback(
         if tool.plan_action != action and order is not None:
             pinned += [if_written(item) for item in recorded_checks(tool, order_id, state, order.get("customer_id"), prompt)[0]
                        if item.check in PINNED_RECORDS]
-    expectations = [either, *refund, *pinned, *(item for item in plan.expectations if not about_order(item) and item.check not in PINNED_RECORDS)]
+    pinned += [if_replaced(item) for item in plan.expectations if item.check == "items_replaced"]
+    if unpinned:
+        records += [allow("refund", order_id), allow("payment", order_id)]  # a difference of any amount, or a cancellation's refund
+    expectations = [either, *refund, *pinned, *(item for item in plan.expectations
+                                                if not about_order(item) and item.check not in (*PINNED_RECORDS, "items_replaced"))]
     return plan.model_copy(update={"expectations": expectations, "required_tools": [], "may_change": distinct([*plan.may_change, *records])})
 
 

@@ -210,6 +210,20 @@ def _written(tool, order_id: str | None, state: StateRows, customer_id: str | No
     return [*checks, *recorded], rubric
 
 
+def _settled(tool, order_id: str | None, written: list[Expectation], no_new_refund: list[Expectation]) -> tuple[list[Expectation], list]:
+    """An item change rewriting the order's items, settling the price difference: no 'no refund' check where the new
+    items are not pinned (a cheaper one is refunded), or where their refund is checked itself; the items, and the
+    refund or payment the change settles, may change where no check names them."""
+    replaced = next((item for item in written if item.check == "items_replaced"), None)
+    pinned = replaced is not None and bool(replaced.args.get("new_items"))
+    refunded = any(item.check == "refund_exists" for item in written)
+    refund = no_new_refund if not tool.settles_difference or (pinned and not refunded) else []
+    may_change = [] if replaced is not None else [allow("order", order_id, "items")]
+    if tool.settles_difference and replaced is None:
+        may_change += [allow("refund", order_id), allow("payment", order_id)]
+    return refund, may_change
+
+
 def _address_to_ask(policy: RetailPolicy, order_id: str | None, order: dict | None, no_new_refund: list[Expectation],
                     same_status: list[Expectation], update_tool: str, escalation: str, asked: Expectation | None = None) -> Plan:
     """The words hold no address ('to my Hamburg address'): the agent asks for it, or finds it, and may write it
@@ -272,10 +286,14 @@ def _plan_for(
         )
     if decision.action in ("modify_items", "exchange") and (tool := policy.tool_for(decision.action)) is not None:
         written, judged = _written(tool, order_id, state, customer_id, prompt)
+        refund, may_change = no_new_refund, []
+        if tool.rewrites_items:
+            refund, may_change = _settled(tool, order_id, written, no_new_refund)
         return Plan(
-            expectations=[*written, *([] if tool.sets_status else same_status), *no_new_refund, *same_address, expect("reply_sent")], rubric=judged,
+            expectations=[*written, *([] if tool.sets_status else same_status), *refund, *same_address, expect("reply_sent")], rubric=judged,
             required_tools=[tool.name],
             forbidden_tools=_forbid_others(policy, tool.name),
+            may_change=may_change,
         )
     if decision.action == "order_address" and (tool := policy.tool_for("order_address")) is not None:
         if not decision.address:

@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 from taskgen.domains import Agent, Environment
 from taskgen.domains.retail.addresses import address_in
 from taskgen.domains.retail.policy import RetailPolicy, WriteTool
+from taskgen.domains.retail.variants import catalogue, variant_asked
 from taskgen.seeds import parse_timestamp
 from taskgen.task import AgentView
 
@@ -132,6 +133,21 @@ def _item_ids(order: dict, prompt: str) -> list[str]:
     return [str(item.get("item_id", item.get("id"))) for item in (named or items)]
 
 
+def _new_item_ids(order: dict, prompt: str, state: dict) -> list[str]:
+    """The variant each changed item becomes: the one the words ask for, else the first other available variant of its
+    product, as the seed's catalogue holds them; with no catalogue of it, the item itself stands for its new variant."""
+    items = {str(item.get("item_id", item.get("id"))): item for item in order.get("items") or [] if isinstance(item, dict)}
+    variants = catalogue(state)
+    chosen = []
+    for item_id in _item_ids(order, prompt):
+        item = items.get(item_id, {})
+        product = str(item.get("product_id") or variants.get(item_id, ("", {}))[0])
+        others = sorted(other for other, (owner, variant) in variants.items()
+                        if owner == product and other != item_id and variant.get("available", True) is not False)
+        chosen.append(variant_asked(item, state, prompt) or (others[0] if others else item_id))
+    return chosen
+
+
 def _use(env: Environment, tool: WriteTool, order: dict | None = None, customer_id: str | None = None, amount: int | None = None,
          reason: str | None = None, address: str | None = None, prompt: str = "") -> object:
     """Call the declared tool, each argument filled by its declared role; one the agent has nothing for, empty."""
@@ -149,7 +165,7 @@ def _use(env: Environment, tool: WriteTool, order: dict | None = None, customer_
     if order is not None and tool.items_arg:
         args[tool.items_arg] = _item_ids(order, prompt)
     if order is not None and tool.new_items_arg:
-        args[tool.new_items_arg] = _item_ids(order, prompt)  # it sees no catalogue: the same items stand for their new variants
+        args[tool.new_items_arg] = _new_item_ids(order, prompt, getattr(env, "state", {}))
     if order is not None and tool.payment_arg:
         args[tool.payment_arg] = _payment_of(order)
     for name in tool.arguments:
