@@ -481,3 +481,22 @@ def test_an_item_change_the_words_do_not_pin_allows_the_difference_and_checks_th
         calls = (("modify_pending_order_items", dict(order_id="#W1234567", item_ids=["111"], new_item_ids=[new], payment_method_id="gift_card_1")),
                  ("send_reply", {"text": "Done."}))
         assert _run(tau2, task, "", calls)[0].passed is passes, new
+
+
+def test_an_order_its_payment_history_shows_refunded_is_checked_against_that_refund_not_against_none(tau2):
+    from taskgen.domains.retail.grader import holds
+
+    seed = _seed()
+    refunded = {"id": "#W5550000", "customer_id": "c1", "status": "cancelled", "total_cents": 7000, "items": [{"item_id": "222", "name": "Water Bottle"}],
+                "payment_history": [{"transaction_type": "payment", "amount": 70.0, "payment_method_id": "cc_1"},
+                                    {"transaction_type": "refund", "amount": 70.0, "payment_method_id": "cc_1"}]}
+    seed.state["order"]["#W5550000"] = refunded
+    state = RetailDomain(tau2).environment(seed).state
+    prompt = "Please return the water bottle in order #W5550000."
+    decision = decide("return_label", prompt, state, ACTOR, CLOCK, tau2, "#W5550000")
+    plan = plan_for(decision, state, "c1", "#W5550000", prompt, tau2)
+    about = [item for item in plan.expectations if item.args.get("order_id") == "#W5550000" and item.check in ("no_refund", "refunded_total")]
+    assert [(item.check, item.args["amount_cents"]) for item in about] == [("refunded_total", 7000)]
+    assert holds(about[0], state)  # the seed's own refund meets it ...
+    state["refund"]["r1"] = {"id": "r1", "order_id": "#W5550000", "amount_cents": 100}
+    assert not holds(about[0], state)  # ... and a new one fails it

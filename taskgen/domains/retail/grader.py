@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 
 from ingest.leaves import leaves
 from ingest.models import StateRows, ToolCall
+from taskgen.domains.retail.rules import refunded_cents
 from taskgen.domains.retail.variants import catalogue as catalogue_variants
 from taskgen.task import Allowance, Budget, DraftTask, Expectation, Verdict
 
@@ -44,8 +45,8 @@ def _no_refund(state: StateRows, args: dict) -> bool:
 
 
 def _refunded_total(state: StateRows, args: dict) -> bool:
-    """The order's refunds add up to exactly this (its earlier refunds, and nothing new)."""
-    return sum(int(row["amount_cents"]) for row in _rows(state, "refund", str(args["order_id"]))) == int(args["amount_cents"])
+    """The order's refunds add up to exactly this (its earlier refunds, those its payment history keeps too, and nothing new)."""
+    return refunded_cents(state, str(args["order_id"])) == int(args["amount_cents"])
 
 
 def _return_label_exists(state: StateRows, args: dict) -> bool:

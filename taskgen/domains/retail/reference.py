@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 from taskgen.domains import Agent, Environment
 from taskgen.domains.retail.addresses import address_in
 from taskgen.domains.retail.policy import RetailPolicy, WriteTool
+from taskgen.domains.retail.rules import refunded_cents
 from taskgen.domains.retail.variants import catalogue, variant_asked
 from taskgen.seeds import parse_timestamp
 from taskgen.task import AgentView
@@ -78,7 +79,7 @@ def _inside_return_window(order: dict, clock: datetime, policy: RetailPolicy) ->
 
 
 def _already_refunded(env: Environment, order_id: str) -> int:
-    return sum(int(row.get("amount_cents", 0)) for row in env.state.get("refund", {}).values() if row.get("order_id") == order_id)
+    return refunded_cents(env.state, order_id)  # its refund rows and the refunds its payment history keeps
 
 
 def _tool(policy: RetailPolicy, action: str, default: WriteTool) -> WriteTool:

@@ -37,7 +37,12 @@ def order_ids_in(text: str, schema: RetailSchema) -> list[str]:
 
 
 def refunded_cents(state: StateRows, order_id: str) -> int:
-    return sum(int(row.get("amount_cents", 0)) for row in state.get("refund", {}).values() if row.get("order_id") == order_id)
+    """What the order was refunded: its refund rows, and the refunds its own payment history keeps (tau2-bench's
+    cancelled orders, each refunded by the cancellation)."""
+    rows = sum(int(row.get("amount_cents", 0)) for row in state.get("refund", {}).values() if row.get("order_id") == order_id)
+    history = state.get("order", {}).get(order_id, {}).get("payment_history")
+    kept = [entry for entry in history if isinstance(entry, dict) and entry.get("transaction_type") == "refund"] if isinstance(history, list) else []
+    return rows + sum(round(float(entry.get("amount") or 0) * 100) for entry in kept)
 
 
 def customer_orders(state: StateRows, customer_id: str | None) -> list[dict]:
