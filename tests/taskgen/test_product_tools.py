@@ -500,3 +500,40 @@ def test_an_order_its_payment_history_shows_refunded_is_checked_against_that_ref
     assert holds(about[0], state)  # the seed's own refund meets it ...
     state["refund"]["r1"] = {"id": "r1", "order_id": "#W5550000", "amount_cents": 100}
     assert not holds(about[0], state)  # ... and a new one fails it
+
+
+def test_the_cancellation_reason_the_words_state_is_pinned_one_of_them_where_they_state_several(tau2):
+    from taskgen.domains.retail.grader import holds
+
+    def reasons(task):
+        return [item for item in task.expectations if "cancel_reason" in item.describe()]
+
+    task, _ = _task(tau2, "cancellation", "Please cancel order #W1234567: I found a better deal elsewhere.", "#W1234567")
+    assert [item.describe() for item in reasons(task)] == ["cancel_reason(order_id=#W1234567, reason=no longer needed)"]
+    assert _run(tau2, task)[0].passed, _run(tau2, task)[0].reasons
+    wrong = (("cancel_pending_order", {"order_id": "#W1234567", "reason": "ordered by mistake"}), ("send_reply", {"text": "Cancelled."}))
+    assert not _run(tau2, task, "", wrong)[0].passed
+    both = ("Cancel order #W1234567 with the reason of no longer needed if the lamp ships late; "
+            "if it is on time, cancel it with the reason of ordered by mistake.")
+    task, _ = _task(tau2, "cancellation", both, "#W1234567")
+    (pinned,) = reasons(task)
+    assert pinned.check == "any_of" and {option.args["reason"] for option in pinned.any_of} == {"no longer needed", "ordered by mistake"}
+    for reason, held in (("no longer needed", True), ("ordered by mistake", True), ("other", False)):
+        state = {"order": {"#W1234567": {"status": "cancelled", "cancel_reason": reason}}}
+        assert holds(pinned, state) is held, reason
+
+
+def test_an_optional_cancellation_made_carries_the_reason_the_words_state():
+    from taskgen.domains.retail.parts import optional_write
+    from taskgen.domains import Plan
+    from taskgen.domains.retail.grader import expect, holds
+    from taskgen.domains.retail.rules import Decision
+
+    state = {"order": {"o1": {"id": "o1", "status": "pending", "customer_id": "c1"}}, "customer": {"c1": {"id": "c1"}}}
+    plan = Plan(expectations=[expect("order_status", order_id="o1", status="cancelled"),
+                              expect("cancel_reason", order_id="o1", reason="ordered by mistake")])
+    decision = Decision(action="cancel", rule="cancel_allowed", order_id="o1", customer_id="c1")
+    optional = optional_write(plan, decision, state, "o1")
+    for end, held in (({"status": "pending"}, True), ({"status": "cancelled", "cancel_reason": "ordered by mistake"}, True),
+                      ({"status": "cancelled", "cancel_reason": "no longer needed"}, False)):
+        assert all(holds(item, {"order": {"o1": {"id": "o1", **end}}}) for item in optional.expectations) is held, end

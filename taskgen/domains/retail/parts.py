@@ -14,7 +14,7 @@ from taskgen.domains.retail.grader import allow, expect
 from taskgen.domains.retail.policy import RetailPolicy, WriteTool
 from taskgen.domains.retail.variants import catalogue, price_cents, variant_asked
 from taskgen.domains.retail.rules import (
-    Decision, asks_outside_tools, conditional_write, refunded_cents, request_sentences, said_not_wanted, write_ruling,
+    Decision, asks_outside_tools, cancel_reasons_in, conditional_write, refunded_cents, request_sentences, said_not_wanted, write_ruling,
 )
 from taskgen.task import Allowance, Expectation
 
@@ -221,6 +221,18 @@ def if_written(item: Expectation) -> Expectation:
     return Expectation(check="any_of", any_of=[item, expect("order_unrecorded", order_id=item.args["order_id"], field=field)])
 
 
+def reason_check(order_id: str | None, prompt: str) -> Expectation | None:
+    """The cancellation's reason, where the words state it: that one, or any of those they state under their
+    conditions ('cancel with the reason of no longer needed ... if it costs more, with the reason of ordered by
+    mistake'); None when they state none."""
+    checks = [expect("cancel_reason", order_id=order_id, reason=reason) for reason in cancel_reasons_in(prompt)]
+    return None if not checks else checks[0] if len(checks) == 1 else Expectation(check="any_of", any_of=checks)
+
+
+def _is_reason(item: Expectation) -> bool:
+    return item.check == "cancel_reason" or (item.check == "any_of" and bool(item.any_of) and all(option.check == "cancel_reason" for option in item.any_of))
+
+
 def if_replaced(item: Expectation) -> Expectation:
     """A check on an optional item change: the items were replaced as asked, or the order still holds them (not made)."""
     return Expectation(check="any_of", any_of=[item, expect("items_held", order_id=item.args["order_id"], items=item.args["items"])])
@@ -245,8 +257,12 @@ def optional_write(plan: Plan, decision: Decision, state: StateRows, order_id: s
         write_check = "order_status"  # the product's return is a status it writes (tau2-bench), no label row
     expectations, may_change = [], list(plan.may_change)
     for index, item in enumerate(plan.expectations):
-        if item.check == "cancel_reason":
-            continue  # a reason goes with a cancellation the task no longer requires
+        if _is_reason(item):
+            # a cancellation the task no longer requires: made, with the reason the words state; else the seed's status
+            alternative = unchanged["order_status"](item.any_of[0] if item.check == "any_of" else item)
+            expectations.append(Expectation(check="any_of", any_of=[*(item.any_of if item.check == "any_of" else [item]), alternative])
+                                if alternative is not None else item)
+            continue
         if item.check == "order_recorded":
             may_change.append(allow("order", item.args["order_id"], str(item.args["field"])))  # what the write records, if made
             continue
@@ -295,7 +311,7 @@ def human_change_fallbacks(
                 f"The customer asks for '{action}' only under a condition (\"{condition}\"); the policy on the seed refuses it "
                 f"(rule {ruling.rule}), so the task forbids it whatever the condition. Is that right?")
             continue
-        plan = _allow_write(plan, action, policy.tool_name(action, tool), order_id, ruling)
+        plan = _allow_write(plan, action, policy.tool_name(action, tool), order_id, ruling, reason_check(order_id, prompt) if action == "cancel" else None)
         questions.append(
             f"The customer asks for '{action}' only under a condition the seed cannot decide (\"{condition}\"); the policy on "
             f"the seed allows it (rule {ruling.rule}): the task neither requires nor forbids it. Does the condition hold as of "
@@ -344,12 +360,17 @@ def item_change_or_fallback(
     return plan.model_copy(update={"expectations": expectations, "required_tools": [], "may_change": distinct([*plan.may_change, *records])})
 
 
-def _allow_write(plan: Plan, action: str, tool: str, order_id: str, ruling: Decision) -> Plan:
-    """The plan with one write allowed but not required: its end state or the seed's, either passes."""
+def _allow_write(plan: Plan, action: str, tool: str, order_id: str, ruling: Decision, reason: Expectation | None = None) -> Plan:
+    """The plan with one write allowed but not required: its end state or the seed's, either passes; a cancellation made
+    carries the `reason` the words state (else the order keeps the seed's status)."""
     written = {"cancel": expect("order_status", order_id=order_id, status="cancelled"),
                "refund": expect("refund_exists", order_id=order_id, amount_cents=ruling.amount_cents or 0)}.get(action)
     touched = {"cancel": ("order_status",), "refund": ("no_refund", "refunded_total")}.get(action, ())
-    expectations = [Expectation(check="any_of", any_of=[written, item])
-                    if written is not None and item.check in touched and item.args.get("order_id") == order_id else item
-                    for item in plan.expectations]
+    expectations = []
+    for item in plan.expectations:
+        if written is not None and item.check in touched and item.args.get("order_id") == order_id:
+            if reason is not None:
+                expectations.append(Expectation(check="any_of", any_of=[*(reason.any_of if reason.check == "any_of" else [reason]), item]))
+            item = Expectation(check="any_of", any_of=[written, item])
+        expectations.append(item)
     return plan.model_copy(update={"expectations": expectations, "forbidden_tools": [name for name in plan.forbidden_tools if name != tool]})

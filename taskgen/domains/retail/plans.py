@@ -12,7 +12,7 @@ from taskgen.domains.retail.environment import WRITE_TOOLS
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.grader import allow, expect, holds, is_reply_check
 from taskgen.domains.retail.parts import (
-    human_change_fallbacks, in_scope_parts, item_change_or_fallback, main_actions, optional_write, recorded_checks,
+    human_change_fallbacks, in_scope_parts, item_change_or_fallback, main_actions, optional_write, reason_check, recorded_checks,
 )
 from taskgen.domains.retail.rules import (
     ORDER_INTENTS, Decision, conditional_write, decide, fallback_decided, order_ids_in, refunded_cents, requested_order_id, fallback_on_catalogue,
@@ -179,19 +179,6 @@ def plan_for(
     )
 
 
-_CANCEL_REASONS: tuple[tuple[str, str], ...] = (
-    (r"\bby mistake\b|\bmistakenly\b|\baccidentally (?:ordered|bought|placed)\b", "ordered by mistake"),
-    (r"\bno longer need(?:ed)?\b|\b(?:don't|do not|dont) (?:need|want) (?:it|them|this|that)? ?any ?more\b", "no longer needed"),
-)
-
-
-def cancel_reason_in(prompt: str) -> str | None:
-    """The reason for a cancellation the customer states, in tau2-bench's words for it (its retail policy
-    accepts 'no longer needed' and 'ordered by mistake'); None when they state none."""
-    lowered = prompt.lower()
-    return next((reason for pattern, reason in _CANCEL_REASONS if re.search(pattern, lowered)), None)
-
-
 def _forbid_others(policy: RetailPolicy, *required: str) -> list[str]:
     """Every state-changing tool the answer does not need: an idle or greedy extra write fails the task."""
     return [tool for tool in policy.write_tool_names if tool not in required]
@@ -317,7 +304,7 @@ def _plan_for(
             forbidden_tools=_forbid_others(policy, name["return_label"]),
         )
     if decision.action == "cancel":
-        reason = [expect("cancel_reason", order_id=order_id, reason=stated)] if (stated := cancel_reason_in(prompt)) else []
+        reason = [stated] if (stated := reason_check(order_id, prompt)) is not None else []
         cancel_tool = policy.tool_for("cancel")
         refund = no_new_refund
         if cancel_tool is not None and cancel_tool.refunds and order is not None:

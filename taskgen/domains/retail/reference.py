@@ -223,7 +223,7 @@ def _why_cancel(prompt: str) -> str | None:
     words = " ".join(re.findall(r"[a-z']+", prompt.lower()))
     if "mistake" in words:
         return "ordered by mistake"
-    if "no longer need" in words or re.search(r"(?:n't|not) (?:need|want) (?:\w+ )?any ?more", words):
+    if "no longer need" in words or re.search(r"(?:n't|not) (?:need|want) (?:\w+ )?any ?more|found (?:a )?(?:better|cheaper) (?:deal|price|offer)", words):
         return "no longer needed"
     return None
 
