@@ -139,10 +139,13 @@ def item_change_checks(tool: WriteTool, order_id: str | None, order: dict, state
     the same product); and, where it settles the price difference and the new items are pinned, the refund of a cheaper
     change. The rubric keeps what code cannot pin."""
     named = items_named(order, prompt, "exchange")
-    if not named:
-        return [], ["Judge (code cannot tell which items the words mean): are the items changed the ones the customer names, "
-                    "to the variants asked for?"]
     items = {str(item.get("item_id")): item for item in order.get("items") or [] if isinstance(item, dict)}
+    products = {product for product, _ in catalogue(state).values()}
+    if not named or not all(str(items[item].get("product_id")) in products for item in named):
+        # the words tell no item, or the seed holds no catalogue of it (no other variant an agent could find there)
+        return [], ["Judge (code checks the order's status; the seed holds no catalogue to check the new items against): are "
+                    "the items changed the ones the customer names, to the variants asked for, and is the price difference "
+                    "refunded or charged?"]
     new = [variant_asked(items[item], state, prompt) for item in named]
     if not all(new):
         return [expect("items_replaced", order_id=order_id, items=",".join(named))], [

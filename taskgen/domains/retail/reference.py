@@ -18,8 +18,6 @@ from datetime import datetime, timedelta
 from taskgen.domains import Agent, Environment
 from taskgen.domains.retail.addresses import address_in
 from taskgen.domains.retail.policy import RetailPolicy, WriteTool
-from taskgen.domains.retail.rules import refunded_cents
-from taskgen.domains.retail.variants import catalogue, variant_asked
 from taskgen.seeds import parse_timestamp
 from taskgen.task import AgentView
 
@@ -79,7 +77,10 @@ def _inside_return_window(order: dict, clock: datetime, policy: RetailPolicy) ->
 
 
 def _already_refunded(env: Environment, order_id: str) -> int:
-    return refunded_cents(env.state, order_id)  # its refund rows and the refunds its payment history keeps
+    rows = sum(int(row.get("amount_cents", 0)) for row in env.state.get("refund", {}).values() if row.get("order_id") == order_id)
+    history = env.state.get("order", {}).get(order_id, {}).get("payment_history") or []  # tau2-bench keeps a cancellation's refund there
+    return rows + sum(round(float(entry.get("amount") or 0) * 100) for entry in history
+                      if isinstance(entry, dict) and entry.get("transaction_type") == "refund")
 
 
 def _tool(policy: RetailPolicy, action: str, default: WriteTool) -> WriteTool:
@@ -138,14 +139,17 @@ def _new_item_ids(order: dict, prompt: str, state: dict) -> list[str]:
     """The variant each changed item becomes: the one the words ask for, else the first other available variant of its
     product, as the seed's catalogue holds them; with no catalogue of it, the item itself stands for its new variant."""
     items = {str(item.get("item_id", item.get("id"))): item for item in order.get("items") or [] if isinstance(item, dict)}
-    variants = catalogue(state)
+    words = prompt.lower()
     chosen = []
     for item_id in _item_ids(order, prompt):
-        item = items.get(item_id, {})
-        product = str(item.get("product_id") or variants.get(item_id, ("", {}))[0])
-        others = sorted(other for other, (owner, variant) in variants.items()
-                        if owner == product and other != item_id and variant.get("available", True) is not False)
-        chosen.append(variant_asked(item, state, prompt) or (others[0] if others else item_id))
+        product = next((row for row in state.get("product", {}).values() if isinstance(row, dict) and isinstance(row.get("variants"), dict)
+                        and (item_id in row["variants"] or row.get("product_id") == items.get(item_id, {}).get("product_id"))), None)
+        others = sorted((other, variant) for other, variant in (product or {}).get("variants", {}).items()
+                        if other != item_id and isinstance(variant, dict) and variant.get("available", True) is not False)
+        named = [(sum(str(value).lower() in words for value in (variant.get("options") or {}).values()), other) for other, variant in others]
+        most = max((count for count, _ in named), default=0)
+        # the first variant whose options the words name most, else (no catalogue of it) the item itself
+        chosen.append(next((other for count, other in named if count == most), item_id))
     return chosen
 
 
