@@ -49,17 +49,26 @@ def demo() -> RetailPolicy:
     return _policy(None)
 
 
+LAMPS = {"product_id": "p-lamp", "name": "Desk Lamp", "variants": {
+    "111": {"item_id": "111", "options": {"color": "white", "bulb": "LED"}, "available": True, "price": 50.0},
+    "112": {"item_id": "112", "options": {"color": "black", "bulb": "LED"}, "available": True, "price": 45.0},
+    "113": {"item_id": "113", "options": {"color": "black", "bulb": "halogen"}, "available": True, "price": 61.5},
+    "114": {"item_id": "114", "options": {"color": "red", "bulb": "LED"}, "available": False, "price": 40.0}}}
+"""The seed's catalogue of the pending order's lamp (tau2-bench's products: variants by item id, price in dollars)."""
+
+
 def _seed() -> Seed:
     orders = {
         "#W1234567": {"customer_id": "c1", "status": "pending", "total_cents": 5000, "shipping_address": "1 Old Rd, Austin, TX 78701",
-                      "items": [{"item_id": "111", "name": "Desk Lamp"}], "payment_history": [{"payment_method_id": "gift_card_1"}]},
+                      "items": [{"item_id": "111", "name": "Desk Lamp", "product_id": "p-lamp", "price": 50.0, "options": {"color": "white", "bulb": "LED"}}],
+                      "payment_history": [{"payment_method_id": "gift_card_1"}]},
         "#W7654321": {"customer_id": "c1", "status": "delivered", "total_cents": 7000, "delivered_at": "2025-12-28T00:00:00Z",
                       "items": [{"item_id": "222", "name": "Water Bottle"}], "payment_history": [{"payment_method_id": "cc_1"}]},
     }
     methods = {"gift_card_1": {"id": "gift_card_1", "source": "gift_card"}, "cc_1": {"id": "cc_1", "source": "credit_card"}}
     state = {"customer": {"c1": {"id": "c1", "address": "1 Old Rd, Austin, TX 78701", "payment_methods": methods}},
              "order": {key: {"id": key, **row} for key, row in orders.items()},
-             "order_item": {}, "payment": {}, "refund": {}, "return_label": {}}
+             "order_item": {}, "payment": {}, "refund": {}, "return_label": {}, "product": {"p-lamp": LAMPS}}
     return Seed(seed_id="seed-tools", clock="2026-01-01T00:00:00Z", domain="retail", state=state)
 
 
@@ -150,6 +159,8 @@ def test_the_tau2_declaration_matches_tau2_benchs_own_tools():
         assert ("user.address = " in text) == (tool["action"] == "update_address"), name
         assert ("order.cancel_reason = reason" in text) == (tool.get("reason_field") == "cancel_reason"), name
         assert ("transaction_type='refund'" in text and tool["action"] == "cancel") == bool(tool.get("refunds")), name
+        assert ("item.item_id = new_item_id" in text) == bool(tool.get("rewrites_items")), name  # the order's items rewritten
+        assert ("payment_history.append" in text and "diff_price" in text) == bool(tool.get("settles_difference")), name
         for role in ("order_arg", "customer_arg", "items_arg", "new_items_arg", "payment_arg", "reason_arg"):
             assert tool.get(role) is None or tool[role] in tool["arguments"], (name, role)
 
@@ -430,3 +441,99 @@ def test_a_conditional_exchange_with_a_return_fallback_passes_either_write_and_n
                 ("send_reply", {"text": "Return requested."}))
     assert _run(tau2, task, "", returned)[0].passed, _run(tau2, task, "", returned)[0].reasons
     assert not _run(tau2, task, "reply_only")[0].passed
+
+
+# ---------------------------------------------------------------- an item change rewrites the items and settles the difference
+def test_an_item_change_rewrites_the_orders_items_and_refunds_or_charges_the_difference(tau2):
+    env = RetailDomain(tau2).environment(_seed())
+    env.call("modify_pending_order_items", order_id="#W1234567", item_ids=["111"], new_item_ids=["112"], payment_method_id="gift_card_1")
+    order = env.state["order"]["#W1234567"]
+    assert (order["status"], order["items"][0]["item_id"], order["items"][0]["price"]) == ("pending (item modified)", "112", 45.0)
+    assert [(row["order_id"], row["amount_cents"]) for row in env.state["refund"].values()] == [("#W1234567", 500)]  # cheaper: refunded
+    dearer = RetailDomain(tau2).environment(_seed())
+    dearer.call("modify_pending_order_items", order_id="#W1234567", item_ids=["111"], new_item_ids=["113"], payment_method_id="gift_card_1")
+    assert not dearer.state["refund"] and [row["amount_cents"] for row in dearer.state["payment"].values()] == [1150]
+    refused = RetailDomain(tau2).environment(_seed())
+    for new in ("114", "111", "222"):  # unavailable, the same item, another product's
+        assert refused.call("modify_pending_order_items", order_id="#W1234567", item_ids=["111"], new_item_ids=[new],
+                            payment_method_id="gift_card_1") is None
+    assert refused.state["order"]["#W1234567"]["status"] == "pending" and not refused.state["refund"]
+
+
+def test_an_item_change_to_the_variant_the_words_name_is_pinned_with_its_refund(tau2):
+    task, action = _task(tau2, "exchange", "Please change the desk lamp in order #W1234567 to the black LED one.", "#W1234567")
+    checks = {item.check: item.args for item in task.expectations}
+    assert action == "modify_items" and checks["items_replaced"]["new_items"] == "112"
+    assert checks["refund_exists"] == {"order_id": "#W1234567", "amount_cents": 500} and "no_refund" not in checks
+    assert not any("records no item change" in line for line in task.rubric)
+    assert _run(tau2, task)[0].passed, _run(tau2, task)[0].reasons  # the gold change, refund and all, passes
+    careless = (("modify_pending_order_items", dict(order_id="#W1234567", item_ids=["111"], new_item_ids=["113"], payment_method_id="gift_card_1")),
+                ("send_reply", {"text": "Done."}))
+    assert not _run(tau2, task, "", careless)[0].passed  # another variant (the halogen one) fails
+
+
+def test_an_item_change_the_words_do_not_pin_allows_the_difference_and_checks_the_product(tau2):
+    task, _ = _task(tau2, "exchange", "Please change the desk lamp in order #W1234567 to the other color.", "#W1234567")
+    checks = {item.check: item.args for item in task.expectations}
+    assert checks["items_replaced"] == {"order_id": "#W1234567", "items": "111"} and not {"no_refund", "refund_exists"} & set(checks)
+    assert _run(tau2, task)[0].passed, _run(tau2, task)[0].reasons
+    for new, passes in (("112", True), ("113", True)):  # cheaper (refunded) or dearer (charged): either variant of the lamp
+        calls = (("modify_pending_order_items", dict(order_id="#W1234567", item_ids=["111"], new_item_ids=[new], payment_method_id="gift_card_1")),
+                 ("send_reply", {"text": "Done."}))
+        assert _run(tau2, task, "", calls)[0].passed is passes, new
+
+
+def test_an_order_its_payment_history_shows_refunded_is_checked_against_that_refund_not_against_none(tau2):
+    from taskgen.domains.retail.grader import holds
+
+    seed = _seed()
+    refunded = {"id": "#W5550000", "customer_id": "c1", "status": "cancelled", "total_cents": 7000, "items": [{"item_id": "222", "name": "Water Bottle"}],
+                "payment_history": [{"transaction_type": "payment", "amount": 70.0, "payment_method_id": "cc_1"},
+                                    {"transaction_type": "refund", "amount": 70.0, "payment_method_id": "cc_1"}]}
+    seed.state["order"]["#W5550000"] = refunded
+    state = RetailDomain(tau2).environment(seed).state
+    prompt = "Please return the water bottle in order #W5550000."
+    decision = decide("return_label", prompt, state, ACTOR, CLOCK, tau2, "#W5550000")
+    plan = plan_for(decision, state, "c1", "#W5550000", prompt, tau2)
+    about = [item for item in plan.expectations if item.args.get("order_id") == "#W5550000" and item.check in ("no_refund", "refunded_total")]
+    assert [(item.check, item.args["amount_cents"]) for item in about] == [("refunded_total", 7000)]
+    assert holds(about[0], state)  # the seed's own refund meets it ...
+    state["refund"]["r1"] = {"id": "r1", "order_id": "#W5550000", "amount_cents": 100}
+    assert not holds(about[0], state)  # ... and a new one fails it
+
+
+def test_the_cancellation_reason_the_words_state_is_pinned_one_of_them_where_they_state_several(tau2):
+    from taskgen.domains.retail.grader import holds
+
+    def reasons(task):
+        return [item for item in task.expectations if "cancel_reason" in item.describe()]
+
+    task, _ = _task(tau2, "cancellation", "Please cancel order #W1234567: I found a better deal elsewhere.", "#W1234567")
+    assert [item.describe() for item in reasons(task)] == ["cancel_reason(order_id=#W1234567, reason=no longer needed)"]
+    assert _run(tau2, task)[0].passed, _run(tau2, task)[0].reasons
+    wrong = (("cancel_pending_order", {"order_id": "#W1234567", "reason": "ordered by mistake"}), ("send_reply", {"text": "Cancelled."}))
+    assert not _run(tau2, task, "", wrong)[0].passed
+    both = ("Cancel order #W1234567 with the reason of no longer needed if the lamp ships late; "
+            "if it is on time, cancel it with the reason of ordered by mistake.")
+    task, _ = _task(tau2, "cancellation", both, "#W1234567")
+    (pinned,) = reasons(task)
+    assert pinned.check == "any_of" and {option.args["reason"] for option in pinned.any_of} == {"no longer needed", "ordered by mistake"}
+    for reason, held in (("no longer needed", True), ("ordered by mistake", True), ("other", False)):
+        state = {"order": {"#W1234567": {"status": "cancelled", "cancel_reason": reason}}}
+        assert holds(pinned, state) is held, reason
+
+
+def test_an_optional_cancellation_made_carries_the_reason_the_words_state():
+    from taskgen.domains.retail.parts import optional_write
+    from taskgen.domains import Plan
+    from taskgen.domains.retail.grader import expect, holds
+    from taskgen.domains.retail.rules import Decision
+
+    state = {"order": {"o1": {"id": "o1", "status": "pending", "customer_id": "c1"}}, "customer": {"c1": {"id": "c1"}}}
+    plan = Plan(expectations=[expect("order_status", order_id="o1", status="cancelled"),
+                              expect("cancel_reason", order_id="o1", reason="ordered by mistake")])
+    decision = Decision(action="cancel", rule="cancel_allowed", order_id="o1", customer_id="c1")
+    optional = optional_write(plan, decision, state, "o1")
+    for end, held in (({"status": "pending"}, True), ({"status": "cancelled", "cancel_reason": "ordered by mistake"}, True),
+                      ({"status": "cancelled", "cancel_reason": "no longer needed"}, False)):
+        assert all(holds(item, {"order": {"o1": {"id": "o1", **end}}}) for item in optional.expectations) is held, end

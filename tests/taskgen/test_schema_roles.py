@@ -238,10 +238,12 @@ def test_a_seed_under_another_schema_carries_a_canary_in_its_own_names(domain, t
     pair = _draft(make_session("t-c", "I want a refund for order #W0000001.", "cus_a", ["#W0000001"]), seed, domain, taxonomy)
     canary = next(order_id for order_id in canaries if seed.state["order"][order_id]["user_id"] == "cus_a")
     start = domain.environment(seed).state
-    for extra in ([], [("refund_order", {"order_id": canary, "amount_cents": 100, "reason": "r"})]):
+    refused = domain.environment(seed)  # refunded in full, as its payment history shows: a refund on it is an over-refund
+    assert refused.call("refund_order", order_id=canary, amount_cents=100, reason="r") is None and refused.calls[-1].status == "error"
+    for extra in ([], [("create_return_label", {"order_id": canary})]):
         env = domain.environment(seed)
         for name, arguments in [("refund_order", {"order_id": "#W0000001", "amount_cents": 8999, "reason": "r"}), *extra,
                                 ("send_reply", {"text": "Refunded 89.99."})]:
             env.call(name, **arguments)
         verdict = grade(pair.positive, env.state, env.calls, start)
-        assert verdict.failed_checks == (["nothing_else_changed"] if extra else [])
+        assert ("nothing_else_changed" in verdict.failed_checks) if extra else verdict.failed_checks == []

@@ -17,6 +17,7 @@ from ingest.models import StateRows, ToolCall
 from taskgen.domains.retail.policy import RetailPolicy, WriteTool
 from taskgen.domains.retail.rules import refunded_cents
 from taskgen.domains.retail.schema import RetailSchema, address_text
+from taskgen.domains.retail.variants import catalogue, price_cents
 from taskgen.seeds import Seed
 
 TOOLS: tuple[str, ...] = (
@@ -210,6 +211,8 @@ class RetailEnvironment:
             remaining = int(order.get("total_cents") or 0) - refunded_cents(self.state, order_id)
             if remaining > 0:
                 self._insert("refund", "refund", {"order_id": order_id, "amount_cents": remaining, "reason": tool.name})
+        if tool.rewrites_items:
+            self._rewrite_items(tool, order, order_id, arguments)
         if tool.sets_status:
             order["status"] = tool.sets_status
         for field, argument in tool.records.items():
@@ -218,6 +221,42 @@ class RetailEnvironment:
         if tool.reason_field and reason:
             order[tool.reason_field] = reason
         return copy.deepcopy(order)
+
+    def _rewrite_items(self, tool: WriteTool, order: dict, order_id: str, arguments: dict[str, Any]) -> None:
+        """An item change of the order (tau2-bench's modify_pending_order_items): each named item becomes the new one,
+        another available variant of its product where the seed holds the catalogue (its price and options too); with
+        `settles_difference`, the price difference is refunded (a cheaper item) or paid (a dearer one)."""
+        old = [str(item) for item in arguments.get(tool.items_arg or "") or []]
+        new = [str(item) for item in arguments.get(tool.new_items_arg or "") or []]
+        if not isinstance(order.get("items"), list) or len(old) != len(new):
+            raise ToolError(f"{tool.name}: the new items must pair with the changed ones")
+        variants = catalogue(self.state)
+        items = [item for item in order["items"] if isinstance(item, dict)]
+        changes, difference, used = [], 0, set()
+        for before, after in zip(old, new, strict=True):
+            index = next(index for index, item in enumerate(items) if str(item.get("item_id")) == before and index not in used)
+            used.add(index)
+            item = items[index]
+            product = str(item.get("product_id") or variants.get(before, ("", {}))[0])
+            known = any(owner == product for owner, _ in variants.values())
+            owner, variant = variants.get(after, ("", {}))
+            if known and (owner != product or before == after or variant.get("available", True) is False):
+                raise ToolError(f"{tool.name}: new item {after} is no available variant of the same product")
+            old_price, new_price = price_cents(item.get("price")), price_cents(variant.get("price"))
+            if old_price is not None and new_price is not None:
+                difference += new_price - old_price
+            changes.append((item, after, variant))
+        for item, after, variant in changes:
+            item["item_id"] = after
+            if "price" in variant:
+                item["price"] = variant["price"]
+            if isinstance(variant.get("options"), dict):
+                item["options"] = copy.deepcopy(variant["options"])
+        if tool.settles_difference and difference:
+            method = arguments.get(tool.payment_arg) if tool.payment_arg else None
+            kind = "refund" if difference < 0 else "payment"
+            self._insert(kind, kind, {"order_id": order_id, "amount_cents": abs(difference), "reason": tool.name,
+                                      "payment_method_id": method})
 
     @staticmethod
     def _address(tool: WriteTool, arguments: dict[str, Any]) -> str | None:

@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterator
 
 from ingest.leaves import leaves
 from ingest.models import StateRows, ToolCall
+from taskgen.domains.retail.rules import refunded_cents
+from taskgen.domains.retail.variants import catalogue as catalogue_variants
 from taskgen.task import Allowance, Budget, DraftTask, Expectation, Verdict
 
 CONVERSATION_KINDS: tuple[str, ...] = ("reply", "escalation")
@@ -43,8 +45,8 @@ def _no_refund(state: StateRows, args: dict) -> bool:
 
 
 def _refunded_total(state: StateRows, args: dict) -> bool:
-    """The order's refunds add up to exactly this (its earlier refunds, and nothing new)."""
-    return sum(int(row["amount_cents"]) for row in _rows(state, "refund", str(args["order_id"]))) == int(args["amount_cents"])
+    """The order's refunds add up to exactly this (its earlier refunds, those its payment history keeps too, and nothing new)."""
+    return refunded_cents(state, str(args["order_id"])) == int(args["amount_cents"])
 
 
 def _return_label_exists(state: StateRows, args: dict) -> bool:
@@ -104,17 +106,6 @@ def _recorded_items(state: StateRows, args: dict) -> bool:
     return bool(_ids(args["items"])) and _ids(order.get(str(args["field"]))) == _ids(args["items"])
 
 
-def _variants(state: StateRows) -> dict[str, tuple[str, dict]]:
-    """The catalogue the seed carries, if any: item id -> (its product's id, the variant), from `product` rows
-    keeping their variants by item id (tau2-bench's products)."""
-    found: dict[str, tuple[str, dict]] = {}
-    for product_id, row in state.get("product", {}).items():
-        variants = row.get("variants") if isinstance(row, dict) else None
-        for item_id, variant in (variants.items() if isinstance(variants, dict) else []):
-            found[str(item_id)] = (str(row.get("product_id", product_id)), variant if isinstance(variant, dict) else {})
-    return found
-
-
 def _exchange_variants(state: StateRows, args: dict) -> bool:
     """The new items recorded (`new_field`) pair with the replaced ones (`field`): as many, and, for each replaced item
     whose product the catalogue in the state holds, another available variant of that same product (as tau2-bench's
@@ -124,7 +115,7 @@ def _exchange_variants(state: StateRows, args: dict) -> bool:
     if not old or len(old) != len(new):
         return False
     product_of = {str(item.get("item_id")): str(item.get("product_id")) for item in order.get("items") or [] if isinstance(item, dict)}
-    catalogue = _variants(state)
+    catalogue = catalogue_variants(state)
     known = {product for product in (product_of.get(item) for item in old) if product and any(p == product for p, _ in catalogue.values())}
     for product in known:
         replaced = [item for item in old if product_of.get(item) == product]
@@ -135,6 +126,36 @@ def _exchange_variants(state: StateRows, args: dict) -> bool:
             return False
     unknown = [item for item in new if catalogue.get(item, ("", {}))[0] not in known]
     return len(unknown) == len([item for item in old if product_of.get(item) not in known])
+
+
+def _held(order: dict) -> list[str]:
+    return [str(item.get("item_id")) for item in order.get("items") or [] if isinstance(item, dict)]
+
+
+def _items_replaced(state: StateRows, args: dict) -> bool:
+    """The order's items were rewritten (an item change of a pending order, tau2-bench's): none of `items` remains on it,
+    and it holds `new_items` where the words name them; else, for each replaced item the catalogue in the state
+    knows, another available variant of the same product in its place."""
+    order = state.get("order", {}).get(str(args["order_id"]), {})
+    old, held = _ids(args["items"]), _held(order)
+    if not old or any(item in held for item in old):
+        return False
+    new = _ids(args.get("new_items") or "")
+    if new:
+        return all(held.count(item) >= new.count(item) for item in new)
+    catalogue = catalogue_variants(state)
+    for item in old:
+        product = catalogue.get(item, ("", {}))[0]
+        if product and not any(catalogue.get(other, ("", {}))[0] == product and catalogue[other][1].get("available", True) is not False
+                               for other in held):
+            return False
+    return True
+
+
+def _items_held(state: StateRows, args: dict) -> bool:
+    """The order still holds every one of `items`: the item change was not made (an optional one)."""
+    held = _held(state.get("order", {}).get(str(args["order_id"]), {}))
+    return bool(_ids(args["items"])) and all(held.count(item) >= _ids(args["items"]).count(item) for item in _ids(args["items"]))
 
 
 def _payment_methods(customer: dict) -> dict[str, dict]:
@@ -286,6 +307,8 @@ CHECKS: dict[str, Callable[[StateRows, dict], bool]] = {
     "order_unrecorded": _order_unrecorded,
     "recorded_items": _recorded_items,
     "exchange_variants": _exchange_variants,
+    "items_replaced": _items_replaced,
+    "items_held": _items_held,
     "recorded_payment": _recorded_payment,
     "address_changed": _address_changed,
     "escalated": _escalated,
@@ -343,6 +366,10 @@ def allowed_changes(task: DraftTask) -> tuple[set[tuple[str, str]], set[tuple[st
             fields.add(("order", args["order_id"], "shipping_address"))
         elif item.check in ("order_recorded", "recorded_items", "recorded_payment"):
             fields.add(("order", args["order_id"], args["field"]))
+        elif item.check == "items_replaced":
+            # the rewritten items, and the price difference the product settles (a refund or a payment row)
+            fields.add(("order", args["order_id"], "items"))
+            new_rows |= {("refund", args["order_id"]), ("payment", args["order_id"])}
         elif item.check == "exchange_variants":
             fields |= {("order", args["order_id"], args["field"]), ("order", args["order_id"], args["new_field"])}
     return new_rows, fields

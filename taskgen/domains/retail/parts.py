@@ -12,8 +12,9 @@ from ingest.models import StateRows
 from taskgen.domains import Plan
 from taskgen.domains.retail.grader import allow, expect
 from taskgen.domains.retail.policy import RetailPolicy, WriteTool
+from taskgen.domains.retail.variants import catalogue, price_cents, variant_asked
 from taskgen.domains.retail.rules import (
-    Decision, asks_outside_tools, conditional_write, refunded_cents, request_sentences, said_not_wanted, write_ruling,
+    Decision, asks_outside_tools, cancel_reasons_in, conditional_write, refunded_cents, request_sentences, said_not_wanted, write_ruling,
 )
 from taskgen.task import Allowance, Expectation
 
@@ -221,10 +222,43 @@ def recorded_checks(tool: WriteTool, order_id: str | None, state: StateRows, cus
             checks.append(expect("order_recorded", order_id=order_id, field=field))
             if argument == tool.items_arg:
                 rubric.append("Judge (code cannot tell which items the words mean): are the items recorded the ones the customer names?")
-    if tool.plan_action == "modify_items" and tool.items_arg and not field_of.get(tool.items_arg):
+    if tool.rewrites_items and tool.items_arg:
+        replaced, judged = item_change_checks(tool, order_id, order, state, prompt)
+        checks += replaced
+        rubric += judged
+    elif tool.plan_action == "modify_items" and tool.items_arg and not field_of.get(tool.items_arg):
         rubric.append("Judge (the tool records no item change on the order; code checks its status only): are the items "
                       "changed the ones the customer names, to the variants asked for, paid with a method the customer holds?")
     return checks, rubric
+
+
+def item_change_checks(tool: WriteTool, order_id: str | None, order: dict, state: StateRows, prompt: str) -> tuple[list[Expectation], list[str]]:
+    """What a tool rewriting the order's items writes (tau2-bench's modify_pending_order_items): the items the words name
+    replaced, by the variant the words ask for where the seed's catalogue tells it (else any other available variant of
+    the same product); and, where it settles the price difference and the new items are pinned, the refund of a cheaper
+    change. The rubric keeps what code cannot pin."""
+    named = items_named(order, prompt, "exchange")
+    items = {str(item.get("item_id")): item for item in order.get("items") or [] if isinstance(item, dict)}
+    products = {product for product, _ in catalogue(state).values()}
+    if not named or not all(str(items[item].get("product_id")) in products for item in named):
+        # the words tell no item, or the seed holds no catalogue of it (no other variant an agent could find there)
+        return [], ["Judge (code checks the order's status; the seed holds no catalogue to check the new items against): are "
+                    "the items changed the ones the customer names, to the variants asked for, and is the price difference "
+                    "refunded or charged?"]
+    new = [variant_asked(items[item], state, prompt) for item in named]
+    if not all(new):
+        return [expect("items_replaced", order_id=order_id, items=",".join(named))], [
+            "Judge (code checks only that the named items became other available variants of the same product): are the new "
+            "items the variants the customer asked for?"]
+    checks = [expect("items_replaced", order_id=order_id, items=",".join(named), new_items=",".join(new))]
+    variants = catalogue(state)
+    old_prices = [price_cents(items[item].get("price")) for item in named]
+    new_prices = [price_cents(variants[item][1].get("price")) for item in new]
+    if tool.settles_difference and None not in old_prices and None not in new_prices:
+        difference = sum(new_prices) - sum(old_prices)
+        if difference < 0:
+            checks.append(expect("refund_exists", order_id=order_id, amount_cents=-difference))
+    return checks, []
 
 
 _ITEM_VERBS = {"exchange": r"\bexchang\w*|\bswap\w*|\bchange\b|\breplace\w*|\bmodif\w*", "return_label": r"\breturn\w*|\bsend (?:it |them )?back"}
@@ -289,6 +323,23 @@ def if_written(item: Expectation) -> Expectation:
     return Expectation(check="any_of", any_of=[item, expect("order_unrecorded", order_id=item.args["order_id"], field=field)])
 
 
+def reason_check(order_id: str | None, prompt: str) -> Expectation | None:
+    """The cancellation's reason, where the words state it: that one, or any of those they state under their
+    conditions ('cancel with the reason of no longer needed ... if it costs more, with the reason of ordered by
+    mistake'); None when they state none."""
+    checks = [expect("cancel_reason", order_id=order_id, reason=reason) for reason in cancel_reasons_in(prompt)]
+    return None if not checks else checks[0] if len(checks) == 1 else Expectation(check="any_of", any_of=checks)
+
+
+def _is_reason(item: Expectation) -> bool:
+    return item.check == "cancel_reason" or (item.check == "any_of" and bool(item.any_of) and all(option.check == "cancel_reason" for option in item.any_of))
+
+
+def if_replaced(item: Expectation) -> Expectation:
+    """A check on an optional item change: the items were replaced as asked, or the order still holds them (not made)."""
+    return Expectation(check="any_of", any_of=[item, expect("items_held", order_id=item.args["order_id"], items=item.args["items"])])
+
+
 def optional_write(plan: Plan, decision: Decision, state: StateRows, order_id: str | None) -> Plan:
     """The plan with its write allowed but not required: the write's end state or the seed's, either passes."""
     order = state.get("order", {}).get(order_id or "")
@@ -308,13 +359,24 @@ def optional_write(plan: Plan, decision: Decision, state: StateRows, order_id: s
         write_check = "order_status"  # the product's return is a status it writes (tau2-bench), no label row
     expectations, may_change = [], list(plan.may_change)
     for index, item in enumerate(plan.expectations):
-        if item.check == "cancel_reason":
-            continue  # a reason goes with a cancellation the task no longer requires
+        if _is_reason(item):
+            # a cancellation the task no longer requires: made, with the reason the words state; else the seed's status
+            alternative = unchanged["order_status"](item.any_of[0] if item.check == "any_of" else item)
+            expectations.append(Expectation(check="any_of", any_of=[*(item.any_of if item.check == "any_of" else [item]), alternative])
+                                if alternative is not None else item)
+            continue
         if item.check == "order_recorded":
             may_change.append(allow("order", item.args["order_id"], str(item.args["field"])))  # what the write records, if made
             continue
         if item.check in PINNED_RECORDS:
             expectations.append(if_written(item))  # the write is optional; made, it records what the customer asked for
+            continue
+        if item.check == "items_replaced":
+            expectations.append(if_replaced(item))
+            continue
+        if item.check == "refund_exists" and write_check != "refund_exists":
+            # the price difference an optional item change refunds: that refund, or none (the seed's)
+            expectations.append(Expectation(check="any_of", any_of=[item, unchanged["refund_exists"](item)]))
             continue
         if item.check == "return_label_exists":
             may_change.append(allow("return_label", item.args["order_id"]))  # a label, if made; none on the seed either
@@ -351,7 +413,7 @@ def human_change_fallbacks(
                 f"The customer asks for '{action}' only under a condition (\"{condition}\"); the policy on the seed refuses it "
                 f"(rule {ruling.rule}), so the task forbids it whatever the condition. Is that right?")
             continue
-        plan = _allow_write(plan, action, policy.tool_name(action, tool), order_id, ruling)
+        plan = _allow_write(plan, action, policy.tool_name(action, tool), order_id, ruling, reason_check(order_id, prompt) if action == "cancel" else None)
         questions.append(
             f"The customer asks for '{action}' only under a condition the seed cannot decide (\"{condition}\"); the policy on "
             f"the seed allows it (rule {ruling.rule}): the task neither requires nor forbids it. Does the condition hold as of "
@@ -376,10 +438,14 @@ def item_change_or_fallback(
     either = Expectation(check="any_of", any_of=[expect("order_status", order_id=order_id, status=status) for status in statuses])
     refund = []
     order = state.get("order", {}).get(order_id)
-    if order is not None and not refunded_cents(state, order_id) and any(tool.refunds for tool in tools):
-        # the fallback cancellation refunds the order (tau2-bench): its whole amount, or nothing
+    settled = [item for item in plan.expectations if item.check == "refund_exists" and item.args.get("order_id") == order_id
+               and any(tool.settles_difference for tool in tools)]  # the price difference the item change refunds
+    unpinned = any(tool.settles_difference for tool in tools) and not any(
+        item.check == "items_replaced" and item.args.get("new_items") for item in plan.expectations)
+    if order is not None and not refunded_cents(state, order_id) and any(tool.refunds for tool in tools) and not unpinned:
+        # the fallback cancellation refunds the order (tau2-bench): its whole amount, or nothing (or the item change's difference)
         refund = [Expectation(check="any_of", any_of=[expect("refund_exists", order_id=order_id, amount_cents=int(order.get("total_cents") or 0)),
-                                                      expect("no_refund", order_id=order_id)])]
+                                                      *settled, expect("no_refund", order_id=order_id)])]
     # what the tools record on the order (the exchanged items) may be written or not, whichever tool is called; made, a
     # write records what the customer asked for (the fallback's own records pinned as the item change's are)
     records = [allow("order", order_id, field) for field in dict.fromkeys(field for tool in tools for field in tool.records)]
@@ -388,16 +454,25 @@ def item_change_or_fallback(
         if tool.plan_action != action and order is not None:
             pinned += [if_written(item) for item in recorded_checks(tool, order_id, state, order.get("customer_id"), prompt)[0]
                        if item.check in PINNED_RECORDS]
-    expectations = [either, *refund, *pinned, *(item for item in plan.expectations if not about_order(item) and item.check not in PINNED_RECORDS)]
+    pinned += [if_replaced(item) for item in plan.expectations if item.check == "items_replaced"]
+    if unpinned:
+        records += [allow("refund", order_id), allow("payment", order_id)]  # a difference of any amount, or a cancellation's refund
+    expectations = [either, *refund, *pinned, *(item for item in plan.expectations
+                                                if not about_order(item) and item.check not in (*PINNED_RECORDS, "items_replaced"))]
     return plan.model_copy(update={"expectations": expectations, "required_tools": [], "may_change": distinct([*plan.may_change, *records])})
 
 
-def _allow_write(plan: Plan, action: str, tool: str, order_id: str, ruling: Decision) -> Plan:
-    """The plan with one write allowed but not required: its end state or the seed's, either passes."""
+def _allow_write(plan: Plan, action: str, tool: str, order_id: str, ruling: Decision, reason: Expectation | None = None) -> Plan:
+    """The plan with one write allowed but not required: its end state or the seed's, either passes; a cancellation made
+    carries the `reason` the words state (else the order keeps the seed's status)."""
     written = {"cancel": expect("order_status", order_id=order_id, status="cancelled"),
                "refund": expect("refund_exists", order_id=order_id, amount_cents=ruling.amount_cents or 0)}.get(action)
     touched = {"cancel": ("order_status",), "refund": ("no_refund", "refunded_total")}.get(action, ())
-    expectations = [Expectation(check="any_of", any_of=[written, item])
-                    if written is not None and item.check in touched and item.args.get("order_id") == order_id else item
-                    for item in plan.expectations]
+    expectations = []
+    for item in plan.expectations:
+        if written is not None and item.check in touched and item.args.get("order_id") == order_id:
+            if reason is not None:
+                expectations.append(Expectation(check="any_of", any_of=[*(reason.any_of if reason.check == "any_of" else [reason]), item]))
+            item = Expectation(check="any_of", any_of=[written, item])
+        expectations.append(item)
     return plan.model_copy(update={"expectations": expectations, "forbidden_tools": [name for name in plan.forbidden_tools if name != tool]})

@@ -12,7 +12,7 @@ from taskgen.domains.retail.environment import WRITE_TOOLS
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.grader import allow, expect, holds, is_reply_check
 from taskgen.domains.retail.parts import (
-    human_change_fallbacks, in_scope_parts, item_change_or_fallback, main_actions, optional_write, recorded_checks,
+    human_change_fallbacks, in_scope_parts, item_change_or_fallback, main_actions, optional_write, reason_check, recorded_checks,
 )
 from taskgen.domains.retail.rules import (
     ORDER_INTENTS, Decision, conditional_write, decide, fallback_decided, order_ids_in, refunded_cents, requested_order_id, fallback_on_catalogue,
@@ -179,19 +179,6 @@ def plan_for(
     )
 
 
-_CANCEL_REASONS: tuple[tuple[str, str], ...] = (
-    (r"\bby mistake\b|\bmistakenly\b|\baccidentally (?:ordered|bought|placed)\b", "ordered by mistake"),
-    (r"\bno longer need(?:ed)?\b|\b(?:don't|do not|dont) (?:need|want) (?:it|them|this|that)? ?any ?more\b", "no longer needed"),
-)
-
-
-def cancel_reason_in(prompt: str) -> str | None:
-    """The reason for a cancellation the customer states, in tau2-bench's words for it (its retail policy
-    accepts 'no longer needed' and 'ordered by mistake'); None when they state none."""
-    lowered = prompt.lower()
-    return next((reason for pattern, reason in _CANCEL_REASONS if re.search(pattern, lowered)), None)
-
-
 def _forbid_others(policy: RetailPolicy, *required: str) -> list[str]:
     """Every state-changing tool the answer does not need: an idle or greedy extra write fails the task."""
     return [tool for tool in policy.write_tool_names if tool not in required]
@@ -208,6 +195,20 @@ def _written(tool, order_id: str | None, state: StateRows, customer_id: str | No
     checks = [expect("order_status", order_id=order_id, status=tool.sets_status)] if tool.sets_status else []
     recorded, rubric = recorded_checks(tool, order_id, state, customer_id, prompt)
     return [*checks, *recorded], rubric
+
+
+def _settled(tool, order_id: str | None, written: list[Expectation], no_new_refund: list[Expectation]) -> tuple[list[Expectation], list]:
+    """An item change rewriting the order's items, settling the price difference: no 'no refund' check where the new
+    items are not pinned (a cheaper one is refunded), or where their refund is checked itself; the items, and the
+    refund or payment the change settles, may change where no check names them."""
+    replaced = next((item for item in written if item.check == "items_replaced"), None)
+    pinned = replaced is not None and bool(replaced.args.get("new_items"))
+    refunded = any(item.check == "refund_exists" for item in written)
+    refund = no_new_refund if not tool.settles_difference or (pinned and not refunded) else []
+    may_change = [] if replaced is not None else [allow("order", order_id, "items")]
+    if tool.settles_difference and replaced is None:
+        may_change += [allow("refund", order_id), allow("payment", order_id)]
+    return refund, may_change
 
 
 def _address_to_ask(policy: RetailPolicy, order_id: str | None, order: dict | None, no_new_refund: list[Expectation],
@@ -272,10 +273,14 @@ def _plan_for(
         )
     if decision.action in ("modify_items", "exchange") and (tool := policy.tool_for(decision.action)) is not None:
         written, judged = _written(tool, order_id, state, customer_id, prompt)
+        refund, may_change = no_new_refund, []
+        if tool.rewrites_items:
+            refund, may_change = _settled(tool, order_id, written, no_new_refund)
         return Plan(
-            expectations=[*written, *([] if tool.sets_status else same_status), *no_new_refund, *same_address, expect("reply_sent")], rubric=judged,
+            expectations=[*written, *([] if tool.sets_status else same_status), *refund, *same_address, expect("reply_sent")], rubric=judged,
             required_tools=[tool.name],
             forbidden_tools=_forbid_others(policy, tool.name),
+            may_change=may_change,
         )
     if decision.action == "order_address" and (tool := policy.tool_for("order_address")) is not None:
         if not decision.address:
@@ -299,7 +304,7 @@ def _plan_for(
             forbidden_tools=_forbid_others(policy, name["return_label"]),
         )
     if decision.action == "cancel":
-        reason = [expect("cancel_reason", order_id=order_id, reason=stated)] if (stated := cancel_reason_in(prompt)) else []
+        reason = [stated] if (stated := reason_check(order_id, prompt)) is not None else []
         cancel_tool = policy.tool_for("cancel")
         refund = no_new_refund
         if cancel_tool is not None and cancel_tool.refunds and order is not None:

@@ -59,6 +59,12 @@ class WriteTool(BaseModel):
     payment_arg: str | None = Field(default=None, description="the payment method it charges or refunds")
     reason_field: str | None = Field(default=None, description="the order field the reason is written to")
     refunds: bool = Field(default=False, description="it refunds the order's unrefunded amount (tau2-bench's cancellation)")
+    rewrites_items: bool = Field(
+        default=False, description="it rewrites the order's items (`items_arg`) into the new ones (`new_items_arg`): their item id, "
+        "price and options (tau2-bench's modify_pending_order_items)")
+    settles_difference: bool = Field(
+        default=False, description="with `rewrites_items`: it settles the price difference on the order, a refund for a cheaper "
+        "item, a payment for a dearer one (to `payment_arg`)")
 
     @property
     def plan_action(self) -> str:

@@ -77,7 +77,10 @@ def _inside_return_window(order: dict, clock: datetime, policy: RetailPolicy) ->
 
 
 def _already_refunded(env: Environment, order_id: str) -> int:
-    return sum(int(row.get("amount_cents", 0)) for row in env.state.get("refund", {}).values() if row.get("order_id") == order_id)
+    rows = sum(int(row.get("amount_cents", 0)) for row in env.state.get("refund", {}).values() if row.get("order_id") == order_id)
+    history = env.state.get("order", {}).get(order_id, {}).get("payment_history") or []  # tau2-bench keeps a cancellation's refund there
+    return rows + sum(round(float(entry.get("amount") or 0) * 100) for entry in history
+                      if isinstance(entry, dict) and entry.get("transaction_type") == "refund")
 
 
 def _tool(policy: RetailPolicy, action: str, default: WriteTool) -> WriteTool:
@@ -132,6 +135,24 @@ def _item_ids(order: dict, prompt: str) -> list[str]:
     return [str(item.get("item_id", item.get("id"))) for item in (named or items)]
 
 
+def _new_item_ids(order: dict, prompt: str, state: dict) -> list[str]:
+    """The variant each changed item becomes: the one the words ask for, else the first other available variant of its
+    product, as the seed's catalogue holds them; with no catalogue of it, the item itself stands for its new variant."""
+    items = {str(item.get("item_id", item.get("id"))): item for item in order.get("items") or [] if isinstance(item, dict)}
+    words = prompt.lower()
+    chosen = []
+    for item_id in _item_ids(order, prompt):
+        product = next((row for row in state.get("product", {}).values() if isinstance(row, dict) and isinstance(row.get("variants"), dict)
+                        and (item_id in row["variants"] or row.get("product_id") == items.get(item_id, {}).get("product_id"))), None)
+        others = sorted((other, variant) for other, variant in (product or {}).get("variants", {}).items()
+                        if other != item_id and isinstance(variant, dict) and variant.get("available", True) is not False)
+        named = [(sum(str(value).lower() in words for value in (variant.get("options") or {}).values()), other) for other, variant in others]
+        most = max((count for count, _ in named), default=0)
+        # the first variant whose options the words name most, else (no catalogue of it) the item itself
+        chosen.append(next((other for count, other in named if count == most), item_id))
+    return chosen
+
+
 def _use(env: Environment, tool: WriteTool, order: dict | None = None, customer_id: str | None = None, amount: int | None = None,
          reason: str | None = None, address: str | None = None, prompt: str = "") -> object:
     """Call the declared tool, each argument filled by its declared role; one the agent has nothing for, empty."""
@@ -149,7 +170,7 @@ def _use(env: Environment, tool: WriteTool, order: dict | None = None, customer_
     if order is not None and tool.items_arg:
         args[tool.items_arg] = _item_ids(order, prompt)
     if order is not None and tool.new_items_arg:
-        args[tool.new_items_arg] = _item_ids(order, prompt)  # it sees no catalogue: the same items stand for their new variants
+        args[tool.new_items_arg] = _new_item_ids(order, prompt, getattr(env, "state", {}))
     if order is not None and tool.payment_arg:
         args[tool.payment_arg] = _payment_of(order)
     for name in tool.arguments:
@@ -206,7 +227,7 @@ def _why_cancel(prompt: str) -> str | None:
     words = " ".join(re.findall(r"[a-z']+", prompt.lower()))
     if "mistake" in words:
         return "ordered by mistake"
-    if "no longer need" in words or re.search(r"(?:n't|not) (?:need|want) (?:\w+ )?any ?more", words):
+    if "no longer need" in words or re.search(r"(?:n't|not) (?:need|want) (?:\w+ )?any ?more|found (?:a )?(?:better|cheaper) (?:deal|price|offer)", words):
         return "no longer needed"
     return None
 

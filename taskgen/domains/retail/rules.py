@@ -36,8 +36,29 @@ def order_ids_in(text: str, schema: RetailSchema) -> list[str]:
     return schema.order_ids_in(text)
 
 
+_CANCEL_REASONS: tuple[tuple[str, str], ...] = (
+    (r"\bby mistake\b|\bmistakenly\b|\baccidentally (?:ordered|bought|placed)\b", "ordered by mistake"),
+    (r"\bno longer need(?:ed)?\b|\b(?:don't|do not|dont) (?:need|want) (?:it|them|this|that)? ?any ?more\b"
+     r"|\bfound (?:a )?(?:better|cheaper) (?:deal|price|offer)\b", "no longer needed"),
+)
+
+
+def cancel_reasons_in(prompt: str) -> list[str]:
+    """Every reason for a cancellation the customer states, in tau2-bench's words for it (its retail policy accepts
+    'no longer needed' and 'ordered by mistake'; a better deal found elsewhere is the first), in the order they
+    state them; [] when they state none."""
+    lowered = prompt.lower()
+    found = sorted((match.start(), reason) for pattern, reason in _CANCEL_REASONS if (match := re.search(pattern, lowered)))
+    return [reason for _, reason in found]
+
+
 def refunded_cents(state: StateRows, order_id: str) -> int:
-    return sum(int(row.get("amount_cents", 0)) for row in state.get("refund", {}).values() if row.get("order_id") == order_id)
+    """What the order was refunded: its refund rows, and the refunds its own payment history keeps (tau2-bench's
+    cancelled orders, each refunded by the cancellation)."""
+    rows = sum(int(row.get("amount_cents", 0)) for row in state.get("refund", {}).values() if row.get("order_id") == order_id)
+    history = state.get("order", {}).get(order_id, {}).get("payment_history")
+    kept = [entry for entry in history if isinstance(entry, dict) and entry.get("transaction_type") == "refund"] if isinstance(history, list) else []
+    return rows + sum(round(float(entry.get("amount") or 0) * 100) for entry in kept)
 
 
 def customer_orders(state: StateRows, customer_id: str | None) -> list[dict]:
