@@ -94,12 +94,19 @@ def in_scope_parts(
         return plan, []
     freed = {tool for part in parts for tool in _part_tools(part, policy)}
     expectations: list[Expectation] = []
+    settled: set[str] = set()
     for item in plan.expectations:
         if "update_address" in parts and item.check == "address_equals":
             item = Expectation(check="any_of", any_of=[item, expect("address_changed", customer_id=item.args["customer_id"],
                                                                     address=item.args["address"])])
         elif "escalate" in parts and item.check == "not_escalated" and "order_id" not in item.args:
             continue  # a hand-over for the other part is right; one for this order is judged by the rubric
+        elif item.check in ("no_refund", "refunded_total") and any(
+                tool.settles_difference for tool in _writing(_on(item, freed, again, order_id), item, state, policy, order_id)):
+            # an item change another part asks for on this order settles a price difference of any amount (a cheaper
+            # item refunds it): the order's refunds and payments may change, not checked (a cancellation's refund neither)
+            settled.add(str(item.args["order_id"]))
+            continue
         elif item.check in ("order_status", "no_refund", "refunded_total"):
             cancelled = [expect("order_status", order_id=item.args["order_id"], status="cancelled")] if (
                 "cancel" in parts and item.check == "order_status" and item.args.get("order_id") != order_id
@@ -112,6 +119,7 @@ def in_scope_parts(
                                       for item in plan.expectations if item.check == "order_status"
                                       for tool in _writing(_on(item, freed, again, order_id), item, state, policy, order_id)
                                       for field in _fields_written(tool))]
+    may_change += [allow(kind, order) for order in sorted(settled) for kind in ("refund", "payment")]
     if not parts:
         return plan.model_copy(update={
             "expectations": expectations, "may_change": distinct(may_change),
@@ -196,7 +204,7 @@ def _or_part_written(item: Expectation, tools: list[WriteTool], state: StateRows
 
 def _fields_written(tool: WriteTool) -> list[str]:
     """The order fields a tool writes beside its status: what it records, the order's address."""
-    return [*tool.records, *(["shipping_address"] if tool.address_args and tool.order_arg else [])]
+    return [*tool.records, *(["items"] if tool.rewrites_items else []), *(["shipping_address"] if tool.address_args and tool.order_arg else [])]
 
 
 def recorded_checks(tool: WriteTool, order_id: str | None, state: StateRows, customer_id: str | None, prompt: str) -> tuple[list[Expectation], list[str]]:
