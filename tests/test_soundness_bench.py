@@ -57,7 +57,7 @@ def test_a_cold_reader_sees_what_may_change_apart_from_the_checks():
 def test_the_rest_of_a_request_is_the_incidents_writes_on_anything_but_the_tasks_order():
     from types import SimpleNamespace
 
-    from bench.soundness import rest_of_request_calls
+    from bench.soundness_reading import rest_of_request_calls
 
     domain = SimpleNamespace(policy=SimpleNamespace(write_tool_names=["return_delivered_order_items", "modify_user_address"]))
     session = {"tool_calls": [
