@@ -231,7 +231,7 @@ def make_drop(work: Path, variant: bool, count: int, source: str = "tau", offset
         "kinds": {
             "customer": {"file": "users.json", "key": "user_id", "owner": True, "pii": {**PII, **_address_pii("home_address" if variant else "address")}},
             order_kind: {"file": "orders.json", "key": "order_ref" if variant else "order_id",
-                         "foreign_keys": {("buyer_id" if variant else "user_id"): "customer"},
+                         "foreign_keys": {("buyer_id" if variant else "user_id"): "customer", "items.*.product_id": "product"},
                          "pii": _address_pii("ship_to" if variant else "address")},
             "product": {"file": "products.json", "key": "product_id"},
         },
@@ -263,7 +263,7 @@ def make_drop(work: Path, variant: bool, count: int, source: str = "tau", offset
         "store": {"url": "sqlite:///store/store.db", "raw_url": "sqlite:///store/raw.db"},
         "output": "out", "dagster_home": "dagster_home",
         "ingest": {"entity_patterns": {order_kind: {"arg_keys": ["order_id"], "text_patterns": [pattern]},
-                                       "customer": {"arg_keys": ["user_id"]}}},
+                                       "customer": {"arg_keys": ["user_id"]}, "product": {"arg_keys": ["product_id"]}}},
         "taskgen": {"policy_path": str(work / "policy.yaml"), "sampling": {"default_quota": 50, "easy_cell_cap": 50},
                     # the agent under test reads tau2-bench's own policy (about 1,700 tokens) with our tools' descriptions
                     **({"budget": {"system_prompt_tokens": _tau2_system_tokens()}} if source == "tau2" else {})},

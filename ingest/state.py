@@ -20,7 +20,7 @@ from sqlalchemy.exc import ArgumentError, NoSuchTableError, SQLAlchemyError
 
 from ingest.errors import UserFacingError
 from ingest.models import StateRows
-from ingest.state_mapping import EntityKind, StateMapping, StateMappingError
+from ingest.state_mapping import EntityKind, StateMapping, StateMappingError, referenced_ids
 from ingest.timestamps import BadTimestamp, parse_rfc3339, to_utc
 
 __all__ = ["StateMapping", "StateSource", "StateUnavailable", "open_state"]
@@ -63,7 +63,8 @@ class StateSource(ABC):
             personal = set(spec.pii)
             for row in self._all_rows(name, self._identifier_columns(name)):
                 for column in (spec.key, *spec.foreign_keys):
-                    _add_identifier(found, row.get(column))
+                    for value in referenced_ids(row, column):
+                        _add_identifier(found, value)
                 for path, value in _id_values(row, ""):
                     if not _personal(path, personal):
                         _add_identifier(found, value)
@@ -72,7 +73,7 @@ class StateSource(ABC):
     def _identifier_columns(self, kind: str) -> set[str]:
         """Top-level columns `identifiers` reads (a SQL source reads only these)."""
         spec = self.mapping.kind(kind)
-        return {spec.key, *spec.foreign_keys, *spec.json_columns}
+        return {spec.key, *(column.split(".")[0] for column in spec.foreign_keys), *spec.json_columns}
 
     def get(self, kind: str, entity_id: str) -> dict[str, Any] | None:
         rows = self._rows_where(kind, self.mapping.kind(kind).key, [str(entity_id)])
@@ -129,10 +130,10 @@ class StateSource(ABC):
                         if chosen_ids:
                             keep(grandchild, self._rows_where(grandchild, grand_column, chosen_ids), True)
             for column, parent in sorted(spec.foreign_keys.items()):
-                value = row.get(column)
-                awaited = self.mapping.kinds[parent].owner and not owned and (parent, str(value)) not in expanded
-                if value is not None and (str(value) not in rows.get(parent, {}) or awaited):
-                    keep(parent, self._rows_where(parent, self.mapping.kinds[parent].key, [str(value)]), owned)
+                for value in referenced_ids(row, column):
+                    awaited = self.mapping.kinds[parent].owner and not owned and (parent, value) not in expanded
+                    if value not in rows.get(parent, {}) or awaited:
+                        keep(parent, self._rows_where(parent, self.mapping.kinds[parent].key, [value]), owned)
         return {kind: dict(sorted(by_id.items())) for kind, by_id in sorted(rows.items())}
 
 
@@ -237,7 +238,7 @@ class SqlStateSource(StateSource):
         for name, kind in sorted(mapping.kinds.items()):
             if kind.table is not None:
                 columns = self._tables[kind.table].c
-                for column in [kind.key, *kind.foreign_keys, *kind.json_columns, *([kind.dated_by] if kind.dated_by else []),
+                for column in [kind.key, *(fk.split(".")[0] for fk in kind.foreign_keys), *kind.json_columns, *([kind.dated_by] if kind.dated_by else []),
                                *([kind.updated_by] if kind.updated_by else [])]:
                     if column not in columns:
                         raise StateMappingError(f"kinds.{name}: column '{column}' not in table '{kind.table}'")

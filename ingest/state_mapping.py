@@ -33,7 +33,11 @@ class EntityKind(BaseModel):
         default=None, description="JSON document (relative to the state folder) keyed by id; `db.json#users`: a key inside it"
     )
     key: str = Field(description="column holding the id; for a keyed JSON document, the field the id is stored under")
-    foreign_keys: dict[str, str] = Field(default_factory=dict, description="column -> referenced kind")
+    foreign_keys: dict[str, str] = Field(
+        default_factory=dict,
+        description="column -> referenced kind; a dotted path with `*` (`items.*.product_id: product`) names ids inside a "
+        "JSON column: a reference up only (the row brings the rows it names, a named product brings no orders)",
+    )
     pii: dict[str, str] = Field(default_factory=dict, description="column or dotted path -> Presidio entity type")
     dated_by: str | None = Field(default=None, description="column telling when the row came to exist")
     updated_by: str | None = Field(
@@ -122,12 +126,13 @@ class StateMapping(BaseModel):
         return self.kinds[name]
 
     def children_of(self, name: str) -> list[tuple[str, str]]:
-        """(child kind, its column) pairs for every kind whose foreign key points at `name`."""
+        """(child kind, its column) pairs for every kind whose foreign key points at `name` (a nested path such as
+        `items.*.product_id` is a reference up only: a product has no child orders)."""
         return sorted(
             (child, column)
             for child, kind in self.kinds.items()
             for column, target in kind.foreign_keys.items()
-            if target == name
+            if target == name and not nested(column)
         )
 
     def owners_at_cap(self, state: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
@@ -144,6 +149,19 @@ class StateMapping(BaseModel):
                         flagged.append(f"{name} {row_id}: holds {held} {child} rows, the mapping's max_owned_rows: "
                                        "any beyond the cap are left out of the seed")
         return flagged
+
+
+def nested(column: str) -> bool:
+    """A foreign key naming ids inside a JSON column (`items.*.product_id`), not a column of its own."""
+    return "." in column
+
+
+def referenced_ids(row: dict[str, Any], column: str) -> list[str]:
+    """The ids a foreign key of the row names: its column's value, or every value at a nested path."""
+    if not nested(column):
+        value = row.get(column)
+        return [] if value is None else [str(value)]
+    return list(dict.fromkeys(str(value) for _, value in values_at(row, column) if not isinstance(value, (dict, list))))
 
 
 def values_at(row: Any, path: str) -> list[tuple[str, Any]]:

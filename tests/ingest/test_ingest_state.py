@@ -211,3 +211,34 @@ def test_tau_bench_identifiers_are_its_ids_of_every_shape_and_never_a_name():
 def test_sql_identifiers_are_keys_and_id_columns_but_never_personal_columns(demo_db):
     source = open_state(f"sqlite:///{demo_db}", StateMapping.from_yaml(EXAMPLES / "demo-state.mapping.yaml"))
     assert source.identifiers() == {"#W2611340", "#W7000001", "#W9000009"}  # no card number, no 'cus_1'
+
+
+def _shop(tmp_path):
+    (tmp_path / "db.json").write_text(json.dumps({
+        "users": {"u1": {"orders": ["#W1", "#W2"]}, "u2": {"orders": ["#W3"]}},
+        "orders": {"#W1": {"user_id": "u1", "items": [{"item_id": "11", "product_id": "p1"}, {"item_id": "21", "product_id": "p2"}]},
+                   "#W2": {"user_id": "u1", "items": [{"item_id": "31", "product_id": "p3"}]},
+                   "#W3": {"user_id": "u2", "items": [{"item_id": "12", "product_id": "p1"}]}},
+        "products": {f"p{n}": {"name": f"thing {n}", "variants": {f"{n}1": {"item_id": f"{n}1", "available": True}}} for n in (1, 2, 3, 4)},
+    }))
+    return StateMapping.from_document({"kinds": {
+        "customer": {"file": "db.json#users", "key": "user_id", "owner": True},
+        "order": {"file": "db.json#orders", "key": "order_id", "foreign_keys": {"user_id": "customer", "items.*.product_id": "product"}},
+        "product": {"file": "db.json#products", "key": "product_id"},
+    }})
+
+
+def test_an_order_brings_the_products_its_items_name_and_so_do_the_owners_other_orders(tmp_path):
+    source = open_state(str(tmp_path), _shop(tmp_path))
+    rows = source.snapshot({"order": ["#W1"]}, None)
+    assert sorted(rows["order"]) == ["#W1", "#W2"]
+    assert sorted(rows["product"]) == ["p1", "p2", "p3"]  # #W2's product too; p4 is in no order of the seed
+    assert rows["product"]["p1"]["variants"]["11"]["available"] is True
+
+
+def test_a_named_product_brings_no_orders_holding_it(tmp_path):
+    """A nested foreign key is a reference up only: the product the agent read brings itself, not every order of it."""
+    source = open_state(str(tmp_path), _shop(tmp_path))
+    rows = source.snapshot({"order": ["#W3"], "product": ["p4"]}, None)
+    assert sorted(rows["order"]) == ["#W3"] and sorted(rows["product"]) == ["p1", "p4"]
+    assert _shop(tmp_path).children_of("product") == []
