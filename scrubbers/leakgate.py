@@ -7,9 +7,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from spacy.lang.en.stop_words import STOP_WORDS
+from wordfreq import zipf_frequency
 
 from scrubbers.engine import Detector
 from scrubbers.pseudonyms import DIGIT_TYPES
+from scrubbers.recognizers.person import COMMON_WORD_ZIPF
 from scrubbers.shapes import digits_only
 
 MIN_DIGITS = 7
@@ -24,6 +26,13 @@ class LeakVerdict:
     """Entity types that leaked (never the values)."""
 
 
+def _common_word_name(entity_type: str, original: str) -> bool:
+    """One word of a name that is a common English word, searched as written as the scrubber searches it
+    (scrubber._as_written): the customer 'Brown', not the colour 'brown' a product's options keep."""
+    value = original.strip()
+    return entity_type == "PERSON" and " " not in value and not value.islower() and zipf_frequency(value.lower(), "en") >= COMMON_WORD_ZIPF
+
+
 def _original_survives(entity_type: str, original: str, texts: list[str], digit_texts: list[str], folded: str) -> bool:
     digits = digits_only(original)
     if entity_type == "CREDIT_CARD" and len(digits) < MIN_DIGITS:
@@ -32,7 +41,7 @@ def _original_survives(entity_type: str, original: str, texts: list[str], digit_
         return any(digits in text for text in digit_texts)
     if original.strip().casefold() not in folded:
         return False
-    flags = 0 if original.strip().lower() in STOP_WORDS or entity_type in AS_WRITTEN else re.IGNORECASE
+    flags = 0 if original.strip().lower() in STOP_WORDS or entity_type in AS_WRITTEN or _common_word_name(entity_type, original) else re.IGNORECASE
     pattern = re.compile(r"(?<!\w)" + re.escape(original.strip()) + r"(?!\w)", flags)
     return any(pattern.search(text) for text in texts)
 

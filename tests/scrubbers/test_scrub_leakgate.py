@@ -138,3 +138,11 @@ def test_a_state_left_in_a_sentence_does_not_quarantine_its_session(scrubber) ->
     assert result.report.leak_passed
     assert "Tulsa" not in json.dumps(result.session.model_dump(mode="json"))
     assert result.session.turns[0].text.startswith("ok, the parcel is OK, I moved here from ")
+
+
+def test_a_name_that_is_a_common_word_survives_only_as_written(detector) -> None:
+    """The customer 'Brown' is not the colour 'brown' of a product's options (the scrubber searches it as written too)."""
+    assert _verdict(detector, [("PERSON", "Brown")], ["brown", "dark brown leather"]).passed
+    assert not _verdict(detector, [("PERSON", "Brown")], ["Thanks, Brown"]).passed
+    assert not _verdict(detector, [("PERSON", "Lucas Brown")], ["thanks, lucas brown"]).passed  # a whole name: any case
+    assert not _verdict(detector, [("PERSON", "Kovalev")], ["kovalev"]).passed  # no English word: any case
