@@ -26,7 +26,7 @@ class LeakVerdict:
     """Entity types that leaked (never the values)."""
 
 
-def _common_word_name(entity_type: str, original: str) -> bool:
+def common_word_name(entity_type: str, original: str) -> bool:
     """One word of a name that is a common English word, searched as written as the scrubber searches it
     (scrubber._as_written): the customer 'Brown', not the colour 'brown' a product's options keep."""
     value = original.strip()
@@ -41,7 +41,7 @@ def _original_survives(entity_type: str, original: str, texts: list[str], digit_
         return any(digits in text for text in digit_texts)
     if original.strip().casefold() not in folded:
         return False
-    flags = 0 if original.strip().lower() in STOP_WORDS or entity_type in AS_WRITTEN or _common_word_name(entity_type, original) else re.IGNORECASE
+    flags = 0 if original.strip().lower() in STOP_WORDS or entity_type in AS_WRITTEN or common_word_name(entity_type, original) else re.IGNORECASE
     pattern = re.compile(r"(?<!\w)" + re.escape(original.strip()) + r"(?!\w)", flags)
     return any(pattern.search(text) for text in texts)
 

@@ -7,6 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ingest.models import Session
+from scrubbers.leakgate import common_word_name
 
 from pipelines.stages.partition import raw_sessions, scrubbed_rows
 from pipelines.stages.state import AppState
@@ -46,11 +47,15 @@ def _as_token(value: str) -> re.Pattern[str]:
 _DIGIT_RUN = re.compile(r"\+?\d[\d\s().-]{5,}\d")
 
 
-def value_survives(entity: str, value: str, haystack: str, digit_runs: set[str]) -> bool:
+def value_survives(entity: str, value: str, haystack: str, digit_runs: set[str], written: str | None = None) -> bool:
     """A raw value is still in the (casefolded) scrubbed text: as a token of its own, or for a phone or
-    card number, its digits inside a run of digits however they are grouped."""
+    card number, its digits inside a run of digits however they are grouped. One word of a name that is a
+    common English word is looked for as written in `written` (the text before casefolding), as the scrubber
+    and the leak gate look for it: the customer 'Brown', not the colour 'brown' of a product's options."""
     needle = value.casefold()
     value_digits = "".join(ch for ch in value if ch.isdigit())
+    if written is not None and common_word_name(entity, value):
+        return len(needle) >= 4 and re.search(r"(?<![0-9A-Za-z])" + re.escape(value.strip()) + r"(?![0-9A-Za-z])", written) is not None
     if len(needle) >= 4 and needle in haystack and _as_token(needle).search(haystack):
         return True
     return entity in ("PHONE_NUMBER", "CREDIT_CARD") and len(value_digits) >= 7 and any(value_digits in run for run in digit_runs)
@@ -69,13 +74,14 @@ def residue_day(store: Store, state: AppState, day: str, *, scope: str) -> Resid
         session = raw.get(row.session_id)
         if session is None:
             continue
-        haystack = (row.session + row.state).casefold()
+        written = row.session + row.state
+        haystack = written.casefold()
         digit_runs = {re.sub(r"\D", "", run) for run in _DIGIT_RUN.findall(haystack)}
         snapshot = state.snapshot(session.entity_ids, session.incident_at)
         result.checked += 1
         for entity, value in _known_values(session, snapshot, pii_fields):
             result.values += 1
-            if value_survives(entity, value, haystack, digit_runs):
+            if value_survives(entity, value, haystack, digit_runs, written):
                 leaks[entity] += 1
     result.leaks = dict(leaks)
     return result

@@ -14,3 +14,12 @@ def test_a_name_inside_a_longer_word_is_no_leak_but_a_phone_in_any_grouping_is()
     assert not value_survives("PERSON", "Ann", "annabelle and joanna", set())
     assert value_survives("PERSON", "Anna Smith", "hi, i'm anna smith.", set())
     assert value_survives("PHONE_NUMBER", "202-555-0143", "call (202) 555 0143", {"2025550143"})
+
+
+def test_a_name_that_is_a_common_word_survives_only_as_written():
+    """The customer 'Brown' is not the colour 'brown' of a product's options (the scrubber and the leak gate read it so)."""
+    written = '{"options": {"color": "brown"}}'
+    assert not value_survives("PERSON", "Brown", written.casefold(), set(), written)
+    assert value_survives("PERSON", "Brown", "thanks, mr brown", set(), "Thanks, Mr Brown")
+    assert value_survives("PERSON", "Kovalev", "kovalev", set(), "kovalev")  # no English word: any case
+    assert value_survives("PERSON", "Brown", written.casefold(), set())  # without the written text, casefolded as before
