@@ -23,6 +23,7 @@ from taskgen.domains.retail.environment import TOOLS, WRITE_TOOLS, RetailEnviron
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.rules import order_ids_in, refunded_cents
 from taskgen.domains.retail.schema import RetailSchema
+from taskgen.domains.retail.variants import price_difference
 from taskgen.draft import user_prompt
 from taskgen.seeds import Seed
 from taskgen.task import Budget, DraftTask, IncidentBehaviour, ValidationIssue, Verdict
@@ -155,7 +156,7 @@ class RetailDomain:
             order_id = str(expectation.args.get("order_id"))
             if order_id not in orders:
                 issues.append(ValidationIssue(code="refund_order_missing", message=f"expected refund's order {order_id} is not in the seed"))
-            elif int(expectation.args.get("amount_cents", -1)) != _refundable(state, order_id):
+            elif int(expectation.args.get("amount_cents", -1)) not in (_refundable(state, order_id), *_differences(task.expectations, state, order_id)):
                 issues.append(ValidationIssue(code="refund_amount_mismatch", message=f"expected refund amount differs from order {order_id}'s unrefunded total"))
         return issues
 
@@ -167,6 +168,17 @@ def satisfied_by_seed(task: DraftTask, state: StateRows, write_tools: list[str] 
         return False
     changes = [item for item in task.expectations if not grader.is_reply_check(item)]
     return bool(changes) and all(grader.holds(item, state) for item in changes)
+
+
+def _differences(expectations: list, state: StateRows, order_id: str) -> list[int]:
+    """The refunds a pinned item change of the order settles (a cheaper variant): the price difference, in cents."""
+    found = []
+    for item in _flatten(expectations):
+        if item.check == "items_replaced" and str(item.args.get("order_id")) == order_id and item.args.get("new_items"):
+            difference = price_difference(state, order_id, str(item.args["items"]).split(","), str(item.args["new_items"]).split(","))
+            if difference is not None and difference < 0:
+                found.append(-difference)
+    return found
 
 
 def _refundable(state: StateRows, order_id: str) -> int:

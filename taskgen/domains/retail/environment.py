@@ -27,6 +27,8 @@ TOOLS: tuple[str, ...] = (
 WRITE_TOOLS: tuple[str, ...] = ("refund_order", "create_return_label", "cancel_order", "update_address")
 """The demo's tools (the shipped policy file's `tools`); another product's come from its policy file."""
 READ_TOOLS: tuple[str, ...] = ("get_customer", "get_order", "list_orders")
+CATALOGUE_TOOLS: tuple[str, ...] = ("get_product_details", "list_all_product_types")
+"""Reads of the seed's catalogue, offered when the seed holds one (product rows with their variants)."""
 ORDER_ADDRESS_FIELD = "shipping_address"
 """The canonical field of an order's own shipping address (schema role order.address)."""
 
@@ -55,6 +57,9 @@ class RetailEnvironment:
         declared = list(tools) if tools is not None else RetailPolicy.model_fields["tools"].default_factory()
         self.write_tools: dict[str, WriteTool] = {tool.name: tool for tool in declared}
         self.tools = tool_names(declared)
+        if any(isinstance(row, dict) and isinstance(row.get("variants"), dict) for row in self.state.get("product", {}).values()):
+            # the seed holds the catalogue (tau2-bench's products): its reads, as tau2-bench's tools name them
+            self.tools = (*self.tools[:-1], *CATALOGUE_TOOLS, self.tools[-1])
 
     def call(self, name: str, **arguments: Any) -> Any:
         """Run one tool; a refused call is recorded with status 'error' and returns None."""
@@ -114,6 +119,19 @@ class RetailEnvironment:
         self._row("customer", customer_id)
         orders = [order for order in self.state.get("order", {}).values() if order.get("customer_id") == customer_id]
         return sorted((copy.deepcopy(order) for order in orders), key=lambda order: str(order["id"]))
+
+    def _tool_get_product_details(self, product_id: str) -> dict:
+        """Look up a product with its variants (item ids, options, availability, prices).
+
+        Args:
+            product_id: the product's id
+        """
+        return copy.deepcopy(self._row("product", str(product_id)))
+
+    def _tool_list_all_product_types(self) -> dict:
+        """List the products the shop sells: name -> product id."""
+        return {str(row.get("name", product_id)): str(row.get("product_id", product_id))
+                for product_id, row in sorted(self.state.get("product", {}).items()) if isinstance(row, dict)}
 
     def _tool_refund_order(self, order_id: str, amount_cents: int, reason: str) -> dict:
         """Refund part or all of an order's unrefunded amount.

@@ -109,10 +109,13 @@ def _recorded_items(state: StateRows, args: dict) -> bool:
 def _exchange_variants(state: StateRows, args: dict) -> bool:
     """The new items recorded (`new_field`) pair with the replaced ones (`field`): as many, and, for each replaced item
     whose product the catalogue in the state holds, another available variant of that same product (as tau2-bench's
-    tools require). Products the state carries no catalogue of are judged on the count alone."""
+    tools require). Products the state carries no catalogue of are judged on the count alone. `new_items` (ids joined by
+    commas), where the seed's catalogue tells the variant the words ask for: the new items are exactly those."""
     order = state.get("order", {}).get(str(args["order_id"]), {})
     old, new = _ids(order.get(str(args["field"]))), _ids(order.get(str(args["new_field"])))
     if not old or len(old) != len(new):
+        return False
+    if args.get("new_items") and new != _ids(args["new_items"]):
         return False
     product_of = {str(item.get("item_id")): str(item.get("product_id")) for item in order.get("items") or [] if isinstance(item, dict)}
     catalogue = catalogue_variants(state)

@@ -9,6 +9,7 @@ from datetime import timedelta
 from ingest.models import StateRows
 from taskgen.domains import NegativePlan, Plan
 from taskgen.domains.retail import identity
+from taskgen.domains.retail.catalogue_branch import catalogue_negative
 from taskgen.domains.retail.grader import expect
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.plans import ACTION_KINDS, in_scope_parts, main_actions, plan_for
@@ -328,6 +329,8 @@ def plan_negative(
         # a move of that order would ask the agent to guess it; only a boundary that holds for every
         # order is crossed.
         boundaries = [boundary for boundary in boundaries if boundary in ORDER_INDEPENDENT_BOUNDARIES]
+    if (flipped := catalogue_negative(prompt, seed, actor, positive, policy)) is not None:
+        return flipped  # the customer's own condition, crossed in the catalogue (catalogue_branch.py)
     for boundary in boundaries:
         crossed = cross_boundary(boundary, seed, order_id, actor, policy)
         if crossed is None:

@@ -8,6 +8,7 @@ import re
 from ingest.models import Session, StateRows
 from taskgen.classify import Classification
 from taskgen.domains import Plan
+from taskgen.domains.retail.catalogue_branch import branch_question, catalogue_decides
 from taskgen.domains.retail.environment import WRITE_TOOLS
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.grader import allow, expect, holds, is_reply_check
@@ -528,6 +529,9 @@ def plan_positive(
         questions += asked
         if decision.action in ("exchange", "modify_items") and plan.forbidden_tools != allowed:
             plan = item_change_or_fallback(plan, policy, state, decision.action, order_id, set(allowed) - set(plan.forbidden_tools), prompt)
+    plan, branch = catalogue_decides(plan, prompt, state, order_id, actor.get("customer_id"), policy)
+    if branch is not None:  # the seed's catalogue settles the condition: no longer a person's to decide
+        questions = [question for question in questions if "cannot decide" not in question] + [branch_question(branch)]
     others = other_named_orders(session, prompt, order_id, actor, state, schema)
     plan = plan.model_copy(update={"expectations": [*plan.expectations, *untouched_orders(others, state)]})
     if decision.rule != "identity_not_verified":  # an unverified requester gets no part of it done

@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 from taskgen.domains import Agent, Environment
 from taskgen.domains.retail.addresses import address_in
 from taskgen.domains.retail.policy import RetailPolicy, WriteTool
+from taskgen.domains.retail.reference_catalogue import conditional_change, wanted_variant
 from taskgen.seeds import parse_timestamp
 from taskgen.task import AgentView
 
@@ -146,6 +147,10 @@ def _new_item_ids(order: dict, prompt: str, state: dict) -> list[str]:
                         and (item_id in row["variants"] or row.get("product_id") == items.get(item_id, {}).get("product_id"))), None)
         others = sorted((other, variant) for other, variant in (product or {}).get("variants", {}).items()
                         if other != item_id and isinstance(variant, dict) and variant.get("available", True) is not False)
+        asked = wanted_variant(items.get(item_id, {}), product, prompt) if product else None
+        if asked is not None and any(other == asked for other, _ in others):
+            chosen.append(asked)  # the variant the words ask for, option by option
+            continue
         named = [(sum(str(value).lower() in words for value in (variant.get("options") or {}).values()), other) for other, variant in others]
         most = max((count for count, _ in named), default=0)
         # the first variant whose options the words name most, else (no catalogue of it) the item itself
@@ -297,6 +302,8 @@ def _order_request(view: AgentView, env: Environment, policy: RetailPolicy) -> N
         return _refuse(env, "find that order")
     if order.get("customer_id") != view.actor.get("customer_id"):
         return _refuse(env, "help with an order that is not on your account")
+    if _follow_catalogue(view, env, policy, order):
+        return None
     clock = parse_timestamp(view.clock)
     # policy.yaml `closed_statuses`: a cancelled order takes no change, not even one a human makes.
     human_can = _outside_tools(view, policy) and order.get("status") not in policy.closed_statuses
@@ -342,7 +349,7 @@ def _outside_request(view: AgentView, env: Environment, policy: RetailPolicy) ->
     order = order or _only_order(view, env)
     if order is not None and order.get("status") in policy.closed_statuses:
         return _refuse(env, f"change order {order['id']}: it is {order.get('status')}, so nothing on it can change any more")
-    if order is not None and _change_items(view, env, policy, order):
+    if order is not None and (_follow_catalogue(view, env, policy, order) or _change_items(view, env, policy, order)):
         return None
     return _hand_over(env, "a request the tools cannot carry out")
 
@@ -360,6 +367,31 @@ def _change_items(view: AgentView, env: Environment, policy: RetailPolicy, order
         return False
     env.call("send_reply", text=f"The items of order {order['id']} are changed as you asked." if tool.action == "modify_items"
              else f"The exchange for order {order['id']} is requested; you will get an e-mail on how to send the items back.")
+    return True
+
+
+def _follow_catalogue(view: AgentView, env: Environment, policy: RetailPolicy, order: dict) -> bool:
+    """An item change with a fallback under a condition the catalogue settles (reference_catalogue.py): the branch the
+    product's variants make true, done with the product's own tool for the order's status; True when done."""
+    if order.get("customer_id") != view.actor.get("customer_id") or "get_product_details" not in getattr(env, "tools", ()):
+        return False
+    chosen = conditional_change(view.prompt, order, env, _says)
+    if chosen is None:
+        return False
+    what, item, target, clause = chosen
+    actions = {"cancel": ("cancel",), "return": ("return", "return_label"), "change": ("exchange", "modify_items")}[what]
+    tool = next((tool for tool in policy.tools if tool.action in actions and (not tool.requires_status or order.get("status") in tool.requires_status)), None)
+    if tool is None:
+        return False
+    args: dict[str, object] = {name: "" for name in tool.arguments if name not in tool.optional}
+    args.update({name: value for name, value in ((tool.order_arg, order["id"]), (tool.items_arg, [str(item.get("item_id"))]),
+                                                 (tool.new_items_arg, [target]), (tool.payment_arg, _payment_of(order))) if name})
+    if tool.reason_arg:
+        args[tool.reason_arg] = _why_cancel(clause) or _why_cancel(view.prompt) or ""
+    if env.call(tool.name, **args) is None:
+        return False
+    env.call("send_reply", text={"cancel": f"Order {order['id']} is cancelled.", "return": f"The return of order {order['id']} is requested.",
+                                 "change": f"The items of order {order['id']} are changed as you asked."}[what])
     return True
 
 

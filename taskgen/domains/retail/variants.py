@@ -71,3 +71,14 @@ def variant_asked(item: dict, state: StateRows, prompt: str) -> str | None:
     most = max(count for count, _ in matching)
     best = [item_id for count, item_id in matching if count == most]
     return best[0] if len(best) == 1 else None
+
+
+def price_difference(state: StateRows, order_id: str, items: list[str], new_items: list[str]) -> int | None:
+    """What replacing the order's `items` by the catalogue's `new_items` costs, in cents (negative: the customer is
+    refunded); None when a price is unknown."""
+    order = state.get("order", {}).get(order_id) or {}
+    held = {str(item.get("item_id")): item for item in order.get("items") or [] if isinstance(item, dict)}
+    variants = catalogue(state)
+    old = [price_cents(held.get(item, {}).get("price")) for item in items]
+    new = [price_cents(variants.get(item, ("", {}))[1].get("price")) for item in new_items]
+    return None if None in old or None in new or len(old) != len(new) else sum(new) - sum(old)  # type: ignore[arg-type]

@@ -1,0 +1,164 @@
+"""Issue #12: conditions only the product catalogue decides ("change the lamp to red; if it is not available, cancel the
+whole order"). Where the seed holds the catalogue, the drafter requires the branch the seed makes true (the new variant
+pinned), the reference agent reads the catalogue through get_product_details and takes the same branch, and the
+negative's seed flips the condition so the positive's behaviour fails it: no 'write by hand' stub."""
+
+from __future__ import annotations
+
+import copy
+
+from test_product_tools import ACTOR, _seed, tau2  # noqa: F401  (tau2: the fixture)
+
+from ingest.models import Session, Turn
+from taskgen.classify import Classification
+from taskgen.domains.retail import RetailDomain
+from taskgen.domains.retail.catalogue_branch import BOUNDARY, decide_branch
+from taskgen.domains.retail.environment import RetailEnvironment
+from taskgen.domains.retail.grader import expect, grade, holds
+from taskgen.domains.retail.negatives import plan_negative
+from taskgen.domains.retail.plans import plan_positive
+from taskgen.domains.retail.reference_catalogue import wanted_variant
+from taskgen.seeds import Seed
+from taskgen.task import AgentView, Budget, DraftTask, TaskProvenance
+
+UNAVAILABLE = "Please change the desk lamp in order #W1234567 to red. If it is not available, cancel the whole order, I ordered it by mistake."
+AVAILABLE = "Please change the desk lamp in order #W1234567 to black halogen. If it is not available, cancel the whole order, I ordered it by mistake."
+OVER = ("Please change the desk lamp in order #W1234567 to black halogen. If it is not available, cancel the order because I no longer need it. "
+        "If the price is more than 60 dollars, cancel the order with the reason of ordered by mistake.")
+CHANGE, CANCEL = "modify_pending_order_items", "cancel_pending_order"
+
+
+def _plan(policy, prompt: str, seed: Seed | None = None):
+    session = Session(session_id="s", turns=[Turn(role="user", text=prompt, source="traces")], entity_ids={"customer": ["c1"]})
+    return plan_positive(session, Classification(intent="exchange", outcome="resolved", evidence=[], signature="s"), seed or _seed(), ACTOR, policy)
+
+
+def _task(plan, prompt: str, polarity: str = "positive") -> DraftTask:
+    return DraftTask(
+        task_id=f"t-{polarity[:3]}", pair_id="t", set="capability", split="dev", polarity=polarity, intent="exchange", outcome="resolved",
+        prompt=prompt, actor=ACTOR, clock="2026-01-01T00:00:00Z", seed_id="seed-tools", domain="retail", expectations=plan.expectations,
+        required_tools=plan.required_tools, forbidden_tools=plan.forbidden_tools, may_change=plan.may_change,
+        budget=Budget(turns=20, tokens=20000, latency_ms=60000), provenance=TaskProvenance(session_ids=["s"]))
+
+
+def _run(policy, task: DraftTask, seed: Seed, agent: str = "reference", calls: tuple = ()):
+    domain = RetailDomain(policy)
+    env = domain.environment(seed)
+    if agent:
+        domain.agents()[agent](AgentView(prompt=task.prompt, intent=task.intent, actor=task.actor, clock=task.clock), env)
+    for name, arguments in calls:
+        env.call(name, **arguments)
+    return grade(task, env.state, env.calls, domain.environment(seed).state), env
+
+
+def _modify(new: str) -> tuple:
+    return ((CHANGE, dict(order_id="#W1234567", item_ids=["111"], new_item_ids=[new], payment_method_id="gift_card_1")), ("send_reply", {"text": "Done."}))
+
+
+CANCELLED = ((CANCEL, {"order_id": "#W1234567", "reason": "ordered by mistake"}), ("send_reply", {"text": "Cancelled."}))
+
+
+def test_an_unavailable_variant_makes_the_fallback_required_and_the_change_forbidden(tau2):
+    plan = _plan(tau2, UNAVAILABLE)
+    assert plan.required_tools == [CANCEL] and CHANGE in plan.forbidden_tools
+    assert not any("cannot decide" in question for question in plan.review_questions)
+    assert any("catalogue decides" in question and "114" in question for question in plan.review_questions)
+    task = _task(plan, UNAVAILABLE)
+    assert _run(tau2, task, _seed())[0].passed, _run(tau2, task, _seed())[0].reasons
+    assert _run(tau2, task, _seed(), "", CANCELLED)[0].passed
+    assert not _run(tau2, task, _seed(), "", _modify("112"))[0].passed  # a change to another lamp: the customer asked for red only
+    assert not _run(tau2, task, _seed(), "reply_only")[0].passed
+
+
+def test_an_available_variant_makes_the_change_required_with_the_variant_pinned(tau2):
+    plan = _plan(tau2, AVAILABLE)
+    assert plan.required_tools == [CHANGE] and CANCEL in plan.forbidden_tools
+    replaced = next(item for item in plan.expectations if item.check == "items_replaced")
+    assert replaced.args["new_items"] == "113"
+    task = _task(plan, AVAILABLE)
+    assert _run(tau2, task, _seed())[0].passed, _run(tau2, task, _seed())[0].reasons
+    assert _run(tau2, task, _seed(), "", _modify("113"))[0].passed
+    assert not _run(tau2, task, _seed(), "", _modify("112"))[0].passed  # the black LED lamp is not the one asked for
+    assert not _run(tau2, task, _seed(), "", CANCELLED)[0].passed
+
+
+def test_a_price_over_the_customers_limit_takes_that_branch_with_its_reason(tau2):
+    plan = _plan(tau2, OVER)  # the black halogen lamp costs 61.50
+    assert plan.required_tools == [CANCEL]
+    assert any(item.check == "cancel_reason" and item.args["reason"] == "ordered by mistake" for item in plan.expectations)
+    task = _task(plan, OVER)
+    assert _run(tau2, task, _seed())[0].passed, _run(tau2, task, _seed())[0].reasons
+    wrong_reason = ((CANCEL, {"order_id": "#W1234567", "reason": "no longer needed"}), ("send_reply", {"text": "Cancelled."}))
+    assert not _run(tau2, task, _seed(), "", wrong_reason)[0].passed
+    cheaper = _seed().model_copy(update={"state": copy.deepcopy(_seed().state)})
+    cheaper.state["product"]["p-lamp"]["variants"]["113"]["price"] = 59.0
+    assert decide_branch(OVER, RetailDomain(tau2).environment(cheaper).state, "#W1234567", "modify_items").action == "modify_items"
+
+
+def test_without_the_catalogue_or_a_variant_the_words_tell_nothing_is_decided(tau2):
+    bare = _seed()
+    bare.state.pop("product")
+    state = RetailDomain(tau2).environment(bare).state
+    assert decide_branch(UNAVAILABLE, state, "#W1234567", "modify_items") is None
+    vague = "Please change the desk lamp in order #W1234567 to the other color. If it is not available, cancel the whole order."
+    assert decide_branch(vague, RetailDomain(tau2).environment(_seed()).state, "#W1234567", "modify_items") is None
+    issues = "Please change the desk lamp in order #W1234567 to red. If there are any issues, cancel the whole order."
+    assert decide_branch(issues, RetailDomain(tau2).environment(_seed()).state, "#W1234567", "modify_items") is None
+
+
+def test_the_negative_flips_the_condition_in_its_seed_and_the_pair_discriminates(tau2):
+    positive = _plan(tau2, UNAVAILABLE)
+    negative = plan_negative(UNAVAILABLE, "exchange", _seed(), ACTOR, positive, tau2)
+    assert negative.boundary == BOUNDARY and negative.expectations
+    assert negative.state["product"]["p-lamp"]["variants"]["114"]["available"] is True
+    assert negative.required_tools == [CHANGE] and CANCEL in negative.forbidden_tools
+    negative_seed = _seed().model_copy(update={"state": negative.state})
+    positive_task, negative_task = _task(positive, UNAVAILABLE), _task(negative, UNAVAILABLE, "negative")
+    verdict, positive_run = _run(tau2, positive_task, _seed())
+    assert verdict.passed
+    assert _run(tau2, negative_task, negative_seed)[0].passed, _run(tau2, negative_task, negative_seed)[0].reasons
+    replayed = tuple((call.name, call.arguments) for call in positive_run.calls)
+    assert not _run(tau2, negative_task, negative_seed, "", replayed)[0].passed  # the positive's behaviour fails the negative
+    assert not _run(tau2, positive_task, _seed(), "", _modify("114"))[0].passed  # and the negative's the positive
+
+
+def test_the_price_limit_is_flipped_where_availability_alone_keeps_the_same_write(tau2):
+    positive = _plan(tau2, OVER)
+    negative = plan_negative(OVER, "exchange", _seed(), ACTOR, positive, tau2)
+    assert negative.boundary == BOUNDARY and negative.required_tools == [CHANGE]
+    variant = negative.state["product"]["p-lamp"]["variants"]["113"]
+    assert variant["available"] is True and variant["price"] <= 60
+
+
+def test_exchange_variants_pins_the_new_items_where_the_check_names_them():
+    order = {"items": [{"item_id": "111", "product_id": "p1"}], "exchange_items": ["111"], "exchange_new_items": ["112"]}
+    catalogue = {"p1": {"product_id": "p1", "variants": {"111": {}, "112": {}, "113": {}}}}
+    pinned = expect("exchange_variants", order_id="o1", field="exchange_items", new_field="exchange_new_items", new_items="113")
+    assert not holds(pinned, {"order": {"o1": order}, "product": catalogue})
+    assert holds(pinned, {"order": {"o1": {**order, "exchange_new_items": ["113"]}}, "product": catalogue})
+
+
+def test_a_refund_of_a_pinned_changes_price_difference_is_no_validation_issue(tau2):
+    plan = _plan(tau2, "Please change the desk lamp in order #W1234567 to the black LED one.")
+    assert any(item.check == "refund_exists" and item.args["amount_cents"] == 500 for item in plan.expectations)
+    issues = RetailDomain(tau2).check_task(_task(plan, "x"), _seed())
+    assert not [issue for issue in issues if issue.code == "refund_amount_mismatch"]
+
+
+def test_the_environment_answers_product_reads_only_where_the_seed_holds_the_catalogue(tau2):
+    env = RetailEnvironment(_seed(), tau2.tools)
+    assert "get_product_details" in env.tools and env.call("get_product_details", product_id="p-lamp")["variants"]["114"]["available"] is False
+    assert env.call("list_all_product_types") == {"Desk Lamp": "p-lamp"}
+    bare = _seed()
+    bare.state.pop("product")
+    assert "get_product_details" not in RetailEnvironment(bare, tau2.tools).tools
+
+
+def test_the_reference_reads_the_variant_option_by_option():
+    product = {"variants": {"1": {"options": {"size": "M", "height": "5 ft", "color": "white"}},
+                            "2": {"options": {"size": "M", "height": "4 ft", "color": "white"}},
+                            "3": {"options": {"size": "S", "height": "4 ft", "color": "black"}}}}
+    item = {"item_id": "1", "options": {"size": "M", "height": "5 ft", "color": "white"}}
+    assert wanted_variant(item, product, "I'm after the 4 foot one with the same color") == "2"
+    assert wanted_variant(item, product, "the 4 ft one in black, size S") == "3"
+    assert wanted_variant(item, product, "something else") is None
