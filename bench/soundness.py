@@ -37,6 +37,8 @@ and the store's sessions, by checks written here, apart from the drafter:
   e-mail nor the requester's full name (`_unflagged`: no review question says the agent cannot verify the requester);
 - scopes_contradicting_prompt: positive prompts whose scope sentence says to ask about no other order while the
   words ask about several;
+- item_change_positives / _pinning_variant: change positives checking an item change, and those whose check names the
+  new variant itself (the seed's catalogue tells which one the words ask for);
 - canaries_unlike_shops_cancelled: canary orders whose parcels differ from how the source shop keeps a cancelled
   order's, or that share a tracking id with a real order.
 """
@@ -307,7 +309,7 @@ HEADLINE = (
     "incoherent_seeds", "action_positives", "action_tasks_satisfied_by_seed", "stubs", "discriminating_pairs", "same_behaviour_pairs",
     "same_behaviour_pairs_reference_fails_one_side", "non_stub_pairs_reference_fails_one_side", "tasks_with_seed_uncertain",
     "change_positives", "change_positives_checking_written_fields", "change_positives_passed_by_reply_only",
-    "change_positives_with_presence_only_checks", "tasks_with_always_met_options",
+    "change_positives_with_presence_only_checks", "tasks_with_always_met_options", "item_change_positives", "item_change_positives_pinning_variant",
     "negatives_failing_rest_of_request", "positives_failing_rest_of_request", "negatives_failing_rest_beyond_positive", "seeds_lacking_needed_orders",
     "seeds_lacking_needed_orders_unflagged", "prompts_with_account_id_only", "prompts_with_account_id_only_unflagged",
     "canaries_unlike_shops_cancelled", "scopes_contradicting_prompt",
@@ -379,6 +381,10 @@ def measure(config_path: Path) -> dict[str, Any]:
             figures["change_positives_checking_written_fields"] += bool(written)
             # a field checked only for holding some value (order_recorded), not the value the seed and the words decide
             figures["change_positives_with_presence_only_checks"] += any(item.check == "order_recorded" for item in flat_expectations(positive.expectations))
+            # an item change judged on the new variant itself (the seed's catalogue tells it), not only on its product
+            changes = [item for item in flat_expectations(positive.expectations) if item.check in ("items_replaced", "exchange_variants")]
+            figures["item_change_positives"] += bool(changes)
+            figures["item_change_positives_pinning_variant"] += any(item.args.get("new_items") for item in changes)
             env = domain.environment(seed)
             domain.agents()["reply_only"](AgentView(prompt=positive.prompt, intent=positive.intent, actor=positive.actor, clock=positive.clock), env)
             figures["change_positives_passed_by_reply_only"] += domain.grade(positive, env.state, env.calls).passed

@@ -28,14 +28,14 @@ OVER = ("Please change the desk lamp in order #W1234567 to black halogen. If it 
 CHANGE, CANCEL = "modify_pending_order_items", "cancel_pending_order"
 
 
-def _plan(policy, prompt: str, seed: Seed | None = None):
+def _plan(policy, prompt: str, seed: Seed | None = None, intent: str = "exchange"):
     session = Session(session_id="s", turns=[Turn(role="user", text=prompt, source="traces")], entity_ids={"customer": ["c1"]})
-    return plan_positive(session, Classification(intent="exchange", outcome="resolved", evidence=[], signature="s"), seed or _seed(), ACTOR, policy)
+    return plan_positive(session, Classification(intent=intent, outcome="resolved", evidence=[], signature="s"), seed or _seed(), ACTOR, policy)
 
 
-def _task(plan, prompt: str, polarity: str = "positive") -> DraftTask:
+def _task(plan, prompt: str, polarity: str = "positive", intent: str = "exchange") -> DraftTask:
     return DraftTask(
-        task_id=f"t-{polarity[:3]}", pair_id="t", set="capability", split="dev", polarity=polarity, intent="exchange", outcome="resolved",
+        task_id=f"t-{polarity[:3]}", pair_id="t", set="capability", split="dev", polarity=polarity, intent=intent, outcome="resolved",
         prompt=prompt, actor=ACTOR, clock="2026-01-01T00:00:00Z", seed_id="seed-tools", domain="retail", expectations=plan.expectations,
         required_tools=plan.required_tools, forbidden_tools=plan.forbidden_tools, may_change=plan.may_change,
         budget=Budget(turns=20, tokens=20000, latency_ms=60000), provenance=TaskProvenance(session_ids=["s"]))
@@ -162,3 +162,55 @@ def test_the_reference_reads_the_variant_option_by_option():
     assert wanted_variant(item, product, "I'm after the 4 foot one with the same color") == "2"
     assert wanted_variant(item, product, "the 4 ft one in black, size S") == "3"
     assert wanted_variant(item, product, "something else") is None
+
+
+CHEAPEST = ("What is the cheapest desk lamp and its options? If it is less than 44 dollars I want to exchange my desk lamp in order "
+            "#W1234567 to it. If not, cancel the order, I ordered it by mistake.")
+
+
+def test_what_the_customer_asks_to_be_told_of_the_variant_is_checked_in_the_reply(tau2):
+    """tau2-bench's communicate_info: the cheapest available lamp (112, 45.00: the red one is unavailable) and its options."""
+    plan = _plan(tau2, CHEAPEST)
+    assert plan.required_tools == [CANCEL]  # 45.00 is not under 44
+    told = {item.describe() for item in plan.expectations if item.check in ("reply_states_amount", "reply_contains")}
+    assert told == {"reply_states_amount(amount_cents=4500)", "reply_contains(value=black)", "reply_contains(value=LED)"}
+    task = _task(plan, CHEAPEST)
+    assert _run(tau2, task, _seed())[0].passed, _run(tau2, task, _seed())[0].reasons
+    assert not _run(tau2, task, _seed(), "", CANCELLED)[0].passed  # cancelled, but the customer was not told the price
+    negative = plan_negative(CHEAPEST, "exchange", _seed(), ACTOR, plan, tau2)
+    assert negative.boundary == BOUNDARY and negative.required_tools == [CHANGE]
+    amounts = [item.args["amount_cents"] for item in negative.expectations if item.check == "reply_states_amount"]
+    assert amounts == [round(negative.state["product"]["p-lamp"]["variants"]["112"]["price"] * 100)] and amounts != [4500]
+    negative_seed = _seed().model_copy(update={"state": negative.state})
+    negative_task = _task(negative, CHEAPEST, "negative")
+    assert _run(tau2, negative_task, negative_seed)[0].passed, _run(tau2, negative_task, negative_seed)[0].reasons
+
+
+def test_a_cancellation_asked_under_the_catalogues_condition_is_followed_by_the_reference_too(tau2):
+    """Filed as a cancellation ("if it is available but the price is more than 70, cancel"): under the limit, the item
+    change is the answer, and the reference agent, reading the catalogue, makes it rather than cancelling."""
+    prompt = ("I want to know if the desk lamp in order #W1234567 is halogen. If not, modify it to black halogen. If black halogen is "
+              "not available, cancel the order because I no longer need it. If it is available but the price is more than 70, "
+              "cancel the order with the reason of ordered by mistake.")
+    plan = _plan(tau2, prompt, intent="cancellation")
+    assert plan.required_tools == [CHANGE] and CANCEL in plan.forbidden_tools
+    task = _task(plan, prompt, intent="cancellation")
+    verdict, env = _run(tau2, task, _seed())
+    assert verdict.passed, verdict.reasons
+    assert [call.name for call in env.calls if call.name == "get_product_details"]  # read through the backend
+
+
+def test_the_reference_keeps_the_options_the_words_do_not_change(tau2):
+    """'to red': the red shirt in the customer's own size L, not the red one in size S (whose 's' any word holds)."""
+    seed = _seed().model_copy(update={"state": copy.deepcopy(_seed().state)})
+    seed.state["order"]["#W1234567"]["items"] = [{"item_id": "701", "name": "T-Shirt", "product_id": "p-shirt", "price": 20.0,
+                                                  "options": {"size": "L", "color": "black"}}]
+    seed.state["product"]["p-shirt"] = {"product_id": "p-shirt", "name": "T-Shirt", "variants": {
+        "701": {"item_id": "701", "options": {"size": "L", "color": "black"}, "available": True, "price": 20.0},
+        "702": {"item_id": "702", "options": {"size": "S", "color": "red"}, "available": True, "price": 20.0},
+        "703": {"item_id": "703", "options": {"size": "L", "color": "red"}, "available": True, "price": 20.0}}}
+    prompt = "I want to exchange my T-Shirt in order #W1234567 to red."
+    plan = _plan(tau2, prompt, seed)
+    assert next(item for item in plan.expectations if item.check == "items_replaced").args["new_items"] == "703"
+    verdict, env = _run(tau2, _task(plan, prompt), seed)
+    assert verdict.passed, verdict.reasons

@@ -241,16 +241,41 @@ def branch_question(branch: Branch) -> str:
             f"requires '{branch.action}' on order {branch.order_id} (\"{branch.sentence}\"). Is that the branch that holds as of the incident?")
 
 
+_ASKS_PRICE = re.compile(r"\b(?:what is|what's|tell me|know|how much)\b[^.?]*\b(?:cheapest|price|cost|how much)\b|\bhow much\b", re.IGNORECASE)
+_ASKS_OPTIONS = re.compile(r"\b(?:know|what|tell me)\b[^.?]*\bits options\b", re.IGNORECASE)
+
+
+def told(branch: Branch, prompt: str, state: StateRows) -> list[Expectation]:
+    """What the customer asks to be told of the variant the catalogue picked ("what is the cheapest available keyboard
+    and its options"): its price and option values in the reply, values the seed gives (tau2-bench's communicate_info)."""
+    variant = catalogue(state).get(branch.variant_id, ("", {}))[1]
+    checks = []
+    if _ASKS_PRICE.search(prompt) and branch.price is not None and _CHEAPEST.search(prompt):
+        checks.append(expect("reply_states_amount", amount_cents=branch.price))
+    if _ASKS_OPTIONS.search(prompt) and isinstance(variant.get("options"), dict):
+        checks += [expect("reply_contains", value=str(value)) for _, value in sorted(variant["options"].items())]
+    return checks
+
+
 def catalogue_decides(plan: Plan, prompt: str, state: StateRows, order_id: str | None, customer_id: str | None,
-                      policy: RetailPolicy) -> tuple[Plan, Branch | None]:
-    """The plan with the branch the seed's catalogue decides (`decided_plan`), and that branch; the plan as it was and
-    None when the catalogue decides nothing here (the policy declares no item-change tool, no catalogue condition)."""
+                      policy: RetailPolicy, before: Branch | None = None) -> tuple[Plan, Branch | None]:
+    """The plan with the branch the seed's catalogue decides (`decided_plan`) and what the customer asks to be told of
+    its variant (`told`), and that branch; the plan as it was and None when the catalogue decides nothing here (the
+    policy declares no item-change tool, no catalogue condition). `before`: the branch `plan` was decided on, whose
+    told values give way to this seed's."""
     status = state.get("order", {}).get(order_id or "", {}).get("status")
     change = next((tool.plan_action for tool in policy.tools if tool.plan_action in ("modify_items", "exchange")
                    and (not tool.requires_status or status in tool.requires_status)), None)
     branch = decide_branch(prompt, state, order_id, change) if change else None
+    if before is not None:
+        stale = {item.describe() for item in told(before, prompt, state)}
+        plan = plan.model_copy(update={"expectations": [item for item in plan.expectations if item.describe() not in stale]})
     decided = decided_plan(plan, branch, prompt, state, customer_id, policy) if branch else None
-    return (decided, branch) if decided is not None else (plan, None)
+    if decided is None:
+        return plan, None
+    said = {item.describe() for item in decided.expectations}
+    return decided.model_copy(update={"expectations": [*decided.expectations, *(item for item in told(branch, prompt, state)
+                                                                                if item.describe() not in said)]}), branch
 
 
 BOUNDARY = "catalogue"
@@ -270,7 +295,7 @@ def catalogue_negative(prompt: str, seed: Seed, actor: dict[str, str], positive:
         return None
     for moved in flipped_states(seed.state, branch):
         moved_view = schema.canonical(moved)
-        plan, crossed = catalogue_decides(positive, prompt, moved_view, order_id, customer_id, policy)
+        plan, crossed = catalogue_decides(positive, prompt, moved_view, order_id, customer_id, policy, before=branch)
         if crossed is None or crossed.action == branch.action:
             continue
         return NegativePlan(

@@ -378,7 +378,7 @@ def _follow_catalogue(view: AgentView, env: Environment, policy: RetailPolicy, o
     chosen = conditional_change(view.prompt, order, env, _says)
     if chosen is None:
         return False
-    what, item, target, clause = chosen
+    what, item, target, clause, said = chosen
     actions = {"cancel": ("cancel",), "return": ("return", "return_label"), "change": ("exchange", "modify_items")}[what]
     tool = next((tool for tool in policy.tools if tool.action in actions and (not tool.requires_status or order.get("status") in tool.requires_status)), None)
     if tool is None:
@@ -391,7 +391,7 @@ def _follow_catalogue(view: AgentView, env: Environment, policy: RetailPolicy, o
     if env.call(tool.name, **args) is None:
         return False
     env.call("send_reply", text={"cancel": f"Order {order['id']} is cancelled.", "return": f"The return of order {order['id']} is requested.",
-                                 "change": f"The items of order {order['id']} are changed as you asked."}[what])
+                                 "change": f"The items of order {order['id']} are changed as you asked."}[what] + (f" {said}" if said else ""))
     return True
 
 

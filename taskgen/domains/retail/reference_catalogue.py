@@ -55,9 +55,10 @@ def _cheapest(item: dict, product: dict) -> str | None:
     return on_sale[0][1] if on_sale else None
 
 
-def conditional_change(prompt: str, order: dict, env: Environment, says: Callable[[str, str], bool]) -> tuple[str, dict, str, str] | None:
-    """(what to do: 'change' / 'cancel' / 'return', the item, the new variant or '', the clause it is asked in) where the
-    customer asks for an item change with a fallback under a condition the catalogue settles; None otherwise."""
+def conditional_change(prompt: str, order: dict, env: Environment, says: Callable[[str, str], bool]) -> tuple[str, dict, str, str, str] | None:
+    """(what to do: 'change' / 'cancel' / 'return', the item, the new variant or '', the clause it is asked in, what to
+    tell of the variant) where the customer asks for an item change with a fallback under a condition the catalogue
+    settles; None otherwise."""
     clauses = [clause.strip() for clause in _CLAUSES.split(prompt.strip()) if clause.strip()]
     fallbacks = [clause for clause in clauses if _IF.search(clause) and (_CANCEL.search(clause) or _RETURN.search(clause))]
     changes = [index for index, clause in enumerate(clauses) if _CHANGE.search(clause) and not _CANCEL.search(clause) and not _RETURN.search(clause)]
@@ -79,8 +80,8 @@ def conditional_change(prompt: str, order: dict, env: Environment, says: Callabl
     variant = product["variants"][target]
     price = float(variant.get("price") or 0)
 
-    def fallback(clause: str) -> tuple[str, dict, str, str]:
-        return ("cancel" if _CANCEL.search(clause) else "return", item, "", clause)
+    def fallback(clause: str) -> tuple[str, dict, str, str, str]:
+        return ("cancel" if _CANCEL.search(clause) else "return", item, "", clause, told(prompt, variant))
 
     if variant.get("available") is False:
         gone = next((clause for clause in fallbacks if _NOT_AVAILABLE.search(clause)), None)
@@ -94,4 +95,14 @@ def conditional_change(prompt: str, order: dict, env: Environment, says: Callabl
         return fallback(otherwise) if otherwise else None
     if not less and not any(_NOT_AVAILABLE.search(clause) or _MORE_THAN.search(clause) for clause in fallbacks):
         return None  # a fallback on something the catalogue does not tell ("if there are any issues")
-    return ("change", item, target, change)
+    return ("change", item, target, change, told(prompt, variant))
+
+
+def told(prompt: str, variant: dict) -> str:
+    """What the customer asked to know of the variant ("the cheapest one and its options"), as a sentence of the reply."""
+    said = []
+    if re.search(r"\bcheapest\b", prompt, re.IGNORECASE) and re.search(r"\b(?:know|what|tell)\b", prompt, re.IGNORECASE):
+        said.append(f"It costs {float(variant.get('price') or 0):.2f}.")
+    if re.search(r"\bits options\b", prompt, re.IGNORECASE):
+        said.append("Its options: " + ", ".join(f"{key} {value}" for key, value in sorted((variant.get("options") or {}).items())) + ".")
+    return " ".join(said)
