@@ -214,3 +214,18 @@ def test_the_reference_keeps_the_options_the_words_do_not_change(tau2):
     assert next(item for item in plan.expectations if item.check == "items_replaced").args["new_items"] == "703"
     verdict, env = _run(tau2, _task(plan, prompt), seed)
     assert verdict.passed, verdict.reasons
+
+
+def test_an_exchange_of_a_delivered_order_pins_the_variant_the_catalogue_tells(tau2):
+    seed = _seed().model_copy(update={"state": copy.deepcopy(_seed().state)})
+    seed.state["order"]["#W7654321"]["items"] = [{"item_id": "111", "name": "Desk Lamp", "product_id": "p-lamp", "price": 50.0,
+                                                  "options": {"color": "white", "bulb": "LED"}}]
+    prompt = "I want to exchange the desk lamp in order #W7654321 for the black halogen one."
+    plan = _plan(tau2, prompt, seed)
+    pinned = next(item for item in plan.expectations if item.check == "exchange_variants")
+    assert pinned.args["new_items"] == "113"
+    task = _task(plan, prompt)
+    assert _run(tau2, task, seed)[0].passed, _run(tau2, task, seed)[0].reasons
+    other = (("exchange_delivered_order_items", dict(order_id="#W7654321", item_ids=["111"], new_item_ids=["112"], payment_method_id="cc_1")),
+             ("send_reply", {"text": "Exchange requested."}))
+    assert not _run(tau2, task, seed, "", other)[0].passed  # the black LED lamp is not the one asked for

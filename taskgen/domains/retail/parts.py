@@ -220,6 +220,14 @@ def recorded_checks(tool: WriteTool, order_id: str | None, state: StateRows, cus
         if argument == tool.items_arg and (named := items_named(order, prompt, tool.plan_action)):
             checks.append(expect("recorded_items", order_id=order_id, field=field, items=",".join(named)))
         elif argument == tool.new_items_arg and tool.items_arg in field_of:
+            named = items_named(order, prompt, tool.plan_action)
+            held = {str(item.get("item_id")): item for item in order.get("items") or [] if isinstance(item, dict)}
+            new = [variant_asked(held[item], state, prompt) for item in named if item in held]
+            if named and len(new) == len(named) and all(new):
+                # the seed's catalogue tells the variant the words ask for: the new items are exactly those
+                checks.append(expect("exchange_variants", order_id=order_id, field=field_of[tool.items_arg], new_field=field,
+                                     new_items=",".join(str(item) for item in new)))
+                continue
             checks.append(expect("exchange_variants", order_id=order_id, field=field_of[tool.items_arg], new_field=field))
             rubric.append("Judge (code checks only the count and, where the seed holds the catalogue, the product): are the new "
                           "items the variants the customer asked for?")

@@ -19,6 +19,7 @@ from taskgen.domains.retail.rules import (
     ORDER_INTENTS, Decision, conditional_write, decide, fallback_decided, order_ids_in, refunded_cents, requested_order_id, fallback_on_catalogue,
 )
 from taskgen.domains.retail.schema import RetailSchema
+from taskgen.domains.retail.told import told_elsewhere
 from taskgen.domains.retail.scope import SEVERAL_ORDERS, task_scope, words_about
 from taskgen.draft import user_prompt
 from taskgen.seeds import Seed, parse_timestamp
@@ -538,6 +539,7 @@ def plan_positive(
         plan, asked_parts = in_scope_parts(plan, prompt, main_actions(classification.intent, decision), state,
                                            actor.get("customer_id"), order_id, policy)
         questions += asked_parts
+        plan = plan.model_copy(update={"expectations": [*plan.expectations, *told_elsewhere(plan, prompt, state, actor.get("customer_id"))]})
     questions += prompt_seed_conflicts(prompt, order_id, state, seed.clock, policy)
     questions += scope_questions(prompt, decision, state)
     if not scope and order_id and requested_order_id(prompt, state, actor, schema) == order_id:

@@ -395,6 +395,18 @@ def _follow_catalogue(view: AgentView, env: Environment, policy: RetailPolicy, o
     return True
 
 
+_TRACKING_OF = re.compile(r"\btracking (?:number|id|code)s?\b[^.?!]*?\bmy (\w+) order\b", re.IGNORECASE)
+
+
+def _tell_tracking(view: AgentView, env: Environment) -> None:
+    """'I also want the tracking number of my cancelled order': the one order of the requester in that status, looked up."""
+    for match in _TRACKING_OF.finditer(view.prompt):
+        orders = [order for order in env.call("list_orders", customer_id=view.actor.get("customer_id")) or []
+                  if str(order.get("status", "")).lower() == match.group(1).lower()]
+        if len(orders) == 1 and orders[0].get("tracking_number"):
+            env.call("send_reply", text=f"The tracking number of order {orders[0]['id']} is {orders[0]['tracking_number']}.")
+
+
 def _signed_in(view: AgentView, env: Environment) -> bool:
     """policy.yaml `identity_required`: the requester is a customer the backend knows."""
     customer_id = view.actor.get("customer_id")
@@ -425,6 +437,11 @@ def reference_agent(policy: RetailPolicy) -> Agent:
     """Follows the policy file through the tools: the one agent every sound task must let pass."""
 
     def run(view: AgentView, env: Environment) -> None:
+        answer(view, env)
+        if _signed_in(view, env):
+            _tell_tracking(view, env)
+
+    def answer(view: AgentView, env: Environment) -> None:
         if view.intent not in ("order_status", "other") and _only_asks(view.prompt):
             # A question is answered, whatever words of an action it was filed under: nothing changed,
             # nothing handed over.
