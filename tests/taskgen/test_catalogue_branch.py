@@ -16,6 +16,7 @@ from taskgen.domains.retail.catalogue_branch import BOUNDARY, decide_branch
 from taskgen.domains.retail.environment import RetailEnvironment
 from taskgen.domains.retail.grader import expect, grade, holds
 from taskgen.domains.retail.negatives import plan_negative
+from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.plans import plan_positive
 from taskgen.domains.retail.reference_catalogue import wanted_variant
 from taskgen.seeds import Seed
@@ -145,13 +146,18 @@ def test_a_refund_of_a_pinned_changes_price_difference_is_no_validation_issue(ta
     assert not [issue for issue in issues if issue.code == "refund_amount_mismatch"]
 
 
-def test_the_environment_answers_product_reads_only_where_the_seed_holds_the_catalogue(tau2):
+def test_the_environment_answers_product_reads_from_the_seeds_catalogue(tau2):
     env = RetailEnvironment(_seed(), tau2.tools)
     assert "get_product_details" in env.tools and env.call("get_product_details", product_id="p-lamp")["variants"]["114"]["available"] is False
     assert env.call("list_all_product_types") == {"Desk Lamp": "p-lamp"}
+    # offered to every agent (the exports list the domain's tools) where the product's tools change items; none to the demo's
+    assert {"get_product_details", "list_all_product_types"} <= set(RetailDomain(tau2).tools)
+    assert "get_product_details" not in RetailDomain(RetailPolicy.from_yaml()).tools
     bare = _seed()
     bare.state.pop("product")
-    assert "get_product_details" not in RetailEnvironment(bare, tau2.tools).tools
+    assert RetailEnvironment(bare, tau2.tools).call("get_product_details", product_id="p-lamp") is None  # no catalogue: not found
+    demo = RetailEnvironment(_seed(), RetailPolicy.from_yaml().tools)
+    assert "get_product_details" in demo.tools  # a seed holding the catalogue offers its reads to any product
 
 
 def test_the_reference_reads_the_variant_option_by_option():

@@ -34,10 +34,12 @@ ORDER_ADDRESS_FIELD = "shipping_address"
 
 
 def tool_names(declared: list[WriteTool]) -> tuple[str, ...]:
-    """The reads, the declared tools, the reply: TOOLS for the demo's declaration."""
+    """The reads, the declared tools, the reply: TOOLS for the demo's declaration. A product whose tools change an order's
+    items (tau2-bench's) has its catalogue read too: which variant exists, is available and costs what."""
     names = {tool.name for tool in declared}
     demo = [name for name in TOOLS if name in names or name in READ_TOOLS or name == "send_reply"]
-    return (*demo[:-1], *(tool.name for tool in declared if tool.name not in TOOLS), demo[-1])
+    catalogue_reads = CATALOGUE_TOOLS if any(tool.plan_action in ("exchange", "modify_items") for tool in declared) else ()
+    return (*demo[:-1], *(tool.name for tool in declared if tool.name not in TOOLS), *catalogue_reads, demo[-1])
 
 
 class ToolError(Exception):
@@ -57,7 +59,8 @@ class RetailEnvironment:
         declared = list(tools) if tools is not None else RetailPolicy.model_fields["tools"].default_factory()
         self.write_tools: dict[str, WriteTool] = {tool.name: tool for tool in declared}
         self.tools = tool_names(declared)
-        if any(isinstance(row, dict) and isinstance(row.get("variants"), dict) for row in self.state.get("product", {}).values()):
+        if set(CATALOGUE_TOOLS) - set(self.tools) and any(
+                isinstance(row, dict) and isinstance(row.get("variants"), dict) for row in self.state.get("product", {}).values()):
             # the seed holds the catalogue (tau2-bench's products): its reads, as tau2-bench's tools name them
             self.tools = (*self.tools[:-1], *CATALOGUE_TOOLS, self.tools[-1])
 
