@@ -331,12 +331,14 @@ def _plan_for(
     if decision.action == "escalate":
         return Plan(expectations=[expect("escalated"), *untouched], required_tools=[escalation], forbidden_tools=writes)
     if decision.action == "decline" and decision.rule == "order_closed" and order is not None:
-        # Only the cancelled order is refused: the customer's other requests, on other orders, may still
-        # need a write or a hand-over, so no tool is forbidden by name; the checks are about this order. Whether
-        # a hand-over is about this order is in its free-text reason, which code does not read: a judge does.
+        # Only the cancelled order is refused. Its writes are forbidden by name, so an attempt the product's tool
+        # refuses (an item change on a cancelled order) still fails the task (cold review of 2026-12-07: with none
+        # forbidden, only the reply could fail a closed negative); the customer's other requests, on other orders,
+        # get their tools back (in_scope_parts). Whether a hand-over is about this order is in its free-text
+        # reason, which code does not read: a judge does.
         return Plan(
             expectations=[expect("reply_refuses"), *no_new_refund, *same_status],
-            forbidden_tools=[],
+            forbidden_tools=writes,
             rubric=[f"Judge: is no hand-over to a human about order {order_id} (it is {order['status']}: refused, not handed on)? "
                     "One for the customer's other requests is fine."],
         )
