@@ -1,8 +1,9 @@
 """`make soundness` (`python -m bench.soundness`): how sound drafted tasks are on data we did not write.
 
 Two drops are made from tau-bench's retail tasks and state (../shared/data/tau-bench-retail), each
-traced by a real producer (tests/conformance/producers/tau_day.py, OpenLLMetry), then run through
-`trace2task run --all` in a fresh subprocess:
+traced by a real producer (tests/conformance/producers/tau_day.py, OpenLLMetry; with `--read-before-write`: the
+agent looks an order or account up before its first write to it, as tau's policy has a working agent do and
+the minimal gold action lists often leave out), then run through `trace2task run --all` in a fresh subprocess:
 
 - `tau`: tau-bench's own schema (users.json, orders.json; ids `#Wnnnnnnn`, amounts in the first payment);
 - `variant`: the same facts under another schema: orders are `purchase` rows `PO-nnnnnnn` with
@@ -220,7 +221,8 @@ def make_drop(work: Path, variant: bool, count: int, source: str = "tau", offset
     tasks_file.write_text(json.dumps(tasks), encoding="utf-8")
     for name, rows in (("users", users), ("orders", orders), ("products", products)):
         (before / f"{name}.json").write_text(json.dumps(rows), encoding="utf-8")
-    subprocess.run([sys.executable, str(TAU_DAY), str(tasks_file), str(before), str(work / "drop"), "--count", str(count)],
+    subprocess.run([sys.executable, str(TAU_DAY), str(tasks_file), str(before), str(work / "drop"), "--count", str(count),
+                    "--read-before-write"],
                    check=True, capture_output=True, text=True, timeout=900)
     morning_after(users, orders, tasks, "state" if variant else "status", "home_address" if variant else "address")
     state = work / "state"

@@ -124,3 +124,35 @@ def test_the_reference_agent_reads_the_address_as_the_drafter_does(domain):
     reference.reference_agent(domain.policy)(AgentView(prompt=prompt, intent="address_change", actor=ME, clock=seed.clock), env)
     drafted = decide("address_change", prompt, state, ME, CLOCK, domain.policy, "#1002", schema=SHOP)
     assert env.state["customer"]["cus_1001"]["address"] == drafted.address == "55 Oak Lane, Springfield, IL 62701"
+
+
+def test_an_address_the_customer_already_has_is_told_by_its_town(domain):
+    """tau2-bench's 'change it to my Tooele UT address (it is in my other order)': the one address among the
+    customer's own (account, other orders) whose town the words name; the drafter and the reference find the same."""
+    from taskgen.domains.retail.addresses import address_named, town_of
+
+    assert town_of("100 Sycamore Terrace, Suite 466, Cottondale, FL 32431") == "Cottondale"
+    assert town_of("9 Cedar Row, Fort Worth, Texas 76165") == "Fort Worth" and town_of("Cottondale") is None
+    fresno, dayton = "4410 Hargrove Ave, Fresno, CA 93722", "18 Linden Court, Dayton, OH 45402"
+    assert address_named("to my Fresno CA address", [fresno, dayton]) == fresno
+    assert address_named("to my fresno address please", [fresno, dayton]) == fresno  # as the customer writes it
+    assert address_named("to my new address", [fresno, dayton]) is None
+    assert address_named("from Dayton to Fresno", [fresno, dayton]) is None  # two towns named: no guess
+    state = make_state()
+    state["order"]["#W1000001"]["shipping_address"] = fresno  # sent to Fresno once
+    prompt = "Please change my default address to the Fresno one."
+    drafted = decide("address_change", prompt, state, ME, CLOCK, domain.policy)
+    assert (drafted.action, drafted.address) == ("update_address", fresno)
+    env = RetailEnvironment(freeze_seed(state, CLOCK))
+    reference.reference_agent(domain.policy)(AgentView(prompt=prompt, intent="address_change", actor=ME, clock=CLOCK.isoformat()), env)
+    assert env.state["customer"]["cus_1001"]["address"] == fresno
+    # the account's own address is the one being changed: its town names no other address
+    assert decide("address_change", "Please change my default address, I moved away from Dayton.", make_state(), ME, CLOCK,
+                  domain.policy).address is None
+
+
+def test_words_writing_a_street_line_of_their_own_name_no_address_the_customer_had():
+    """A new address short of its zip code ('to 12 Pine Road, Fresno') is the customer's own, not the old one in Fresno."""
+    from taskgen.domains.retail.addresses import address_named
+
+    assert address_named("please update my address to 12 Pine Road, Fresno", ["4410 Hargrove Ave, Fresno, CA 93722"]) is None

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from ingest.models import ToolCall
 from retail_fixtures import CLOCK, make_session, make_state
+from taskgen.domains.retail.canary import real_canary
+from taskgen.domains.retail.schema import RetailSchema
 from taskgen.draft import starting_seed
 
 
@@ -23,11 +25,29 @@ def test_a_real_cancelled_order_the_session_leaves_alone_is_the_customers_canary
     state = _with_cancelled()
     asks = make_session("s1", "Please refund order #W1000001.", "cus_1001", ["#W1000001"])
     seed = starting_seed(state, CLOCK, domain, session=asks)
-    assert _made_up_owners(seed, state) == ["cus_1002", "cus_1003"]  # cus_1001's canary is their own #W1000009
+    assert _made_up_owners(seed, state) == []  # cus_1001's canary is their own #W1000009; the others' their own orders
     assert seed.state["order"]["#W1000009"] == state["order"]["#W1000009"]
-    # named by the words, touched by a call, or uncertain: it may be acted on or be other than it reads, so one is made
-    named = make_session("s2", "Why was #W1000009 cancelled?", "cus_1001", [])
-    touched = make_session("s3", "Hello", "cus_1001", [], [ToolCall(name="get_order", arguments={"order_id": "#W1000009"})])
-    for session, uncertain in ((named, ()), (touched, ()), (asks, ["order #W1000009: changed by a later session's x"])):
+    schema = RetailSchema.from_document(None)
+    assert real_canary(schema, state, "cus_1001", {"#W1000001"}) == "#W1000009"  # the cancelled one before #W1000002
+    # named by the words, touched by a call, or uncertain: it may be acted on or be other than it reads, so it is not
+    # the canary; with every other order of the customer named too, one is made
+    named = make_session("s2", "Why was #W1000009 cancelled? And #W1000002, #W1000001?", "cus_1001", [])
+    touched = make_session("s3", "Hello", "cus_1001", [], [ToolCall(name="get_order", arguments={"order_id": "#W1000009"}),
+                                                            ToolCall(name="get_order", arguments={"order_id": "#W1000002"}),
+                                                            ToolCall(name="get_order", arguments={"order_id": "#W1000001"})])
+    asks_both = make_session("s4", "Please refund order #W1000001 and #W1000002.", "cus_1001", ["#W1000001", "#W1000002"])
+    for session, uncertain in ((named, ()), (touched, ()), (asks_both, ["order #W1000009: changed by a later session's x"])):
         other = starting_seed(state, CLOCK, domain, uncertain=uncertain, session=session)
-        assert _made_up_owners(other, state) == ["cus_1001", "cus_1002", "cus_1003"]
+        assert _made_up_owners(other, state) == ["cus_1001"]
+
+
+def test_a_real_order_of_any_status_the_session_leaves_alone_is_the_canary_before_a_made_up_copy(domain):
+    # cold review of 2026-12-07: seeds holding only the requester's orders got a made-up copy of one of them (no
+    # other customer's order to take items from), which reads as a second order of the same things
+    state = make_state()
+    asks = make_session("s1", "Please refund order #W1000001.", "cus_1001", ["#W1000001"])
+    seed = starting_seed(state, CLOCK, domain, session=asks)
+    assert "cus_1001" not in _made_up_owners(seed, state)  # #W1000002, which the session leaves alone, is the canary
+    assert seed.state["order"]["#W1000002"] == state["order"]["#W1000002"]
+    both = make_session("s2", "Please refund #W1000001 and cancel #W1000002.", "cus_1001", ["#W1000001", "#W1000002"])
+    assert "cus_1001" in _made_up_owners(starting_seed(state, CLOCK, domain, session=both), state)

@@ -56,12 +56,14 @@ def test_an_escalating_positive_gets_a_decision_boundary_negative_over_the_ident
     pair = draft_pair(session, classification, seed, domain)
     assert "escalate_to_human" in pair.positive.required_tools
     assert pair.negative.boundary == "closed"
-    # only the target is cancelled; the customer's other orders stay as they were, and nothing is forbidden on
-    # them by name: the refusal and the "no hand-over" are about the cancelled order (cold review 6, finding 3)
+    # only the target is cancelled; the customer's other orders stay as they were; the refusal and the "no hand-over"
+    # are about the cancelled order (cold review 6, finding 3), the hand-over judged, not forbidden by name; the writes
+    # are forbidden by name, so an attempt the tool refuses fails too (cold review of 2026-12-07; a part of the request
+    # on another order gets its tool back: in_scope_parts)
     orders, before = pair.negative_seed.state["order"], seed.state["order"]
     assert orders["#W1000002"]["status"] == "cancelled"
     assert {key: row for key, row in orders.items() if key != "#W1000002"} == {key: row for key, row in before.items() if key != "#W1000002"}
-    assert pair.negative.forbidden_tools == []
+    assert pair.negative.forbidden_tools == domain.policy.write_tool_names
     assert "reply_refuses()" in {item.describe() for item in pair.negative.expectations}
     assert any("about order #W1000002" in item for item in pair.negative.rubric)
     positive, negative = health_check(pair.positive, seed, domain, (pair.negative, pair.negative_seed)), health_check(

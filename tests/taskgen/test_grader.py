@@ -158,19 +158,23 @@ def test_every_seed_carries_a_canary_order_per_customer_that_no_correct_trial_to
 
     seed = drafted[0][2]
     plain = make_state()
-    canaries = sorted(set(seed.state["order"]) - set(plain["order"]))
-    owners = sorted(seed.state["order"][order_id]["customer_id"] for order_id in canaries)
+    # each customer of the fixture has an order the session leaves alone: that is their canary, none is made up
+    assert set(seed.state["order"]) == set(plain["order"])
+    # with every order named, one is made up for each customer
+    made = add_canaries(plain, CLOCK, avoid=set(plain["order"]))
+    canaries = sorted(set(made["order"]) - set(plain["order"]))
+    owners = sorted(made["order"][order_id]["customer_id"] for order_id in canaries)
     assert owners == ["cus_1001", "cus_1002", "cus_1003"] and all(re.fullmatch(r"#W\d{7}", order_id) for order_id in canaries)
     for order_id in canaries:
-        order = seed.state["order"][order_id]
+        order = made["order"][order_id]
         # cancelled before it shipped: placed long ago, never delivered (a delivery date would contradict its status)
         assert order["delivered_at"] is None and (CLOCK - parse_timestamp(order["created_at"])).days > domain.policy.return_window_days
         # no policy path reaches it, even where the shop keeps no dates to close the return window
         policy = domain.policy
         assert order["status"] not in {*policy.refundable_statuses, *policy.returnable_statuses, *policy.cancellable_statuses,
                                        *policy.address_change.escalate_when_order_status_in}
-        assert [row["order_id"] for row in seed.state["payment"].values()].count(order_id) == 1
-    assert add_canaries(plain, CLOCK) == seed.state and canary_id("#W1000001", {"#W1000001"}) == canary_id("#W1000001", set())
+        assert [row["order_id"] for row in made["payment"].values()].count(order_id) == 1
+    assert add_canaries(plain, CLOCK, avoid=set(plain["order"])) == made and canary_id("#W1000001", {"#W1000001"}) == canary_id("#W1000001", set())
     # not a copy of one of the customer's orders (cold review 6: "the second tablet"): its items and amounts are
     # another customer's order's, none of them on any of the customer's own orders
     from taskgen.domains.retail.rules import item_names
@@ -179,7 +183,7 @@ def test_every_seed_carries_a_canary_order_per_customer_that_no_correct_trial_to
     for number, name in enumerate(["Kettle", "Kettle", "Desk lamp", "Kettle", "Rain jacket"], start=1):
         shop["order_item"][f"item_{number}"]["name"] = name
     own = lambda state, owner: {n for key, row in state["order"].items() if row["customer_id"] == owner for n in item_names(state, key)}  # noqa: E731
-    with_canaries = add_canaries(shop, CLOCK)
+    with_canaries = add_canaries(shop, CLOCK, avoid=set(shop["order"]))
     for order_id in sorted(set(with_canaries["order"]) - set(shop["order"])):
         owner = with_canaries["order"][order_id]["customer_id"]
         assert item_names(with_canaries, order_id) and not set(item_names(with_canaries, order_id)) & own(shop, owner)
@@ -190,7 +194,7 @@ def test_every_seed_carries_a_canary_order_per_customer_that_no_correct_trial_to
     alone["order"] = {key: row for key, row in alone["order"].items() if row["customer_id"] == "cus_1001"}
     for kind in ("order_item", "payment"):
         alone[kind] = {key: row for key, row in alone[kind].items() if row["order_id"] in alone["order"]}
-    lonely = add_canaries(alone, CLOCK)
+    lonely = add_canaries(alone, CLOCK, avoid=set(alone["order"]))
     [canary] = sorted(set(lonely["order"]) - set(alone["order"]))
     assert lonely["order"][canary]["customer_id"] == "cus_1001" and item_names(lonely, canary) == item_names(alone, "#W1000001")
     assert lonely["order"][canary]["total_cents"] == alone["order"]["#W1000001"]["total_cents"]
@@ -199,7 +203,7 @@ def test_every_seed_carries_a_canary_order_per_customer_that_no_correct_trial_to
         assert not any(order_id in item.describe() for item in pair.positive.expectations for order_id in canaries)
     _, _, _, pair = _pair(drafted, "s-refund")
     careless = _trial(domain, seed, ("refund_order", {"order_id": "#W1000001", "amount_cents": 8999, "reason": "r"}),
-                      ("refund_order", {"order_id": canaries[0], "amount_cents": 100, "reason": "r"}), ("send_reply", {"text": "Refunded 89.99."}))
+                      ("refund_order", {"order_id": "#W1000002", "amount_cents": 100, "reason": "r"}), ("send_reply", {"text": "Refunded 89.99."}))
     verdict = grade(pair.positive, careless.state, careless.calls, seed.state)
     assert verdict.failed_checks == ["nothing_else_changed"]
 

@@ -68,7 +68,8 @@ def test_each_action_drafts_its_expectations_and_tools():
     plan = plan_for(Decision(action="decline", rule="order_closed", order_id="#W1000002"), state)
     assert (plan.expectations, plan.forbidden_tools) == (
         [_check("reply_refuses"), *_untouched("#W1000002", "processing"),
-         _check("reply_promises_no_refund")], [])
+         # its writes forbidden by name: an attempt the tool refuses still fails (in_scope_parts frees other parts' tools)
+         _check("reply_promises_no_refund")], WRITES)
     plan = plan_for(Decision(action="decline", rule="outside_return_window", order_id="#W1000001"), state)
     assert (plan.expectations, plan.required_tools, plan.forbidden_tools, plan.rubric) == (
         [_check("reply_refuses"), _check("not_escalated"), *_untouched(), _check("reply_promises_no_refund")], [],

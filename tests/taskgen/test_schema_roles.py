@@ -217,13 +217,14 @@ def test_an_unverified_request_is_crossed_to_the_signed_in_owner(domain, taxonom
 
 
 def test_a_seed_under_another_schema_carries_a_canary_in_its_own_names(domain, taxonomy):
-    """tau-bench's schema (order rows keyed `order_id`, owned by `user_id`): each customer gets a canary copy
-    of their first order that no correct trial touches."""
+    """tau-bench's schema (order rows keyed `order_id`, owned by `user_id`): each customer whose orders the session
+    all names gets a made-up canary that no correct trial touches."""
     from taskgen.draft import starting_seed
     from taskgen.domains.retail.grader import grade
 
     plain = _tau_seed()
-    seed = starting_seed(plain.state, CLOCK, domain, plain.domain_schema)
+    every_order = make_session("t-all", "About " + " and ".join(sorted(plain.state["order"])) + ".", "cus_a", sorted(plain.state["order"]))
+    seed = starting_seed(plain.state, CLOCK, domain, plain.domain_schema, session=every_order)
     canaries = sorted(set(seed.state["order"]) - set(plain.state["order"]))
     assert len(canaries) == 2  # cus_a and cus_b
     for order_id in canaries:

@@ -82,3 +82,24 @@ def address_in(text: str, ids: Iterable[str] = ()) -> str | None:
             return " ".join(match.group(0).split())
         position = match.end("number")
     return None
+
+
+_TOWN = re.compile(r",[^\S\n]*(?P<town>[^,\d]+?)[^\S\n]*,[^\S\n]*" + _STATE + r"[^\S\n]*,?[^\S\n]*" + _ZIP + r"[^\S\n]*(?:,[^\S\n]*USA)?[^\S\n]*$")
+
+
+def town_of(address: str) -> str | None:
+    """The town of a one-line address ('..., Cottondale, FL 32431' -> 'Cottondale'); None when it has no such ending."""
+    match = _TOWN.search(address)
+    return match.group("town").strip() if match else None
+
+
+def address_named(text: str, known: Iterable[str]) -> str | None:
+    """The one address among `known` (those the customer already has: on their account, on their other orders)
+    whose town the words name ('my Tooele UT address', 'the one in Cottondale'); None when the words name no
+    such town, or towns of different addresses, or when they write a street line of their own (an address short of
+    its zip code is theirs, new, not one they had). The words alone decide: an agent finds it the same way."""
+    if re.search(_NUMBER + _SP + _STREET, text):
+        return None
+    found = {address for address in known if (town := town_of(address))
+             and re.search(r"(?<![\w-])" + re.escape(town) + r"(?![\w-])", text, re.IGNORECASE)}
+    return found.pop() if len(found) == 1 else None

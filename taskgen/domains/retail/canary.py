@@ -1,5 +1,6 @@
-"""A canary in every seed: an order of each customer that no correct trial touches: a real one the customer
-cancelled before the clock where the seed holds one the session does not name (`real_canary`), else one more.
+"""A canary in every seed: an order of each customer that no correct trial touches: a real one the session does
+not name or touch where the seed holds one (`real_canary`: one the customer cancelled before the clock first),
+else one more.
 
 Its items and amounts are those of another customer's order that holds none of the customer's own
 items (a copy of their own order reads as a second one of the same things: "the second tablet"; only
@@ -126,15 +127,17 @@ def _as_cancelled(row: dict, keeps_parcels: bool, salt: str, template: dict | No
 
 
 def real_canary(schema, state: StateRows, customer_id: str, avoid: Collection[str]) -> str | None:
-    """A real order of the customer already cancelled in the seed (as of the clock) and not in `avoid` (the orders
-    the session names or touches, and those whose fields the seed cannot tell): no correct trial acts on it, so
-    it is the customer's canary as it stands, and none is made up (the snapshot brings an owner's other orders)."""
-    for order_id in sorted(state.get(schema.kinds["order"], {})):
-        owner = schema.field(state, "order", order_id, "customer")
-        if (owner is not None and str(owner) == customer_id and order_id not in avoid
-                and schema.field(state, "order", order_id, "status") == CANARY_STATUS):
-            return order_id
-    return None
+    """A real order of the customer in the seed (as of the clock) and not in `avoid` (the orders the session names
+    or touches, and those whose fields the seed cannot tell): one already cancelled first, else any other. The
+    session leaves it alone, so the grader's "nothing else changed" fails a trial that refunds, cancels or edits it:
+    it is the customer's canary as it stands, and none is made up. A made-up one, in a seed holding no other
+    customer's order to take items from, is a copy of one of the customer's own orders, which a reader (and an
+    agent) takes for a second one of the same things (cold review of 2026-12-07: 17 of 20 tau2 seeds)."""
+    owned = [order_id for order_id in sorted(state.get(schema.kinds["order"], {}))
+             if order_id not in avoid and (owner := schema.field(state, "order", order_id, "customer")) is not None
+             and str(owner) == customer_id]
+    cancelled = [order_id for order_id in owned if schema.field(state, "order", order_id, "status") == CANARY_STATUS]
+    return next(iter(cancelled or owned), None)
 
 
 def add_canaries(state: StateRows, clock: datetime, domain_schema: dict | None = None, avoid: Collection[str] = ()) -> StateRows:

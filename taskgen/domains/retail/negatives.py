@@ -218,6 +218,22 @@ def _caught_on_target(name: str, plan: Plan, order_id: str, state: StateRows, po
     )
 
 
+def _about_customer_address(item: Expectation) -> bool:
+    """A check of the customer's own address (kept, changed, or asked for instead), not an order's."""
+    options = item.any_of if item.check == "any_of" else [item]
+    return any(option.check in ("address_equals", "address_changed") for option in options) and all(
+        option.check in ("address_equals", "address_changed", "reply_asks_for") for option in options)
+
+
+def _order_address_task(positive: Plan, order_id: str) -> bool:
+    """The positive changes (or allows) the target order's own shipping address, not the customer's."""
+    checks = [option for item in positive.expectations for option in (item.any_of if item.check == "any_of" else [item])]
+    return any(allowance.kind == "order" and allowance.row_id == order_id and "address" in (allowance.field or "")
+               for allowance in positive.may_change) or any(
+        option.check in ("order_address_equals", "order_address_changed") and str(option.args.get("order_id")) == order_id
+        for option in checks)
+
+
 def rest_of_request(plan: Plan, positive: Plan, order_id: str | None, state: StateRows, policy: RetailPolicy) -> Plan:
     """The negative judged like the positive on everything but its own order (cold review of tau2 drafts, #12):
     the boundary is crossed on the target order only, so what the request asks of the customer's other orders is
@@ -229,6 +245,12 @@ def rest_of_request(plan: Plan, positive: Plan, order_id: str | None, state: Sta
     rest = [item for item in positive.expectations if _orders_of(item) - {order_id}]
     several = bool(rest) or "one of the orders" in (positive.scope or "").lower()
     expectations = [item for item in plan.expectations if not _orders_of(item) - {order_id}] + rest
+    own_address = [item for item in positive.expectations if _about_customer_address(item)]
+    if own_address and _order_address_task(positive, order_id):
+        # the task is about the order's own address; the customer's (default) address is no order: a change the
+        # request asks of it too is judged as the positive judges it ("all my pending orders' address, along with
+        # my default address", tau2 task 87). (Where the customer's address is the task's own, it crosses too.)
+        expectations = [item for item in expectations if not _about_customer_address(item)] + own_address
     if not several:
         return plan.model_copy(update={"expectations": expectations})
     order = state.get("order", {}).get(order_id, {})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Collection
 
 from ingest.models import Session, StateRows
 from taskgen.classify import Classification
@@ -332,12 +333,14 @@ def _plan_for(
     if decision.action == "escalate":
         return Plan(expectations=[expect("escalated"), *untouched], required_tools=[escalation], forbidden_tools=writes)
     if decision.action == "decline" and decision.rule == "order_closed" and order is not None:
-        # Only the cancelled order is refused: the customer's other requests, on other orders, may still
-        # need a write or a hand-over, so no tool is forbidden by name; the checks are about this order. Whether
-        # a hand-over is about this order is in its free-text reason, which code does not read: a judge does.
+        # Only the cancelled order is refused. Its writes are forbidden by name, so an attempt the product's tool
+        # refuses (an item change on a cancelled order) still fails the task (cold review of 2026-12-07: with none
+        # forbidden, only the reply could fail a closed negative); the customer's other requests, on other orders,
+        # get their tools back (in_scope_parts). Whether a hand-over is about this order is in its free-text
+        # reason, which code does not read: a judge does.
         return Plan(
             expectations=[expect("reply_refuses"), *no_new_refund, *same_status],
-            forbidden_tools=[],
+            forbidden_tools=writes,
             rubric=[f"Judge: is no hand-over to a human about order {order_id} (it is {order['status']}: refused, not handed on)? "
                     "One for the customer's other requests is fine."],
         )
@@ -378,11 +381,19 @@ def acted_on_orders(session: Session, known: set[str], schema: RetailSchema) -> 
     return list(dict.fromkeys(written)), list(dict.fromkeys(read))
 
 
-def target_order(session: Session, prompt: str, state: StateRows, schema: RetailSchema) -> tuple[str | None, list[str]]:
+_INTENT_ACTIONS = {"refund": {"refund"}, "return_label": {"return_label"}, "cancellation": {"cancel"},
+                   "address_change": {"update_address", "order_address"}, "exchange": {"exchange", "modify_items"}}
+"""The drafter's actions each intent's own request is carried out by (through the policy's tools)."""
+
+
+def target_order(session: Session, prompt: str, state: StateRows, schema: RetailSchema,
+                 own_tools: Collection[str] = ()) -> tuple[str | None, list[str]]:
     """The order the task's expectations are about, and the review questions its choice raises.
 
     The one the customer's words name (the one the agent acted on when they name several), else the
-    one the agent's tool calls acted on; never a guess such as the latest order."""
+    one the agent's tool calls acted on, the last one a call of the intent's `own_tools` wrote where one did
+    (an address change beside an exchange is about the order the address was written to); never a guess
+    such as the latest order."""
     user_text = "\n".join(turn.text for turn in session.turns if turn.role == "user")
     named = order_ids_in(user_text, schema)
     written, read = acted_on_orders(session, set(state.get("order", {})), schema)
@@ -400,7 +411,9 @@ def target_order(session: Session, prompt: str, state: StateRows, schema: Retail
     acted = written or read
     if not acted:
         return None, []
-    target = acted[-1]
+    known = set(state.get("order", {}))
+    own = [order_id for call in session.tool_calls if call.name in own_tools for order_id in _ids_in_arguments(call.arguments, known, schema)]
+    target = (own or acted)[-1]
     questions.append(
         f"The customer's words name no order id; the expectations are about {target}, the order the agent's tool calls "
         "acted on. Should the prompt name it?"
@@ -478,7 +491,8 @@ def plan_positive(
     schema = RetailSchema.from_document(seed.domain_schema)
     state = schema.canonical(seed.state)
     prompt = session.first_user_text()
-    order_id, questions = target_order(session, prompt, state, schema)
+    own_tools = {tool.name for tool in policy.tools if tool.plan_action in _INTENT_ACTIONS.get(classification.intent, set())}
+    order_id, questions = target_order(session, prompt, state, schema, own_tools)
     # An item change the product's own tool makes is about one order too (the demo's tools make none).
     item_change = classification.intent in policy.intents_outside_tools and any(tool.plan_action in ("exchange", "modify_items") for tool in policy.tools)
     scope, asked = task_scope(session, prompt, order_id, state, actor, schema) if classification.intent in ORDER_INTENTS or item_change else ("", [])

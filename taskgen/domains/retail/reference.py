@@ -16,7 +16,7 @@ import re
 from datetime import datetime, timedelta
 
 from taskgen.domains import Agent, Environment
-from taskgen.domains.retail.addresses import address_in
+from taskgen.domains.retail.addresses import address_in, address_named
 from taskgen.domains.retail.policy import RetailPolicy, WriteTool
 from taskgen.domains.retail.reference_catalogue import conditional_change, wanted_variant
 from taskgen.seeds import parse_timestamp
@@ -253,11 +253,20 @@ def _change_address(view: AgentView, env: Environment, policy: RetailPolicy) -> 
         return _hand_over(env, "address change while an order is on its way")
     # The order it looked up is an order, not a house number ('order 1001 Oak Lane, ...').
     address = address_in(view.prompt, [order["id"]] if order is not None else [])
+    order_tool = next((tool for tool in policy.tools if tool.action == "order_address"), None)
+    to_order = (order_tool is not None and order is not None and order.get("customer_id") == customer_id
+                and order.get("status") in order_tool.requires_status and not _OWN_ADDRESS.search(view.prompt))
+    if address is None:
+        # "my Tooele UT address": one the customer already has, on the account or another order, told by its town
+        account = env.call("get_customer", customer_id=customer_id) or {}
+        theirs = [env.call("get_order", order_id=row["id"]) or {} for row in env.call("list_orders", customer_id=customer_id) or []]
+        changing = order.get("shipping_address") if to_order else account.get("address")
+        known = [found for found in dict.fromkeys([account.get("address"), *(row.get("shipping_address") for row in theirs)])
+                 if isinstance(found, str) and found and found != changing]
+        address = address_named(view.prompt, known)
     if address is None:
         return env.call("send_reply", text="Which address should I put on it? Please give me the full address.")
-    order_tool = next((tool for tool in policy.tools if tool.action == "order_address"), None)
-    if (order_tool is not None and order is not None and order.get("customer_id") == customer_id
-            and order.get("status") in order_tool.requires_status and not _OWN_ADDRESS.search(view.prompt)):
+    if to_order:
         # The product changes one order's shipping address and this order takes it: that one, not the account's.
         _use(env, order_tool, order=order, address=address)
         return env.call("send_reply", text=f"The shipping address of order {order['id']} is now {address}.")

@@ -13,7 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from ingest.models import StateRows
-from taskgen.domains.retail.addresses import address_in
+from taskgen.domains.retail.addresses import address_in, address_named
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.schema import RetailSchema
 from taskgen.seeds import parse_timestamp
@@ -170,8 +170,12 @@ def _decide_address(
         return Decision(action=policy.address_change.in_transit, rule="order_in_transit", customer_id=customer_id, order_id=order_id)
     address = address_in(prompt, order_ids_in(prompt, schema or RetailSchema()))  # an order id is never a house number
     order_tool = policy.tool_for("order_address", str(order.get("status"))) if order is not None else None
-    if (order_tool is not None and order.get("customer_id") == customer_id and not _DEFAULT_ADDRESS.search(prompt)
-            and words_tell_order(prompt, str(order_id), state, actor)):
+    to_order = (order_tool is not None and order.get("customer_id") == customer_id and not _DEFAULT_ADDRESS.search(prompt)
+                and words_tell_order(prompt, str(order_id), state, actor))
+    if address is None:
+        # "to my Tooele UT address": one the customer already has (account, other orders), told by its town
+        address = address_named(prompt, known_addresses(state, customer_id, (order or {}).get("shipping_address") if to_order else None))
+    if to_order:
         # The product changes an order's own shipping address (tau2-bench's modify_pending_order_address) and
         # the order the words tell takes it: that order's address changes, not the customer's.
         return Decision(action="order_address", rule="address_to_ask" if address is None else "order_address_change_allowed",
@@ -180,6 +184,15 @@ def _decide_address(
         # No address in the words: the agent asks for it and changes it itself, no hand-over.
         return Decision(action="update_address", rule="address_to_ask", customer_id=customer_id)
     return Decision(action="update_address", rule="address_change_allowed", customer_id=customer_id, address=address)
+
+
+def known_addresses(state: StateRows, customer_id: str, changing: str | None = None) -> list[str]:
+    """The addresses the customer already has (their account's, their orders' own), the one being changed aside
+    (`changing`: the order's; None: the account's own, for a change of it)."""
+    own = state.get("customer", {}).get(customer_id, {}).get("address")
+    orders = [row.get("shipping_address") for row in state.get("order", {}).values() if str(row.get("customer_id")) == customer_id]
+    skip = changing if changing is not None else own
+    return [address for address in dict.fromkeys([own, *orders]) if isinstance(address, str) and address and address != skip]
 
 
 ORDER_INTENTS = ("refund", "return_label", "cancellation", "order_status")

@@ -1,6 +1,6 @@
 """A day of agent sessions made from tau-bench or tau2-bench tasks, traced by a real producer.
 
-    python tau_day.py TASKS_JSON STATE_FOLDER OUT_DROP [--count N]
+    python tau_day.py TASKS_JSON STATE_FOLDER OUT_DROP [--count N] [--read-before-write]
 
 Each task becomes one conversation of the app loop in drive.py, traced by OpenLLMetry
 (`opentelemetry-instrumentation-openai`) and exported with the OTLP JSON file exporter to
@@ -63,6 +63,30 @@ def customer_words(*instructions: str) -> str:
     for pattern, replacement in _VOICE:
         said = re.sub(pattern, replacement, said)
     return said
+
+
+_READ_FIRST = {"order_id": "get_order_details", "user_id": "get_user_details"}
+"""The read tool a tau agent looks an order or an account up with (tau-bench's and tau2-bench's)."""
+_READ_PREFIXES = ("get_", "find_", "list_", "calculate", "think", "transfer_")
+
+
+def with_reads(actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The gold actions with the look-up a working agent makes before its first write to an order or an
+    account it has not read yet (tau's policy: an order's status is checked before it is changed; the gold
+    lists are minimal and often leave the read out, so the trace would hold no view of the order as it stood)."""
+    read: set[tuple[str, str]] = set()
+    out: list[dict[str, Any]] = []
+    for action in actions:
+        arguments = action.get("arguments") or {}
+        if action["name"].startswith(_READ_PREFIXES):
+            read.update((key, str(value)) for key, value in arguments.items() if key in _READ_FIRST)
+        else:
+            for key, tool in _READ_FIRST.items():
+                if key in arguments and (key, str(arguments[key])) not in read:
+                    read.add((key, str(arguments[key])))
+                    out.append({"name": tool, "arguments": {key: arguments[key]}})
+        out.append(action)
+    return out
 
 
 def load_tasks(path: Path) -> list[dict[str, Any]]:
@@ -151,11 +175,15 @@ def main() -> None:
     parser.add_argument("state", type=Path)
     parser.add_argument("out", type=Path)
     parser.add_argument("--count", type=int, default=40)
+    parser.add_argument("--read-before-write", action="store_true",
+                        help="look an order or account up before the first write to it, as a working agent does (with_reads)")
     args = parser.parse_args()
     import openai
     from opentelemetry.instrumentation.openai import OpenAIInstrumentor
 
     tasks = load_tasks(args.tasks)[: args.count]
+    if args.read_before_write:
+        tasks = [{**task, "actions": with_reads(task["actions"])} for task in tasks]
     state = load_state(args.state)
     _Script.tasks = {task["id"]: task for task in tasks}
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Script)
