@@ -424,8 +424,9 @@ _RELATION_NOT_NAMES = frozenset({"who", "which", "that", "is", "was", "has", "ha
 
 
 class LowerCaseNameRecognizer(LocalRecognizer):
-    """'julie novák', 'leah holmberg': a first name the lists know and that is not a common English
-    word, then a word that could be a surname (in the lists, or rare), both in lower case."""
+    """'leah holmberg': a first name the lists know and that is not a common English word, then a word that
+    could be a surname (in the lists, or rare), both in lower case; 'julie novák', 'mark pinto': a first name
+    that is a common English word too, before a surname English rarely uses (listed) or does not use at all."""
 
     SCORE = 0.55
     PAIR = regex.compile(r"(?<![\w@.#/-])(\p{Ll}+)[^\S\n]+(\p{Ll}[\p{Ll}'’-]*\p{Ll})(?![\w@-])")
@@ -441,7 +442,7 @@ class LowerCaseNameRecognizer(LocalRecognizer):
         results = []
         for match in self.PAIR.finditer(text, overlapped=True):
             first, last = match.group(1), match.group(2)
-            if _lower_first_name(first) and _lower_surname(last):
+            if (_lower_first_name(first) and _lower_surname(last)) or (_lower_common_first_name(first) and _lower_rare_surname(last)):
                 results.append(RecognizerResult("PERSON", match.start(), match.end(), self.score))
         return results
 
@@ -454,6 +455,19 @@ def _lower_first_name(word: str) -> bool:
 @functools.lru_cache(maxsize=1 << 16)
 def _lower_surname(word: str) -> bool:
     return name_like(word) and (word in LAST_NAMES or word in WORLD_LAST_NAMES or zipf_frequency(word, "en") < RARE_WORD_ZIPF)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _lower_common_first_name(word: str) -> bool:
+    """A first name that is a common English word too ('mark', 'julie'): a name only before a rare surname."""
+    return (word in FIRST_NAMES or word in WORLD_FIRST_NAMES) and word not in STOP_WORDS and word not in NOT_NAMES and word not in ADDRESS_WORDS
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _lower_rare_surname(word: str) -> bool:
+    """A surname English rarely uses ('pinto', a listed one) or one English does not use at all ('novák')."""
+    frequency = zipf_frequency(word, "en")
+    return name_like(word) and ((word in LAST_NAMES or word in WORLD_LAST_NAMES) and frequency < RARE_WORD_ZIPF or frequency < UNKNOWN_WORD_ZIPF)
 
 
 UNKNOWN_WORD_ZIPF = 2.0

@@ -1,0 +1,116 @@
+"""People named by what they made ('the Nielsen novel', 'than early Fukuda?') and, in a text written all in
+lower case, words English does not use ('why is yulan so impulsive?'): where capital letters say nothing,
+a word no English text uses is a name far more often than anything else."""
+
+from __future__ import annotations
+
+import functools
+
+import regex
+from presidio_analyzer import LocalRecognizer, Pattern, RecognizerResult
+from spacy.lang.en.stop_words import STOP_WORDS
+from wordfreq import zipf_frequency
+
+from scrubbers.recognizers.person import (
+    _PLACE_CUE_BEFORE,
+    ADDRESS_WORDS,
+    NAME_LISTS,
+    NOT_NAMES,
+    ORG_CUE_AFTER,
+    RARE_WORD_ZIPF,
+    UNKNOWN_WORD_ZIPF,
+    name_like,
+)
+from scrubbers.recognizers.preset import PresetPatternRecognizer
+
+_WORKS = (
+    r"novels?|novellas?|memoirs?|biography|biographies|autobiography|poems?|poetry|essays?|short[^\S\n]+stories|plays?"
+    r"|paintings?|portraits?|sculptures?|symphony|symphonies|sonatas?|concertos?|operas?|lectures?|sermons?"
+)
+"""Works a person makes: 'the <name> novel' names its author. Not 'book', 'film', 'album', 'song', 'show':
+a company, a series or a band makes those too ('the Kindle book', 'the Netflix show')."""
+_PARTICLES = r"(?:(?:van|von|de|der|den|la|le|du|da|di|del|della|dos|ten|ter)[^\S\n]+)*"
+_WORD = r"\p{L}[\p{L}'’-]*\p{L}"
+_NOT_AFTER_EARLY = frozenset(
+    {"january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
+     "december", "spring", "summer", "autumn", "fall", "winter", "morning", "afternoon", "evening", "night"}
+)
+"""What 'early' / 'late' qualify besides an artist's work: times of the year and of the day."""
+
+
+class PersonWorkRecognizer(PresetPatternRecognizer):
+    """An author before their work ('Unlike the Fry novel', 'the van Gijn memoir', 'a Schmitz painting') and an
+    artist after 'early' / 'late' at a clause's end (their early or late work: 'than early Fukuda?', 'I prefer
+    late Beethoven.'). Taken when each word could be a name and is one the name lists know or one English rarely
+    uses ('Fry', 'Schmitz'; not 'the Gothic novel', 'in early June')."""
+
+    ENTITY = "PERSON"
+    FLAGS = regex.MULTILINE
+    PATTERNS = [
+        Pattern(
+            "Author before a work",
+            rf"(?<=(?i:\b(?:the|a|an|this|that|his|her|their|my|your|one|another|every|each))[^\S\n]+)"
+            rf"{_PARTICLES}{_WORD}(?:[^\S\n]+{_WORD})?(?=[^\S\n]+(?i:{_WORKS})\b)",
+            0.55,
+        ),
+        Pattern(
+            "Early or late work",
+            rf"(?<=(?i:\b(?:early|late|later))[^\S\n]+){_PARTICLES}{_WORD}(?=[^\S\n]*(?:[?!;,]|\.(?:\s|$)|$))",
+            0.5,
+        ),
+    ]
+    CONTEXT = ["novel", "book", "author", "writer", "artist", "early"]
+    CUES = regex.compile(rf"(?i)\b(?:{_WORKS}|early|late|later)\b")
+
+    def validate_result(self, pattern_text: str) -> bool | None:
+        words = pattern_text.split()
+        if len(words) > 1:
+            words = [w for w in words if w not in _PARTICLE_SET]
+        for word in (w.lower() for w in words):
+            if word in _NOT_AFTER_EARLY or not name_like(word) or not (word in NAME_LISTS or _frequency(word) < RARE_WORD_ZIPF):
+                return False
+        return None
+
+
+_PARTICLE_SET = frozenset({"van", "von", "de", "der", "den", "la", "le", "du", "da", "di", "del", "della", "dos", "ten", "ter"})
+
+
+class LowerCaseRareWordRecognizer(LocalRecognizer):
+    """In a text with no capital letter at all, a word of three letters or more that English text practically
+    never uses (wordfreq's Zipf frequency below `UNKNOWN_WORD_ZIPF`: 'quirion', 'söderberg', 'natasja'), not
+    after a place cue ('in', 'near', 'city') nor before a company's word ('office', 'company'), not part of an e-mail,
+    a handle, a path or an id. A lower-case text gives no capital to tell a name by; a word no English text
+    uses is then a name far more often than anything else (misspellings aside)."""
+
+    SCORE = 0.5
+    WORD = regex.compile(r"(?<![\w@.#/'’&+-])\p{Ll}{3,}(?:[-'’]\p{Ll}+)*(?![\w@&+-]|\.\w)")
+    CUES = regex.compile(r"\A[^\p{Lu}]*\Z")
+    """Runs only on texts with no capital letter."""
+
+    def __init__(self, supported_language: str = "en", score: float | None = None) -> None:
+        self.score = self.SCORE if score is None else score
+        self.cues = self.CUES
+        super().__init__(supported_entities=["PERSON"], name="LowerCaseRareWordRecognizer", supported_language=supported_language)
+
+    def load(self) -> None:
+        pass
+
+    def analyze(self, text: str, entities: list[str], nlp_artifacts=None) -> list[RecognizerResult]:
+        if not self.CUES.match(text):
+            return []
+        results = []
+        for match in self.WORD.finditer(text):
+            word = match.group()
+            end = match.end() - 2 if word[-2:] in ("'s", "’s") else match.end()
+            lower = text[match.start() : end]
+            if lower in NOT_NAMES or lower in ADDRESS_WORDS or lower in STOP_WORDS or _frequency(lower) >= UNKNOWN_WORD_ZIPF:
+                continue
+            if _PLACE_CUE_BEFORE.search(text, max(0, match.start() - 12), match.start()) or ORG_CUE_AFTER.match(text, match.end()):
+                continue  # 'grew up in kistarcsa', 'the xignite office': a place, a company
+            results.append(RecognizerResult("PERSON", match.start(), end, self.score))
+        return results
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _frequency(word: str) -> float:
+    return zipf_frequency(word, "en")

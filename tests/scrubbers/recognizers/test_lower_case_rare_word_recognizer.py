@@ -1,0 +1,28 @@
+"""In a text with no capital letter, a word English practically never uses is a name; in a text with
+capitals, or a word English uses, or a place, a handle or an address, it is not."""
+
+import pytest
+from mock_nlp_engine import found
+
+from scrubbers.recognizers.person_works import LowerCaseRareWordRecognizer
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("why is yulan so impulsive?", ["yulan"]),
+    ("quirion and robinson were precision engineers.", ["quirion"]),
+    ("our 3 founders: chaussée, blair and parks.", ["chaussée"]),
+    ("william had given natasja's brother his address", ["natasja"]),
+])
+def test_words_english_does_not_use(text: str, expected: list[str]) -> None:
+    assert found(LowerCaseRareWordRecognizer(), text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "Why is yulan so impulsive?",  # capitals in the text: left to the capitalised-word rules
+    "it is not about necrophilia or felines, really",  # English uses these words, rarely
+    "i grew up in kistarcsa and moved",  # a place
+    "write to quirion@example.com or @quirion_88",
+    "my iban is de89370400440532013000",
+])
+def test_no_person(text: str) -> None:
+    assert found(LowerCaseRareWordRecognizer(), text) == []
