@@ -219,6 +219,7 @@ def test_leak_gate_examines_content_not_structure(scrubber: Scrubber) -> None:
         ("card 4111 1111 1111 1111", "CREDIT_CARD"),
         ("iban GB82 WEST 1234 5698 7654 32", "IBAN_CODE"),
         ("ssn 078-05-1120", "US_SSN"),
+        ("itin 912-70-1234", "US_SSN"),  # a 9xx number the IRS issues: a taxpayer's
         ("from 81.2.69.142", "IP_ADDRESS"),
         ("from 2a02:8070:a28c::1", "IP_ADDRESS"),
         ("call +44 20 7946 0958", "PHONE_NUMBER"),
