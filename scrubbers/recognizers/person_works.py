@@ -78,7 +78,8 @@ _PARTICLE_SET = frozenset({"van", "von", "de", "der", "den", "la", "le", "du", "
 class LowerCaseRareWordRecognizer(LocalRecognizer):
     """In a text with no capital letter at all, a word of three letters or more that English text practically
     never uses (wordfreq's Zipf frequency below `UNKNOWN_WORD_ZIPF`: 'quirion', 'söderberg', 'natasja'), not
-    after a place cue ('in', 'near', 'city') nor before a company's word ('office', 'company'), not part of an e-mail,
+    after a place cue ('in', 'near', 'city') or a determiner ('my itin') nor before a company's word ('office',
+    'company'), not part of an e-mail,
     a handle, a path or an id. A lower-case text gives no capital to tell a name by; a word no English text
     uses is then a name far more often than anything else (misspellings aside)."""
 
@@ -107,8 +108,13 @@ class LowerCaseRareWordRecognizer(LocalRecognizer):
                 continue
             if _PLACE_CUE_BEFORE.search(text, max(0, match.start() - 12), match.start()) or ORG_CUE_AFTER.match(text, match.end()):
                 continue  # 'grew up in kistarcsa', 'the xignite office': a place, a company
+            if _DETERMINER_BEFORE.search(text, max(0, match.start() - 8), match.start()):
+                continue  # 'my itin', 'the upi': a thing's name or an acronym in lower case; a person needs no determiner
             results.append(RecognizerResult("PERSON", match.start(), end, self.score))
         return results
+
+
+_DETERMINER_BEFORE = regex.compile(r"(?<![\w-])(?:my|your|his|her|our|their|its|the|a|an|this|that)[^\S\n]+\Z")
 
 
 @functools.lru_cache(maxsize=1 << 16)

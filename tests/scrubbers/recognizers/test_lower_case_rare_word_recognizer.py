@@ -23,6 +23,7 @@ def test_words_english_does_not_use(text: str, expected: list[str]) -> None:
     "i grew up in kistarcsa and moved",  # a place
     "write to quirion@example.com or @quirion_88",
     "my iban is de89370400440532013000",
+    "my itin is on the form, the upi too",  # a thing's name or an acronym after a determiner
 ])
 def test_no_person(text: str) -> None:
     assert found(LowerCaseRareWordRecognizer(), text) == []
