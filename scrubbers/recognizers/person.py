@@ -510,9 +510,21 @@ class PersonRareWordRecognizer(LocalRecognizer):
                 continue  # 'grew up in Kistarcsa', 'Junar Inc', 'the Xignite office': a place, a company
             if (after := _NEXT_CAPITALISED.match(text, match.end())) and _title_case_word(after.group(1)):
                 continue  # a title-case phrase: 'the Packable Down Jacket'
+            if (heading := _HEADING.match(text, _line_start(text, match.start()))) and heading.end(1) == match.end():
+                continue  # a heading: a company's line in an address block, a brand over its text ('Jane Smith\nIntelius\n1250 …')
             end = match.end() - 2 if word[-2:] in ("'s", "’s") else match.end()
             results.append(RecognizerResult("PERSON", match.start(), end, self.score))
         return results
+
+
+_HEADING = regex.compile(r"[^\S\n]*(?:[>*•-][^\S\n]*)*(\p{L}[\p{L}'’&+-]*)[^\S\n]*\n[^\S\n]*(?:[>*•-][^\S\n]*)*\w")
+"""A line of one word and nothing else (quote marks aside) with a line of text after it: a heading, which a word
+English does not use makes a company's or a brand's, not a person's (a person alone on a line is a signature, the
+last line, or has a cue: 'Dear', 'Thanks,')."""
+
+
+def _line_start(text: str, position: int) -> int:
+    return text.rfind("\n", 0, position) + 1
 
 
 _PLACE_CUE_BEFORE = regex.compile(r"(?<![\w-])(?i:in|near|city|town|village)[^\S\n]+\Z")
