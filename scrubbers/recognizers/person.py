@@ -426,7 +426,8 @@ _RELATION_NOT_NAMES = frozenset({"who", "which", "that", "is", "was", "has", "ha
 class LowerCaseNameRecognizer(LocalRecognizer):
     """'leah holmberg': a first name the lists know and that is not a common English word, then a word that
     could be a surname (in the lists, or rare), both in lower case; 'julie novák', 'mark pinto': a first name
-    that is a common English word too, before a surname English rarely uses (listed) or does not use at all."""
+    that is a common English word too, before a surname English rarely uses (listed) or does not use at all, or
+    before any listed surname that owns something ("ashley spencer's cautionary tales")."""
 
     SCORE = 0.55
     PAIR = regex.compile(r"(?<![\w@.#/-])(\p{Ll}+)[^\S\n]+(\p{Ll}[\p{Ll}'’-]*\p{Ll})(?![\w@-])")
@@ -442,9 +443,20 @@ class LowerCaseNameRecognizer(LocalRecognizer):
         results = []
         for match in self.PAIR.finditer(text, overlapped=True):
             first, last = match.group(1), match.group(2)
-            if (_lower_first_name(first) and _lower_surname(last)) or (_lower_common_first_name(first) and _lower_rare_surname(last)):
-                results.append(RecognizerResult("PERSON", match.start(), match.end(), self.score))
+            end, possessive = match.end(), _POSSESSIVE.search(last) is not None
+            if possessive:  # "spencer's": the name owns what follows
+                last, end = last[:-2], end - 2
+            if (
+                (_lower_first_name(first) and _lower_surname(last))
+                or (_lower_common_first_name(first) and _lower_rare_surname(last))
+                or (possessive and _lower_common_first_name(first) and last in LISTED_SURNAMES and name_like(last))
+            ):
+                results.append(RecognizerResult("PERSON", match.start(), end, self.score))
         return results
+
+
+_POSSESSIVE = regex.compile(r"\p{Ll}[’']s\Z")
+LISTED_SURNAMES = LAST_NAMES | WORLD_LAST_NAMES
 
 
 @functools.lru_cache(maxsize=1 << 16)
