@@ -120,3 +120,42 @@ _DETERMINER_BEFORE = regex.compile(r"(?<![\w-])(?:my|your|his|her|our|their|its|
 @functools.lru_cache(maxsize=1 << 16)
 def _frequency(word: str) -> float:
     return zipf_frequency(word, "en")
+
+
+_PEOPLE_NOUNS = (
+    r"founders|co-founders|cofounders|partners|members|authors|owners|guests|speakers|winners|directors|judges|players"
+    r"|candidates|organi[sz]ers|hosts|attendees|participants|witnesses|signatories|heirs|beneficiaries|tenants|roommates"
+)
+_LIST_WORD = r"\p{L}[\p{L}'’-]*\p{L}"
+_PEOPLE_LIST = regex.compile(
+    rf"(?i:\b(?:{_PEOPLE_NOUNS}))[^\S\n]*:[^\S\n]*({_LIST_WORD}(?:[^\S\n]*,[^\S\n]*{_LIST_WORD}){{0,5}}"
+    rf"(?:[^\S\n]*,?[^\S\n]+(?:and|&)[^\S\n]+{_LIST_WORD}))(?=[^\S\n]*(?:[.;!?\n]|$))"
+)
+_LIST_MEMBER = regex.compile(_LIST_WORD)
+
+
+class PersonListRecognizer(LocalRecognizer):
+    """One-word names listed after a plural noun of people and a colon ('our 3 founders: bulgakov, ali and howard',
+    'guests: Mina, Oskar and Lena'), to the sentence's end: each a person when every member could be a name (one a
+    list knows or one English rarely uses) and one of them is a listed name."""
+
+    SCORE = 0.55
+    CUES = regex.compile(rf"(?i:\b(?:{_PEOPLE_NOUNS}))[^\S\n]*:")
+
+    def __init__(self, supported_language: str = "en", score: float | None = None) -> None:
+        self.score = self.SCORE if score is None else score
+        self.cues = self.CUES
+        super().__init__(supported_entities=["PERSON"], name="PersonListRecognizer", supported_language=supported_language)
+
+    def load(self) -> None:
+        pass
+
+    def analyze(self, text: str, entities: list[str], nlp_artifacts=None) -> list[RecognizerResult]:
+        results = []
+        for listed in _PEOPLE_LIST.finditer(text):
+            members = [m for m in _LIST_MEMBER.finditer(text, listed.start(1), listed.end(1)) if m.group().lower() not in ("and",)]
+            words = [m.group().lower() for m in members]
+            could_be = all(name_like(w) and (w in NAME_LISTS or _frequency(w) < RARE_WORD_ZIPF) for w in words)
+            if could_be and any(w in NAME_LISTS for w in words):
+                results += [RecognizerResult("PERSON", m.start(), m.end(), self.score) for m in members]
+        return results

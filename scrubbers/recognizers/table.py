@@ -38,7 +38,7 @@ from scrubbers.recognizers.person import (
     PersonRareWordRecognizer,
     PersonRelationRecognizer,
 )
-from scrubbers.recognizers.person_works import LowerCaseRareWordRecognizer, PersonWorkRecognizer
+from scrubbers.recognizers.person_works import LowerCaseRareWordRecognizer, PersonListRecognizer, PersonWorkRecognizer
 from scrubbers.recognizers.phone import LabelledShortPhoneRecognizer, PhoneLayoutRecognizer
 from scrubbers.recognizers.url import PersonalUrlRecognizer
 from scrubbers.recognizers.username import NameBuiltIdRecognizer, UsernameRecognizer
@@ -57,6 +57,7 @@ RECOGNIZERS: MappingProxyType[str, tuple[type[EntityRecognizer], ...]] = Mapping
         PersonNamedRecognizer,
         PersonWorkRecognizer,
         LowerCaseRareWordRecognizer,
+        PersonListRecognizer,
     ),
     "EMAIL_ADDRESS": (OfflineEmailRecognizer,),
     "PHONE_NUMBER": (ValidPhoneRecognizer, PhoneLayoutRecognizer, LabelledShortPhoneRecognizer),
