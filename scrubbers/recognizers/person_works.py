@@ -80,7 +80,8 @@ class LowerCaseRareWordRecognizer(LocalRecognizer):
     never uses (wordfreq's Zipf frequency below `UNKNOWN_WORD_ZIPF`: 'quirion', 'söderberg', 'natasja'), not
     after a place cue ('in', 'near', 'city') or a determiner ('my itin') nor before a company's word ('office',
     'company'), not part of an e-mail,
-    a handle, a path or an id. A lower-case text gives no capital to tell a name by; a word no English text
+    a handle, a path or an id, nor without a vowel ('grpc'); nor in machine text (a log line, code: `_MACHINE_TEXT`).
+    A lower-case text gives no capital to tell a name by; a word no English text
     uses is then a name far more often than anything else (misspellings aside)."""
 
     SCORE = 0.5
@@ -97,7 +98,7 @@ class LowerCaseRareWordRecognizer(LocalRecognizer):
         pass
 
     def analyze(self, text: str, entities: list[str], nlp_artifacts=None) -> list[RecognizerResult]:
-        if not self.CUES.match(text):
+        if not self.CUES.match(text) or _MACHINE_TEXT.search(text):
             return []
         results = []
         for match in self.WORD.finditer(text):
@@ -106,6 +107,8 @@ class LowerCaseRareWordRecognizer(LocalRecognizer):
             lower = text[match.start() : end]
             if lower in NOT_NAMES or lower in ADDRESS_WORDS or lower in STOP_WORDS or _frequency(lower) >= UNKNOWN_WORD_ZIPF:
                 continue
+            if not _VOWEL.search(lower):
+                continue  # 'grpc', 'kbd': an abbreviation, not a name
             if _PLACE_CUE_BEFORE.search(text, max(0, match.start() - 12), match.start()) or ORG_CUE_AFTER.match(text, match.end()):
                 continue  # 'grew up in kistarcsa', 'the xignite office': a place, a company
             if _DETERMINER_BEFORE.search(text, max(0, match.start() - 8), match.start()):
@@ -114,6 +117,11 @@ class LowerCaseRareWordRecognizer(LocalRecognizer):
         return results
 
 
+_MACHINE_TEXT = regex.compile(r"[_=/\\{}\[\]<>|`]|::|\(\)|\b(?=[a-z]*\d)(?=\d*[a-z])[a-z\d]{2,}\b")
+"""What only machine text holds (a log line, a command, code: 'grpc timeout calling redis: key=…', 'uuid v4'):
+snake_case, paths, brackets, assignments, words of letters and digits. Its rare words are tools and terms
+('kubectl', 'webhook', 'idempotency'), not people."""
+_VOWEL = regex.compile(r"[aeiouyàáâãäåæèéêëìíîïòóôõöøùúûüýÿœ]")
 _DETERMINER_BEFORE = regex.compile(r"(?<![\w-])(?:my|your|his|her|our|their|its|the|a|an|this|that)[^\S\n]+\Z")
 
 

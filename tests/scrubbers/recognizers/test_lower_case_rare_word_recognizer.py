@@ -24,6 +24,9 @@ def test_words_english_does_not_use(text: str, expected: list[str]) -> None:
     "write to quirion@example.com or @quirion_88",
     "my iban is de89370400440532013000",
     "my itin is on the form, the upi too",  # a thing's name or an acronym after a determiner
+    "grpc timeout calling redis: webhook_id=42 idempotency check failed",  # machine text: tools and terms
+    "kubectl rollout of v2 stuck behind nginx",  # a word of letters and digits: machine text
+    "why does grpc fail so often?",  # no vowel: an abbreviation
 ])
 def test_no_person(text: str) -> None:
     assert found(LowerCaseRareWordRecognizer(), text) == []
