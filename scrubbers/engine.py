@@ -24,7 +24,7 @@ from scrubbers.recognizers.address import NAMED_STREET, STREET_TYPES_BEFORE
 from scrubbers.recognizers.person import COMMON_WORD_ZIPF, NAME_LISTS, NOT_NAMES, WORLD_FIRST_NAMES, WORLD_LAST_NAMES, name_like
 from scrubbers.recognizers.table import build_recognizers
 from scrubbers.residual import ResidualScanner
-from scrubbers.spans import split_joined_people
+from scrubbers.spans import names_before_units, split_joined_people
 
 NER_COMPONENTS = ("ner",)
 """en_core_web_sm's `ner` carries its own tok2vec; tagger, parser and lemmatizer only cost time.
@@ -580,7 +580,7 @@ class Detector:
             if below:  # context words only raise scores: they matter only to a result still below the threshold
                 below = self.analyzer._enhance_using_context(text, below, artifacts, active)
             kept = EntityRecognizer.remove_duplicates(passing + [r for r in below if r.score >= threshold])
-            findings = merge_streets(phones_before_streets(text, [Finding(r.start, r.end, r.entity_type, round(r.score, 4)) for r in kept]))
+            findings = names_before_units(text, merge_streets(phones_before_streets(text, [Finding(r.start, r.end, r.entity_type, round(r.score, 4)) for r in kept])))
             people = no_places(text, tidy_people(text, split_joined_people(text, no_places(text, self.unprotected(text, findings)))))
             results[index] = without_final_dots(text, with_crossings(text, people))
         return results

@@ -11,6 +11,7 @@ from wordfreq import zipf_frequency
 
 from scrubbers.engine import Detector
 from scrubbers.pseudonyms import DIGIT_TYPES
+from scrubbers.recognizers.card import LAST_FOUR
 from scrubbers.recognizers.person import COMMON_WORD_ZIPF
 from scrubbers.shapes import digits_only
 
@@ -33,10 +34,23 @@ def common_word_name(entity_type: str, original: str) -> bool:
     return entity_type == "PERSON" and " " not in value and not value.islower() and zipf_frequency(value.lower(), "en") >= COMMON_WORD_ZIPF
 
 
-def _original_survives(entity_type: str, original: str, texts: list[str], digit_texts: list[str], folded: str) -> bool:
+def _written_last_fours(texts: list[str]) -> frozenset[str]:
+    """Four digits the output still writes as a card's last four: a whole string ('last_four': '4417') or where a
+    sentence says so ('ending in 4417', 'last 4: 4417', '**** 4417'). Elsewhere four digits recur by chance (an
+    amount, a year) and are no leak."""
+    written = {text.strip() for text in texts if len(text.strip()) == 4 and text.strip().isdigit()}
+    written.update(match.group() for text in texts if any(c.isdigit() for c in text) for match in LAST_FOUR.finditer(text))
+    return frozenset(written)
+
+
+def _original_survives(
+    entity_type: str, original: str, texts: list[str], digit_texts: list[str], folded: str, last_fours: frozenset[str]
+) -> bool:
     digits = digits_only(original)
+    if entity_type == "CREDIT_CARD" and digits[-4:] in last_fours and len(digits) >= 4:
+        return True  # a card's last four digits (or a whole card's) still written as a card's last four
     if entity_type == "CREDIT_CARD" and len(digits) < MIN_DIGITS:
-        return False  # a card's last four digits alone are no card, and recur by chance in what stays (an amount)
+        return False
     if entity_type in DIGIT_TYPES and len(digits) >= MIN_DIGITS:
         return any(digits in text for text in digit_texts)
     if original.strip().casefold() not in folded:
@@ -64,11 +78,14 @@ def check_leaks(
     folded_text = "\n".join(texts).casefold()
     folded_stand_ins = {s.casefold() for s in stand_ins}
     all_stand_ins = "\n".join(sorted(folded_stand_ins))
+    # a stand-in card's last four is ours ('ending in 0598' after '4111 1111 1111 0598')
+    stand_in_ends = {digits[-4:] for digits in map(digits_only, folded_stand_ins) if len(digits) >= 12 or len(digits) == 4}
+    last_fours = _written_last_fours(texts) - stand_in_ends
     leaked: set[str] = set()
     for entity_type, original in sorted(set(originals)):
         if len(original.strip()) < 2 or original.strip().casefold() in folded_stand_ins:
             continue
-        if _original_survives(entity_type, original, texts, digit_texts, folded_text):
+        if _original_survives(entity_type, original, texts, digit_texts, folded_text, last_fours):
             leaked.add(entity_type)
     for text in texts:
         for finding in detector.residual_findings(text):

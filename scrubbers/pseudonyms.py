@@ -15,7 +15,7 @@ from faker import Faker
 from spacy.lang.en.stop_words import STOP_WORDS
 
 from scrubbers.recognizers.person import FEMALE_FIRST_NAMES, MALE_FIRST_NAMES
-from scrubbers.shapes import digits_only, iban_with_check_digits, luhn_check_digit, pour_digits, scramble_alnum
+from scrubbers.shapes import TAX_ID_GROUPS, digits_only, iban_with_check_digits, luhn_check_digit, pour_digits, scramble_alnum
 
 RESERVED_EMAIL_DOMAINS = ("example.com", "example.net", "example.org")
 DOC_IPV4_NETWORKS = tuple(ipaddress.ip_network(n) for n in ("192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24"))
@@ -241,9 +241,16 @@ def _make_iban(fake: Faker, rng: random.Random, value: str) -> str:
     return iban_with_check_digits(scramble_alnum(value.upper(), rng, keep=2))
 
 
+_NO_ONE_S_GROUPS = tuple(f"{g:02d}" for g in range(1, 100) if g not in TAX_ID_GROUPS)
+
+
 def _make_ssn(fake: Faker, rng: random.Random, value: str) -> str:
-    """Area numbers 900-999 are never issued as SSNs: realistic shape, no real person's number."""
-    digits = "9" + "".join(rng.choice("0123456789") for _ in range(len(digits_only(value)) - 1))
+    """Area numbers 900-999 are never issued as SSNs, and a middle group the IRS gives no ITIN or ATIN (01-49,
+    66-69, 89): realistic shape, no real person's number of either kind ('912-70-1234' would be an ITIN)."""
+    count = len(digits_only(value))
+    digits = "9" + "".join(rng.choice("0123456789") for _ in range(count - 1))
+    if count == 9:
+        digits = digits[:3] + rng.choice(_NO_ONE_S_GROUPS) + digits[5:]
     return pour_digits(value, digits)
 
 

@@ -1,7 +1,7 @@
 """The leak gate's residual pass: validated e-mails, cards, IBANs, SSNs, IPs and phones, by regex only.
 
 No tokenization and no NER: each type is one compiled pattern plus a checksum or parser
-(Luhn, IBAN mod-97, the SSN issuing rules, `ipaddress`, `phonenumbers`), so a hit is
+(Luhn, IBAN mod-97, the SSN and ITIN issuing rules, `ipaddress`, `phonenumbers`), so a hit is
 high-confidence on its own.
 """
 
@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from scrubbers.recognizers.offline import OFFLINE_TLD_EXTRACT, ValidPhoneRecognizer
-from scrubbers.shapes import digits_only, iban_valid, luhn_valid
+from scrubbers.shapes import digits_only, iban_valid, is_tax_id, luhn_valid
 
 _EMAIL = re.compile(r"(?<![\w.%+-])[A-Za-z0-9][A-Za-z0-9._%+-]*@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
 _CARD = re.compile(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])")
@@ -27,8 +27,12 @@ def _email_valid(value: str) -> bool:
 
 
 def _ssn_valid(groups: tuple[str, ...]) -> bool:
+    """An SSN the SSA may have issued, or a 9xx number the IRS issues (an ITIN or an ATIN: as personal). Our
+    stand-ins are 9xx numbers of neither kind."""
     area, _, group, serial = groups
-    return area not in {"000", "666"} and not area.startswith("9") and group != "00" and serial != "0000"
+    if area.startswith("9"):
+        return is_tax_id(area + group + serial) and serial != "0000"
+    return area not in {"000", "666"} and group != "00" and serial != "0000"
 
 
 def _ip_valid(value: str) -> bool:

@@ -64,3 +64,14 @@ def scramble_alnum(value: str, rng: random.Random, keep: int = 0) -> str:
             letter = rng.choice(string.ascii_uppercase)
             out.append(letter if c.isupper() else letter.lower())
     return "".join(out)
+
+
+TAX_ID_GROUPS = frozenset({*range(50, 66), *range(70, 89), *range(90, 100)})
+"""The middle groups the IRS gives numbers with area 900-999 (which the SSA never issues as SSNs): ITINs (50-65,
+70-88, 90-92, 94-99) and ATINs (93). A 9xx number with one of them is a person's taxpayer id, as personal as an
+SSN; with any other (01-49, 66-69, 89) it is no one's number."""
+
+
+def is_tax_id(digits: str) -> bool:
+    """Whether nine digits are a number the IRS issues in the 9xx area (an ITIN or an ATIN)."""
+    return len(digits) == 9 and digits[0] == "9" and int(digits[3:5]) in TAX_ID_GROUPS

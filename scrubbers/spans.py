@@ -29,3 +29,23 @@ def split_joined_people(text: str, findings: Sequence[Finding]) -> list[Finding]
             if piece.strip() and (piece.islower() == text[f.start : f.end].islower() or piece[:1].isupper()):
                 result.append(dataclasses.replace(f, start=start, end=end))
     return result
+
+
+_WORD_THEN_UNIT = re.compile(r"[^\W\d_][\w'’-]*[^\S\n]+(?=(?i:apt|apartment|suite|ste|unit|flat)\b)")
+"""A word, then the unit word that opens an address line."""
+
+
+def names_before_units(text: str, findings: Sequence[Finding]) -> list[Finding]:
+    """A street line that opens with the last word of a person found before it, then a unit word ('Mrs. Brittany
+    Voronov Apt. 338 32 216 Menzies Street', read as the street 'Voronov Apt. 338 …', which left the person out)
+    starts at its unit word: the word is the person's."""
+    people = [f for f in findings if f.entity_type == "PERSON"]
+    if not people:
+        return list(findings)
+    result: list[Finding] = []
+    for f in findings:
+        if f.entity_type == "STREET_ADDRESS" and (word := _WORD_THEN_UNIT.match(text, f.start)):
+            if any(p.start < f.start and p.end >= f.start + len(word.group().rstrip()) for p in people):
+                f = dataclasses.replace(f, start=word.end())
+        result.append(f)
+    return result

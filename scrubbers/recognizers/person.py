@@ -424,8 +424,10 @@ _RELATION_NOT_NAMES = frozenset({"who", "which", "that", "is", "was", "has", "ha
 
 
 class LowerCaseNameRecognizer(LocalRecognizer):
-    """'julie novák', 'leah holmberg': a first name the lists know and that is not a common English
-    word, then a word that could be a surname (in the lists, or rare), both in lower case."""
+    """'leah holmberg': a first name the lists know and that is not a common English word, then a word that
+    could be a surname (in the lists, or rare), both in lower case; 'julie novák', 'mark pinto': a first name
+    that is a common English word too, before a surname English rarely uses (listed) or does not use at all, or
+    before any listed surname that owns something ("ashley spencer's cautionary tales")."""
 
     SCORE = 0.55
     PAIR = regex.compile(r"(?<![\w@.#/-])(\p{Ll}+)[^\S\n]+(\p{Ll}[\p{Ll}'’-]*\p{Ll})(?![\w@-])")
@@ -441,9 +443,20 @@ class LowerCaseNameRecognizer(LocalRecognizer):
         results = []
         for match in self.PAIR.finditer(text, overlapped=True):
             first, last = match.group(1), match.group(2)
-            if _lower_first_name(first) and _lower_surname(last):
-                results.append(RecognizerResult("PERSON", match.start(), match.end(), self.score))
+            end, possessive = match.end(), _POSSESSIVE.search(last) is not None
+            if possessive:  # "spencer's": the name owns what follows
+                last, end = last[:-2], end - 2
+            if (
+                (_lower_first_name(first) and _lower_surname(last))
+                or (_lower_common_first_name(first) and _lower_rare_surname(last))
+                or (possessive and _lower_common_first_name(first) and last in LISTED_SURNAMES and name_like(last))
+            ):
+                results.append(RecognizerResult("PERSON", match.start(), end, self.score))
         return results
+
+
+_POSSESSIVE = regex.compile(r"\p{Ll}[’']s\Z")
+LISTED_SURNAMES = LAST_NAMES | WORLD_LAST_NAMES
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -454,6 +467,19 @@ def _lower_first_name(word: str) -> bool:
 @functools.lru_cache(maxsize=1 << 16)
 def _lower_surname(word: str) -> bool:
     return name_like(word) and (word in LAST_NAMES or word in WORLD_LAST_NAMES or zipf_frequency(word, "en") < RARE_WORD_ZIPF)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _lower_common_first_name(word: str) -> bool:
+    """A first name that is a common English word too ('mark', 'julie'): a name only before a rare surname."""
+    return (word in FIRST_NAMES or word in WORLD_FIRST_NAMES) and word not in STOP_WORDS and word not in NOT_NAMES and word not in ADDRESS_WORDS
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _lower_rare_surname(word: str) -> bool:
+    """A surname English rarely uses ('pinto', a listed one) or one English does not use at all ('novák')."""
+    frequency = zipf_frequency(word, "en")
+    return name_like(word) and ((word in LAST_NAMES or word in WORLD_LAST_NAMES) and frequency < RARE_WORD_ZIPF or frequency < UNKNOWN_WORD_ZIPF)
 
 
 UNKNOWN_WORD_ZIPF = 2.0
@@ -496,9 +522,21 @@ class PersonRareWordRecognizer(LocalRecognizer):
                 continue  # 'grew up in Kistarcsa', 'Junar Inc', 'the Xignite office': a place, a company
             if (after := _NEXT_CAPITALISED.match(text, match.end())) and _title_case_word(after.group(1)):
                 continue  # a title-case phrase: 'the Packable Down Jacket'
+            if (heading := _HEADING.match(text, _line_start(text, match.start()))) and heading.end(1) == match.end():
+                continue  # a heading: a company's line in an address block, a brand over its text ('Jane Smith\nIntelius\n1250 …')
             end = match.end() - 2 if word[-2:] in ("'s", "’s") else match.end()
             results.append(RecognizerResult("PERSON", match.start(), end, self.score))
         return results
+
+
+_HEADING = regex.compile(r"[^\S\n]*(?:[>*•-][^\S\n]*)*(\p{L}[\p{L}'’&+-]*)[^\S\n]*\n[^\S\n]*(?:[>*•-][^\S\n]*)*\w")
+"""A line of one word and nothing else (quote marks aside) with a line of text after it: a heading, which a word
+English does not use makes a company's or a brand's, not a person's (a person alone on a line is a signature, the
+last line, or has a cue: 'Dear', 'Thanks,')."""
+
+
+def _line_start(text: str, position: int) -> int:
+    return text.rfind("\n", 0, position) + 1
 
 
 _PLACE_CUE_BEFORE = regex.compile(r"(?<![\w-])(?i:in|near|city|town|village)[^\S\n]+\Z")

@@ -38,6 +38,7 @@ from scrubbers.recognizers.person import (
     PersonRareWordRecognizer,
     PersonRelationRecognizer,
 )
+from scrubbers.recognizers.person_works import LowerCaseRareWordRecognizer, PersonListRecognizer, PersonWorkRecognizer
 from scrubbers.recognizers.phone import LabelledShortPhoneRecognizer, PhoneLayoutRecognizer
 from scrubbers.recognizers.url import PersonalUrlRecognizer
 from scrubbers.recognizers.username import NameBuiltIdRecognizer, UsernameRecognizer
@@ -54,6 +55,9 @@ RECOGNIZERS: MappingProxyType[str, tuple[type[EntityRecognizer], ...]] = Mapping
         LowerCaseNameRecognizer,
         PersonRareWordRecognizer,
         PersonNamedRecognizer,
+        PersonWorkRecognizer,
+        LowerCaseRareWordRecognizer,
+        PersonListRecognizer,
     ),
     "EMAIL_ADDRESS": (OfflineEmailRecognizer,),
     "PHONE_NUMBER": (ValidPhoneRecognizer, PhoneLayoutRecognizer, LabelledShortPhoneRecognizer),

@@ -72,9 +72,9 @@ def test_a_short_number_is_searched_as_text(detector) -> None:
     assert not _verdict(detector, [("PHONE_NUMBER", short)], [f"ext {short}"]).passed
 
 
-def test_a_card_s_last_four_digits_are_no_leak(detector) -> None:
-    """A 'last_four' field is a card's part: replaced, but not a card; its digits recur by chance in an amount."""
-    assert _verdict(detector, [("CREDIT_CARD", "1999")], ["paid $1999.00"]).passed
+def test_a_card_s_last_four_digits_in_an_amount_are_no_leak(detector) -> None:
+    """A 'last_four' field is a card's part: replaced; its digits recur by chance in an amount, a year."""
+    assert _verdict(detector, [("CREDIT_CARD", "1999")], ["paid $1999.00", "since 1999"]).passed
     assert not _verdict(detector, [("PHONE_NUMBER", "1999")], ["paid $1999.00"]).passed  # other short numbers are
 
 
@@ -146,3 +146,22 @@ def test_a_name_that_is_a_common_word_survives_only_as_written(detector) -> None
     assert not _verdict(detector, [("PERSON", "Brown")], ["Thanks, Brown"]).passed
     assert not _verdict(detector, [("PERSON", "Lucas Brown")], ["thanks, lucas brown"]).passed  # a whole name: any case
     assert not _verdict(detector, [("PERSON", "Kovalev")], ["kovalev"]).passed  # no English word: any case
+
+
+@pytest.mark.parametrize("text", [
+    "the card ending in 4417 was declined",
+    "Charge my Visa. It's the one ending 4417.",
+    "last 4: 4417",
+    "**** **** **** 4417",
+    "4417",  # a whole string: a 'last_four' field kept
+])
+def test_a_card_s_last_four_digits_written_as_such_leak(detector, text) -> None:
+    """No residual pattern sees four digits: only the last-four check can fail these."""
+    for original in ("4417", "4111 1111 1111 4417"):  # a last four alone, or a whole card's last four
+        verdict = _verdict(detector, [("CREDIT_CARD", original)], [text])
+        assert not verdict.passed and verdict.types == ["CREDIT_CARD"]
+
+
+def test_a_stand_in_card_s_last_four_is_ours(detector) -> None:
+    assert _verdict(detector, [("CREDIT_CARD", "4417")], ["the card ending in 4417"], {"4417"}).passed
+    assert _verdict(detector, [("CREDIT_CARD", "5500 0000 0000 4417")], ["the card ending in 4417"], {"4111 1111 1111 4417"}).passed

@@ -13,7 +13,7 @@ from scrubbers.pseudonyms import (
     RESERVED_EMAIL_DOMAINS,
     Pseudonymizer,
 )
-from scrubbers.shapes import digits_only, iban_valid, luhn_valid
+from scrubbers.shapes import digits_only, iban_valid, is_tax_id, luhn_valid
 
 SECRET = b"pseudonym-tests"
 
@@ -101,6 +101,12 @@ def test_person_stand_in_keeps_title_token_count_and_case(pseudo: Pseudonymizer)
 def test_ssn_stand_in_is_never_an_issued_number(pseudo: Pseudonymizer) -> None:
     stand_in = pseudo.stand_in("US_SSN", "078-05-1121")
     assert re.fullmatch(r"9\d\d-\d\d-\d{4}", stand_in)
+
+
+def test_ssn_stand_in_is_no_itin_either(pseudo: Pseudonymizer) -> None:
+    """9xx numbers with a middle group 50-65, 70-88, 90-99 are the IRS's ITINs and ATINs: real people's."""
+    stand_ins = [pseudo.stand_in("US_SSN", f"078-05-{serial:04d}") for serial in range(1, 200)]
+    assert all(re.fullmatch(r"9\d\d-\d\d-\d{4}", s) and not is_tax_id(s.replace("-", "")) for s in stand_ins)
 
 
 def test_deterministic_normalized_and_secret_dependent() -> None:

@@ -219,6 +219,7 @@ def test_leak_gate_examines_content_not_structure(scrubber: Scrubber) -> None:
         ("card 4111 1111 1111 1111", "CREDIT_CARD"),
         ("iban GB82 WEST 1234 5698 7654 32", "IBAN_CODE"),
         ("ssn 078-05-1120", "US_SSN"),
+        ("itin 912-70-1234", "US_SSN"),  # a 9xx number the IRS issues: a taxpayer's
         ("from 81.2.69.142", "IP_ADDRESS"),
         ("from 2a02:8070:a28c::1", "IP_ADDRESS"),
         ("call +44 20 7946 0958", "PHONE_NUMBER"),
@@ -472,6 +473,20 @@ def test_a_card_s_last_four_digits_in_an_amount_do_not_quarantine_a_session(scru
     assert result.report.leak_passed and result.report.counts["CREDIT_CARD"] == 2
     text = result.session.turns[0].text
     assert text.startswith("I paid $1999.00 with the card ending in ") and not text.endswith("1999")
+
+
+def test_a_card_s_last_four_digits_away_from_the_card_word_are_replaced_and_pass_the_gate(scrubber) -> None:
+    """Cold review: 'ending 4417' a sentence after 'my visa', and 'last4 4417', survived; the leak gate, which
+    now fails a real last four written as one, passes what the scrubber wrote (its stand-ins)."""
+    texts = ["Charge my visa. It's the one ending 4417.", "last4 4417 please"]
+    session = Session.model_validate({
+        "session_id": "s-2", "trace_ids": ["t-2"], "started_at": "2024-05-01T10:00:00Z",
+        "turns": [{"role": "user", "source": "traces", "text": text} for text in texts],
+    })
+    (result,) = scrubber.scrub_sessions([(session, {})])
+    assert result.report.leak_passed and result.report.counts["CREDIT_CARD"] == 2
+    assert all("4417" not in turn.text for turn in result.session.turns)
+    assert not check_leaks([("CREDIT_CARD", "4417")], texts, frozenset(), scrubber.detector).passed
 
 
 def test_a_card_s_last_four_digits_written_in_a_sentence_get_one_stand_in(scrubber) -> None:

@@ -44,3 +44,12 @@ def test_a_street_named_by_via_is_no_person(detector: Detector) -> None:
     """'on Via Appia' was a person 'Appia' (its stand-in 'on Via Federigo'); 'via' in lower case stays English."""
     assert _found(detector, "We met on Via Appia last summer.") == [("STREET_ADDRESS", "Via Appia")]
     assert not [f for f in _found(detector, "I sent it on via the courier.") if f[0] == "STREET_ADDRESS"]
+
+
+def test_a_name_before_a_unit_word_stays_the_person_s(detector: Detector) -> None:
+    """The development half's 'Mrs. Brittany Voronov Apt. 338 …' was one street line from 'Voronov' on: the
+    person was lost to the longer street."""
+    text = "Mrs. Brittany Voronov Apt. 338 32 216 Menzies Street\nRotokauri nan 88775"
+    found = _found(detector, text)
+    assert found[0] == ("PERSON", "Mrs. Brittany Voronov")
+    assert found[1][0] == "STREET_ADDRESS" and found[1][1].startswith("Apt. 338")

@@ -28,3 +28,24 @@ def test_last_four_digits_of_a_card(text: str, expected: list[str]) -> None:
 ])
 def test_four_digits_alone_are_no_card(text: str) -> None:
     assert found(CardLastFourRecognizer(), text) == []
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Charge my Visa. It's the one ending 4417.", ["4417"]),  # the card word in the sentence before
+    ("the one ending in 4417 on my visa", ["4417"]),  # the card word after
+    ("Ending 4417 is my visa", ["4417"]),
+    ("last4 4417", ["4417"]),
+    ("Last-4 - 4417", ["4417"]),
+    ("paid with **4417 yesterday", ["4417"]),
+])
+def test_last_four_digits_with_the_card_word_further_away(text: str, expected: list[str]) -> None:
+    assert found(CardLastFourRecognizer(), text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "My card works.\nThe meeting ending in 2024 was long",  # the card word on another line
+    "the season ending 2024 and my visa",  # a card word after the digits, but not of them
+    "fax 4417, ext 12",
+])
+def test_four_digits_near_no_card_are_no_card(text: str) -> None:
+    assert found(CardLastFourRecognizer(), text) == []
