@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from sqlalchemy import Select, and_, select, union
+from sqlalchemy import Select, and_, or_, select, union
 
 from ingest import garbage
 from ingest.assemble import assemble_in_chunks, assign_templates, continued_runs, error_messages, unclaimed_records
@@ -204,13 +204,16 @@ def records_reader(store: Store, continued: dict[str, str]) -> Callable[[list[st
                     found.setdefault(row.sha256, row)
 
             add(r.session_id.in_(ids))
+            # the records naming these sessions are found: their traces and threads add the others
+            others = or_(r.session_id.is_(None), r.session_id.not_in(ids))
+            size = max(100, 900 - len(ids))  # an IN list and the sessions within SQLite's oldest variable limit
             traces = {row.trace_id for row in found.values() if row.trace_id}
             traces |= {trace for sid in ids for trace in by_session.get(sid, [])}
-            for chunk in _chunks(sorted(traces)):
-                add(r.trace_id.in_(chunk))
+            for chunk in _chunks(sorted(traces), size):
+                add(r.trace_id.in_(chunk), others)
             add(r.sha256.in_(select(link.sha256).where(link.session_id.in_(ids))))
-            for chunk in _chunks(sorted({row.thread for row in found.values() if row.thread})):
-                add(r.thread.in_(chunk))
+            for chunk in _chunks(sorted({row.thread for row in found.values() if row.thread}), size):
+                add(r.thread.in_(chunk), others)
         return [raw_record(row) for row in found.values()]
 
     return records_for
