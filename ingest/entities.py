@@ -18,12 +18,23 @@ _LEADING_SIGN = re.compile(r"^\\?([#@$%&~!])")
 def ids_in_text(pattern: str, text: str) -> list[tuple[int, str]]:
     """(position, id) of each match of an id pattern; an id pattern that starts with a sign (`#W\\d{7}`)
     also matches the id written without it ("order W5061109"), given back as the id is kept (`#W5061109`)."""
-    found = [(match.start(), match.group(0)) for match in re.finditer(pattern, text)]
-    sign = _LEADING_SIGN.match(pattern)
-    if sign:
-        bare = re.compile(r"(?<![\w" + re.escape(sign.group(1)) + r"])(?:" + pattern[sign.end():] + r")")
-        found += [(match.start(), sign.group(1) + match.group(0)) for match in bare.finditer(text)]
-    return sorted(found)
+    return _IdPattern(pattern).find(text)
+
+
+class _IdPattern:
+    """An id pattern compiled once (with its signless form), for the many texts of a day."""
+
+    def __init__(self, pattern: str) -> None:
+        self.whole = re.compile(pattern)
+        sign = _LEADING_SIGN.match(pattern)
+        self.sign = sign.group(1) if sign else ""
+        self.bare = re.compile(r"(?<![\w" + re.escape(self.sign) + r"])(?:" + pattern[sign.end():] + r")") if sign else None
+
+    def find(self, text: str) -> list[tuple[int, str]]:
+        found = [(match.start(), match.group(0)) for match in self.whole.finditer(text)]
+        if self.bare is not None:
+            found += [(match.start(), self.sign + match.group(0)) for match in self.bare.finditer(text)]
+        return sorted(found)
 
 
 class EntityFinder:
@@ -32,7 +43,7 @@ class EntityFinder:
 
     def __init__(self, rules: dict[str, EntityRule]) -> None:
         self._kind_by_key = {key: kind for kind, rule in sorted(rules.items()) for key in rule.arg_keys}
-        self._patterns = [(kind, pattern) for kind, rule in sorted(rules.items()) for pattern in rule.text_patterns]
+        self._patterns = [(kind, _IdPattern(pattern)) for kind, rule in sorted(rules.items()) for pattern in rule.text_patterns]
 
     def find(self, turns: Iterable[Turn], tool_calls: Iterable[ToolCall]) -> dict[str, list[str]]:
         found: dict[str, set[str]] = {}
@@ -73,7 +84,7 @@ class EntityFinder:
 
     def _by_text(self, text: str, found: dict[str, set[str]]) -> None:
         for kind, pattern in self._patterns:
-            for _, entity_id in ids_in_text(pattern, text):
+            for _, entity_id in pattern.find(text):
                 found.setdefault(kind, set()).add(entity_id)
 
 

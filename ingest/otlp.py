@@ -95,11 +95,29 @@ def _base64_id(text: str) -> str | None:
 
 def camel_keys(value: Any) -> Any:
     """OTLP/JSON with snake_case field names (`resource_spans`, `string_value`) in the
-    spec's lowerCamelCase. Only object keys change: attribute names are values of "key"."""
+    spec's lowerCamelCase. Only object keys change: attribute names are values of "key".
+    A value already in camelCase (the spec's own spelling, most exports) is given back as it is,
+    not copied."""
+    return _camel_copy(value) if _has_snake_key(value) else value
+
+
+def _has_snake_key(value: Any) -> bool:
     if isinstance(value, dict):
-        return {_camel(key): camel_keys(item) for key, item in value.items()}
+        for key, item in value.items():
+            if "_" in key or _has_snake_key(item):
+                return True
+    elif isinstance(value, list):
+        for item in value:
+            if _has_snake_key(item):
+                return True
+    return False
+
+
+def _camel_copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {_camel(key): _camel_copy(item) for key, item in value.items()}
     if isinstance(value, list):
-        return [camel_keys(item) for item in value]
+        return [_camel_copy(item) for item in value]
     return value
 
 

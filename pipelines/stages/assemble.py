@@ -6,6 +6,7 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
+from ingest import garbage
 from ingest.assemble import assemble_sessions
 from ingest.errors import UserFacingError
 from ingest.models import canonical_json
@@ -58,10 +59,11 @@ def assemble_day(
     window = Window.of(day)
     day = window.day
     if not only:  # the window's sessions a chunk at a time (pipelines.stages.day_records): memory does not grow with the day
-        scan = day_records.scan_window(store, window, None if window.hourly else run.settings_digest)
-        if not window.hourly:
-            _record_run(store, run_id, day, "nightly", started, scan.fingerprint, run.settings_digest, incident=False)
-        written, quarantined = day_records.assemble_window(store, run.config.ingest, window, scan)
+        with garbage.paced():  # collected chunk by chunk, in assemble_window
+            scan = day_records.scan_window(store, window, None if window.hourly else run.settings_digest)
+            if not window.hourly:
+                _record_run(store, run_id, day, "nightly", started, scan.fingerprint, run.settings_digest, incident=False)
+            written, quarantined = day_records.assemble_window(store, run.config.ingest, window, scan)
         store.quarantine(quarantined, day=day, stage="assemble", run_id=run_id)
         by_source = store.tally(RawRecordRow.source, where=[day_records.in_window(window)])
         return AssembleResult(sessions=written, quarantined=len(quarantined), records_by_source=dict(sorted(by_source.items())))

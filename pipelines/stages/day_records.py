@@ -21,8 +21,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from sqlalchemy import Select, and_, select, union
+from sqlalchemy import Select, and_, or_, select, union
 
+from ingest import garbage
 from ingest.assemble import assemble_in_chunks, assign_templates, continued_runs, error_messages, unclaimed_records
 from ingest.config import IngestConfig
 from ingest.error_templates import templates_for
@@ -203,13 +204,16 @@ def records_reader(store: Store, continued: dict[str, str]) -> Callable[[list[st
                     found.setdefault(row.sha256, row)
 
             add(r.session_id.in_(ids))
+            # the records naming these sessions are found: their traces and threads add the others
+            others = or_(r.session_id.is_(None), r.session_id.not_in(ids))
+            size = max(100, 900 - len(ids))  # an IN list and the sessions within SQLite's oldest variable limit
             traces = {row.trace_id for row in found.values() if row.trace_id}
             traces |= {trace for sid in ids for trace in by_session.get(sid, [])}
-            for chunk in _chunks(sorted(traces)):
-                add(r.trace_id.in_(chunk))
+            for chunk in _chunks(sorted(traces), size):
+                add(r.trace_id.in_(chunk), others)
             add(r.sha256.in_(select(link.sha256).where(link.session_id.in_(ids))))
-            for chunk in _chunks(sorted({row.thread for row in found.values() if row.thread})):
-                add(r.thread.in_(chunk))
+            for chunk in _chunks(sorted({row.thread for row in found.values() if row.thread}), size):
+                add(r.thread.in_(chunk), others)
         return [raw_record(row) for row in found.values()]
 
     return records_for
@@ -222,8 +226,9 @@ def _chunks(values: list, size: int = 900) -> Iterator[list]:
 
 def _unclaimed(store: Store, ids: list[str], continued: dict[str, str]) -> list[QuarantinedRecord]:
     """The window's records no session claims (dangling links), a chunk at a time: each record that
-    names no session (`ids`, sorted: `WindowScan.unnamed_records`), with the spans of its trace and
-    the records of its ticket thread (read as plain rows, as `records_reader` reads them)."""
+    names no session (`ids`, sorted: those of `WindowScan.unnamed_records` no assembled session
+    holds), with the spans of its trace and the records of its ticket thread (read as plain rows,
+    as `records_reader` reads them)."""
     found: dict[tuple, QuarantinedRecord] = {}
     r = _RECORD.c
     with store.raw_engine.connect() as conn:
@@ -252,7 +257,12 @@ def assemble_window(store: Store, config: IngestConfig, window: Window | str,
     from them). Returns how many sessions, and the window's records no session claims.
 
     Unnamed traces that continue a run (`_continued`) are resolved over the whole day, as a day
-    in one piece resolves them. `scan` is the window's `scan_window`, if the caller made it."""
+    in one piece resolves them. `scan` is the window's `scan_window`, if the caller made it.
+
+    A record that names no session and that a session's provenance holds was routed to that
+    session, so it is not looked at again for dangling links: only the rest are (most of a day's
+    comments and deploys are claimed). Automatic garbage collection is paced by the chunks
+    (`ingest.garbage`)."""
     window = _of(window)
     scan = scan or scan_window(store, window)
     continued = _continued(store, window.day, scan if not window.hourly else scan_window(store, window.day))
@@ -268,14 +278,23 @@ def assemble_window(store: Store, config: IngestConfig, window: Window | str,
              for s in sessions]
         )
 
-    for session in assemble_in_chunks(candidates, records_reader(store, continued), config, chunk=CHUNK, continued=continued):
-        messages |= error_messages([session])
-        if not window.holds(session):
-            continue
-        batch.append(session)
-        if len(batch) >= CHUNK:
-            flush(batch)
-            written, batch = written + len(batch), []
+    read = records_reader(store, continued)
+
+    def records_for(ids: list[str]) -> list[RawRecord]:
+        garbage.young()  # the chunk before's garbage: what is young now is mostly that
+        return read(ids)
+
+    unclaimed = set(scan.unnamed_records)
+    with garbage.paced():
+        for session in assemble_in_chunks(candidates, records_for, config, chunk=CHUNK, continued=continued):
+            unclaimed.difference_update(p.sha256 for p in session.provenance)  # a session claims it: not dangling
+            messages |= error_messages([session])
+            if not window.holds(session):
+                continue
+            batch.append(session)
+            if len(batch) >= CHUNK:
+                flush(batch)
+                written, batch = written + len(batch), []
     flush(batch)
     written += len(batch)
     # the window's messages replace its last run's (and, whole day against hours, the other granularity's)
@@ -286,7 +305,7 @@ def assemble_window(store: Store, config: IngestConfig, window: Window | str,
     rows = [dict(window=window.key, day=window.day, sha256=sha256_hex(m), message=m, kept_at=now) for m in sorted(messages)]
     for start in range(0, len(rows), 1000):
         store.upsert(RawErrorMessageRow, rows[start : start + 1000])
-    return written, _unclaimed(store, scan.unnamed_records, continued)
+    return written, _unclaimed(store, sorted(unclaimed), continued)
 
 
 def apply_day_templates(store: Store, day: str, sessions: Iterator[Session]) -> Iterator[Session]:

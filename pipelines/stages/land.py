@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ingest import garbage
 from ingest.config import IngestConfig
 from ingest.models import QuarantinedRecord, RawRecord
 from ingest.readers import list_source_files, read_file
@@ -107,6 +108,7 @@ class _Batch:
         )
         self.result.write_seconds += time.perf_counter() - started
         self.records, self.quarantined, self.cursors = [], [], []
+        garbage.young()  # the batch's garbage (collection is paced by the batches: land_source)
 
 
 def land_source(
@@ -119,7 +121,8 @@ def land_source(
     reason, never landed into a day no partition runs."""
     with stage_span("land", source=source) as span:
         started = time.perf_counter()
-        result = _land_source(store, drop, source, config, run_id=run_id, default_day=default_day, first_day=first_day)
+        with garbage.paced():  # a batch's records survive until written: automatic full collections traversed them
+            result = _land_source(store, drop, source, config, run_id=run_id, default_day=default_day, first_day=first_day)
         total = time.perf_counter() - started
         span.set_attribute("trace2task.records_read", result.read)
         span.set_attribute("trace2task.parse_seconds", round(total - result.write_seconds, 6))

@@ -98,3 +98,25 @@ def test_the_quarantine_check_counts_landings_quarantine_not_assemblys(landed):
     assert landed_counts(landed, "tickets", f"{day}-05:00") == before
     landed.quarantine([entry.model_copy(update={"reason": "not JSON"})], day=day, stage="ingest", run_id="t")
     assert landed_counts(landed, "tickets", f"{day}-05:00")[2] == before[2] + 1
+
+
+def test_records_a_session_claims_are_not_read_again_for_dangling_links(landed, monkeypatch):
+    """Only the records no assembled session holds go to the dangling-link pass (most of a day's
+    comments and deploys name no session, and a session holds them)."""
+    seen: list[list[str]] = []
+    unclaimed = day_records._unclaimed
+    monkeypatch.setattr(day_records, "_unclaimed", lambda store, ids, continued: seen.append(ids) or unclaimed(store, ids, continued))
+    dangling, claimed_unnamed = 0, set()
+    for day in sorted({r.day for r in landed.rows(RawRecordRow) if r.day}):
+        seen.clear()
+        scan = day_records.scan_window(landed, day)
+        landed.delete(RawSessionRow)
+        _, quarantined = day_records.assemble_window(landed, IngestConfig(), day, scan)
+        (looked_at,) = seen
+        claimed = {p.sha256 for row in landed.rows(RawSessionRow) for p in Session.model_validate_json(row.body).provenance}
+        assert {q.sha256 for q in quarantined} <= set(looked_at)
+        assert not claimed & set(looked_at)
+        assert looked_at == sorted(looked_at)
+        dangling += len(quarantined)
+        claimed_unnamed |= claimed & set(scan.unnamed_records)
+    assert dangling and claimed_unnamed  # dangling records found, and sessions that claim records naming none
