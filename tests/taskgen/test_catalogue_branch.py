@@ -235,3 +235,20 @@ def test_an_exchange_of_a_delivered_order_pins_the_variant_the_catalogue_tells(t
     other = (("exchange_delivered_order_items", dict(order_id="#W7654321", item_ids=["111"], new_item_ids=["112"], payment_method_id="cc_1")),
              ("send_reply", {"text": "Exchange requested."}))
     assert not _run(tau2, task, seed, "", other)[0].passed  # the black LED lamp is not the one asked for
+
+
+def test_the_reference_reads_in_the_same_order_as_no_option_kept():
+    """tau2 task 107's words: "return the skateboard in the same order to get a new one with features {'length': '34 inch',
+    'design': 'custom'}": 'the same order' keeps no option, so the length changes too."""
+    from taskgen.domains.retail.reference_catalogue import wanted_variant
+
+    item = {"item_id": "5312063289", "options": {"deck material": "bamboo", "length": "31 inch", "design": "graphic"}}
+    product = {"variants": {
+        "5312063289": {"options": {"deck material": "bamboo", "length": "31 inch", "design": "graphic"}},
+        "6313971174": {"options": {"deck material": "bamboo", "length": "31 inch", "design": "custom"}},
+        "6956751343": {"options": {"deck material": "bamboo", "length": "34 inch", "design": "custom"}},
+        "9594745976": {"options": {"deck material": "plastic", "length": "34 inch", "design": "custom"}},
+    }}
+    words = "return I skateboard in the same order to get a new one with features {'length': '34 inch', 'design': 'custom'}"
+    assert wanted_variant(item, product, words) == "6956751343"
+    assert wanted_variant(item, product, "a custom design, the same length") == "6313971174"  # 'same' still keeps

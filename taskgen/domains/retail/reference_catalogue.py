@@ -19,7 +19,8 @@ _NOT_AVAILABLE = re.compile(r"\bnot (?:\w+ )?available|\bunavailable|\bout of st
 _MORE_THAN = re.compile(r"\b(?:more|greater|higher|above|over)(?: than)? \$?(\d+(?:\.\d+)?)", re.IGNORECASE)
 _LESS_THAN = re.compile(r"\b(?:less|lower|cheaper|under|below)(?: than)? \$?(\d+(?:\.\d+)?)", re.IGNORECASE)
 _OTHERWISE = re.compile(r"^\s*(?:if not|otherwise)\b", re.IGNORECASE)
-_KEPT = re.compile(r"\bsame\b[^.,;]*|\bwithout changing\b[^.,;]*", re.IGNORECASE)
+_KEPT = re.compile(r"\bsame\b(?!\s+order\b)[^.,;]*|\bwithout changing\b[^.,;]*", re.IGNORECASE)
+"""Words keeping an option as it is ('the same color', 'without changing the size'); 'in the same order' is no option."""
 
 
 def _said(value: str, text: str) -> bool:
