@@ -109,3 +109,17 @@ def test_before_any_claim_the_meaning_reads_nothing(taxonomy):
         Turn(role="agent", text="Sure, what happened?", at=CLOCK, source="traces"),
         Turn(role="user", text="Opened the box and it is the red one. Again.", at=CLOCK, source="traces")])
     assert classify(session, taxonomy).outcome == "resolved"
+
+
+def test_the_paraphrase_set_loads_as_sessions_with_their_truth():
+    cases = paraphrase_cases()
+    openings = [c for c in cases if c.name == "paraphrases"]
+    followups = [c for c in cases if c.name == "paraphrases (follow-ups)" and c.scored]
+    later = [c for c in cases if not c.scored]
+    assert len(openings) == 200 and not any(c.outcome_counted for c in openings)  # their intent only
+    assert len(followups) == 30 and sorted({c.outcome for c in followups}) == ["failed", "resolved"]
+    assert len(later) == 15 and all(c.session.entity_ids["order"] == f.session.entity_ids["order"]
+                                    for c, f in zip(later, [f for f in followups if not f.session.signals.tickets]))
+    assert {c.split for c in openings} == {"dev", "heldout"}
+    tickets = [f for f in followups if f.session.signals.tickets]
+    assert len(tickets) == 15 and all(f.session.turns[-1].source == "tickets" for f in tickets)
