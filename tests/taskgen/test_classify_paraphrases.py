@@ -123,3 +123,19 @@ def test_the_paraphrase_set_loads_as_sessions_with_their_truth():
     assert {c.split for c in openings} == {"dev", "heldout"}
     tickets = [f for f in followups if f.session.signals.tickets]
     assert len(tickets) == 15 and all(f.session.turns[-1].source == "tickets" for f in tickets)
+
+
+@needs_model
+@pytest.mark.parametrize("claim", ["The exchange is set up: a blue mug will be sent.",
+                                   "I've reset the item on your order, you can track it with the link.",
+                                   "Your order now has the blue one."])
+def test_more_ways_of_claiming_success_let_the_follow_up_be_read(taxonomy, claim):
+    after = CLOCK + timedelta(hours=20)
+    session = Session(session_id="s1", started_at=CLOCK, ended_at=CLOCK + timedelta(minutes=5), turns=[
+        Turn(role="user", text="swap the red mug for the blue one please", at=CLOCK, source="traces"),
+        Turn(role="agent", text=claim, at=CLOCK + timedelta(minutes=5), source="traces"),
+        Turn(role="user", text="Opened the box and it is the red one. Again.", at=after, source="tickets")],
+        signals=Signals(tickets=[TicketSignal(id="T1", at=after)]))
+    assert classify(session, taxonomy).outcome == "failed"
+    claims = {"en": [p for p in taxonomy.success_claims["en"] if p not in ("is set up", "i've reset", "now has")]}
+    assert classify(session, taxonomy.model_copy(update={"success_claims": claims})).outcome == "resolved"
