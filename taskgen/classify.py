@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ingest.models import Session, sha256_hex
 from taskgen import calls, meaning
 from taskgen.contacts import LaterSession
+from taskgen.followups import confirms, contains_word as _contains_word, contrary_kind, matched_language
 from taskgen.meaning import IntentScores, MeaningModel
 from taskgen.requests import Clause, asks_amount, consequent, is_later_ask, is_question, negated_phrase, orders_the_asks, split_request, states_amount
 from taskgen.taxonomy import Taxonomy
@@ -66,10 +67,6 @@ class Classification(BaseModel):
                     "has low evidence")
     signals: list[OutcomeSignal] = Field(default_factory=list, description="every outcome signal found, agreeing or not")
     review_questions: list[str] = Field(default_factory=list, description="conflicts and doubts for the task's reviewer")
-
-
-def _contains_word(text: str, word: str) -> bool:
-    return re.search(rf"(?<![a-z0-9]){re.escape(word.lower())}(?![a-z0-9])", text) is not None
 
 
 def _action_tools(session: Session, taxonomy: Taxonomy) -> list[str]:
@@ -387,19 +384,6 @@ def _signal(source: str, ref: str, kind: str, points_to: str) -> OutcomeSignal:
     return OutcomeSignal(source=source, ref=ref, kind=kind, points_to=points_to)
 
 
-def _normalized(text: str) -> str:
-    return text.lower().replace("\u2019", "'").replace("\u2018", "'")
-
-
-def matched_language(text: str, phrases_by_language: dict[str, list[str]]) -> str | None:
-    """The first language (in configuration order) one of whose phrases occurs in `text`."""
-    text = _normalized(text)
-    for language, phrases in phrases_by_language.items():
-        if any(_contains_word(text, _normalized(phrase)) for phrase in phrases):
-            return language
-    return None
-
-
 def _agent_claims(session: Session, taxonomy: Taxonomy) -> tuple[int | None, list[OutcomeSignal]]:
     """Index of the last agent turn claiming success (None: no claim in words), and the claim signals.
 
@@ -437,18 +421,17 @@ def _contrary_contacts(
         for index, turn in enumerate(session.turns[after + 1 :], start=after + 1):
             if turn.role != "user":
                 continue
-            language = matched_language(turn.text, taxonomy.complaint_language)
-            if language is not None:
-                signals.append(_signal(turn.source, f"turn:{index}", f"complaint_language:{language}", "failed"))
+            kind = contrary_kind([turn.text], taxonomy, claimed)  # a complaint phrase, or a contradiction's meaning
+            if kind is not None:
+                signals.append(_signal(turn.source, f"turn:{index}", kind, "failed"))
     asked: set[str] = set()
     if claimed and later:  # what the session was about: its label, and what its words alone say
         asked = {intent, _intent_of_texts(_request(session), taxonomy)} - {taxonomy.fallback_intent}
     for contact in later:
-        languages = [matched_language(text, taxonomy.complaint_language) for text in contact.user_texts]
-        language = next((language for language in languages if language is not None), None)
-        if language is not None:
-            signals.append(_signal("later_session", contact.session_id, f"complaint_language:{language}", "failed"))
-        elif asked and _intent_of_texts(contact.user_texts, taxonomy) in asked:
+        kind = contrary_kind(contact.user_texts, taxonomy, claimed)  # a later contact confirming the claim repeats nothing
+        if kind is not None:
+            signals.append(_signal("later_session", contact.session_id, kind, "failed"))
+        elif asked and _intent_of_texts(contact.user_texts, taxonomy) in asked and not confirms(contact.user_texts, taxonomy):
             signals.append(_signal("later_session", contact.session_id, "repeat_request", "failed"))
     return signals
 

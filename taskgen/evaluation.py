@@ -14,6 +14,11 @@ a demo session's id): tune on dev only (examples written as configuration come f
 elsewhere, never from held-out).
 The demo drop (`ingest.demo`) is measured as generated and with its tickets' tags and statuses
 stripped, so only the words and the later contacts tell a failure.
+
+Paraphrases (`tests/taskgen/data/retail_paraphrases.jsonl`, see the README there for who wrote them and how):
+requests per intent in varied styles (their intent only), and requests the agent claimed done followed by
+what the customer said later, in a ticket joined to the session or a later session about the same order
+(their intent and outcome). Split by a hash of each row's id.
 """
 
 from __future__ import annotations
@@ -29,12 +34,16 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
-from ingest.models import Session, ToolCall, Turn, sha256_hex
+from ingest.models import Session, Signals, TicketSignal, ToolCall, Turn, sha256_hex
 from taskgen.classify import Classification, classify, prepare
 from taskgen.taxonomy import Taxonomy
 from taskgen.contacts import ContactIndex
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+PARAPHRASES = Path(__file__).resolve().parents[1] / "tests" / "taskgen" / "data" / "retail_paraphrases.jsonl"
+PARAPHRASE_TOOLS = {"refund": "refund_order", "return_label": "create_return_label", "cancellation": "cancel_order",
+                    "address_change": "update_address"}
+"""The call an agent makes for a follow-up row's intent (the demo's tool names); other intents: words only."""
 TAU_ACTION_INTENTS = {
     "return_delivered_order_items": "return_label",
     "exchange_delivered_order_items": "exchange",
@@ -63,6 +72,8 @@ class Case:
     """False: a copy of another case's words, counted for its outcome only."""
     requests: int = 1
     """How many distinct intents the task's gold actions carry out (tau-bench): 2 or more is several requests."""
+    outcome_counted: bool = True
+    """False: a request with nothing after it (its intent only is labelled truth)."""
 
 
 def split_of(key: str) -> str:
@@ -191,6 +202,43 @@ def demo_cases(sessions: int = 600, seed: int = 11, *, untagged: bool = False) -
     return cases
 
 
+def paraphrase_cases(path: Path = PARAPHRASES) -> list[Case]:
+    """The paraphrase set's rows as sessions: an `opening` is the customer's words alone (its intent counted);
+    a `followup` is the words, the agent's claim of success (and its call, where the intent has a tool), then
+    the customer's later words in a ticket joined to the session or in a later session about the same order."""
+    cases = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        at = START + timedelta(days=7 * number)
+        split = split_of(f"paraphrase:{row['id']}")
+        turns = [Turn(role="user", text=row["text"], at=at, source="traces")]
+        if row["kind"] == "opening":
+            session = Session(session_id=f"para-{row['id']}", started_at=at, ended_at=at, turns=turns)
+            cases.append(Case("paraphrases", split, session, row["intent"], "resolved", outcome_counted=False))
+            continue
+        order = f"#W{int(sha256_hex(row['id'])[:8], 16) % 10**7:07d}"
+        done = at + timedelta(minutes=5)
+        turns.append(Turn(role="agent", text=row["agent"], at=done, source="traces"))
+        tool = PARAPHRASE_TOOLS.get(row["intent"])
+        calls = [ToolCall(name=tool, arguments={"order_id": order}, at=done, result={"order_id": order})] if tool else []
+        later_at = at + timedelta(hours=20)
+        signals = Signals()
+        if row["later_via"] == "ticket":
+            turns.append(Turn(role="user", text=row["later"], at=later_at, source="tickets"))
+            signals = Signals(tickets=[TicketSignal(id=f"T-{row['id']}", at=later_at)])
+        session = Session(session_id=f"para-{row['id']}", started_at=at, ended_at=done, turns=turns, tool_calls=calls,
+                          entity_ids={"order": [order]}, signals=signals)
+        cases.append(Case("paraphrases (follow-ups)", split, session, row["intent"], row["outcome"]))
+        if row["later_via"] == "session":
+            again = Session(session_id=f"para-{row['id']}-later", started_at=later_at, ended_at=later_at,
+                            turns=[Turn(role="user", text=row["later"], at=later_at, source="traces")],
+                            entity_ids={"order": [order]})
+            cases.append(Case("paraphrases (follow-ups)", split, again, row["intent"], row["outcome"], scored=False))
+    return cases
+
+
 @dataclass
 class Tally:
     right: int = 0
@@ -211,7 +259,9 @@ class Report:
     per_intent: dict[tuple[str, str], Tally] = field(default_factory=dict)
     per_outcome: dict[tuple[str, str], Tally] = field(default_factory=dict)
     per_intent_heldout: dict[tuple[str, str], Tally] = field(default_factory=dict)
+    per_outcome_heldout: dict[tuple[str, str], Tally] = field(default_factory=dict)
     confusion: Counter = field(default_factory=Counter)
+    outcome_confusion: Counter = field(default_factory=Counter)
     uncertain: dict[tuple[str, str], Tally] = field(default_factory=dict)
     """per (set, split): the labels flagged uncertain (`right` counts the flagged ones)"""
     certain: dict[tuple[str, str], Tally] = field(default_factory=dict)
@@ -244,8 +294,9 @@ def evaluate(cases: Sequence[Case], label: Callable[[Session, list], Classificat
         report.sessions += len(group)
         for case, got in zip(group, labels):
             for key in ((name, case.split), (name, "all")):
-                report.outcome.setdefault(key, Tally()).add(got.outcome == case.outcome)
-                report.weak_outcome.setdefault(key, Tally()).add(getattr(got, "outcome_uncertain", False))
+                if case.outcome_counted:
+                    report.outcome.setdefault(key, Tally()).add(got.outcome == case.outcome)
+                    report.weak_outcome.setdefault(key, Tally()).add(getattr(got, "outcome_uncertain", False))
                 if case.intent_counted:
                     right = got.intent == case.intent
                     report.intent.setdefault(key, Tally()).add(right)
@@ -257,7 +308,11 @@ def evaluate(cases: Sequence[Case], label: Callable[[Session, list], Classificat
                         report.wrong_flagged.setdefault(key, Tally()).add(got.uncertain)
                     if case.requests >= 2:
                         report.several_flagged.setdefault(key, Tally()).add("several_requests" in got.uncertain_because)
-            report.per_outcome.setdefault((name, case.outcome), Tally()).add(got.outcome == case.outcome)
+            if case.outcome_counted:
+                report.per_outcome.setdefault((name, case.outcome), Tally()).add(got.outcome == case.outcome)
+                if case.split == "heldout":
+                    report.per_outcome_heldout.setdefault((name, case.outcome), Tally()).add(got.outcome == case.outcome)
+                report.outcome_confusion[(name, case.outcome, got.outcome)] += 1
             if case.intent_counted:
                 report.per_intent.setdefault((name, case.intent), Tally()).add(got.intent == case.intent)
                 if case.split == "heldout":
@@ -267,7 +322,7 @@ def evaluate(cases: Sequence[Case], label: Callable[[Session, list], Classificat
 
 
 def markdown(report: Report) -> str:
-    names = sorted({name for name, _ in report.outcome})
+    names = sorted({name for name, _ in report.outcome} | {name for name, _ in report.intent})
     lines = ["| set | intent dev | intent held-out | outcome dev | outcome held-out |", "|---|---|---|---|---|"]
     for name in names:
         lines.append(f"| {name} | {report.intent.get((name, 'dev'), '-')} | {report.intent.get((name, 'heldout'), '-')} "
@@ -286,11 +341,16 @@ def markdown(report: Report) -> str:
     lines += ["", "| set | true intent | right (dev and held-out) | right (held-out) |", "|---|---|---|---|"]
     lines += [f"| {name} | {intent} | {tally} | {report.per_intent_heldout.get((name, intent), '-')} |"
               for (name, intent), tally in sorted(report.per_intent.items())]
-    lines += ["", "| set | true outcome | right |", "|---|---|---|"]
-    lines += [f"| {name} | {outcome} | {tally} |" for (name, outcome), tally in sorted(report.per_outcome.items())]
+    lines += ["", "| set | true outcome | right (dev and held-out) | right (held-out) |", "|---|---|---|---|"]
+    lines += [f"| {name} | {outcome} | {tally} | {report.per_outcome_heldout.get((name, outcome), '-')} |"
+              for (name, outcome), tally in sorted(report.per_outcome.items())]
     lines += ["", "Confusion (true -> labelled, where they differ):", "", "| set | true | labelled | sessions |", "|---|---|---|---:|"]
     lines += [f"| {name} | {true} | {got} | {count} |"
               for (name, true, got), count in sorted(report.confusion.items()) if true != got]
+    lines += ["", "Outcome confusion (true -> labelled, where they differ):", "", "| set | true | labelled | sessions |",
+              "|---|---|---|---:|"]
+    lines += [f"| {name} | {true} | {got} | {count} |"
+              for (name, true, got), count in sorted(report.outcome_confusion.items()) if true != got]
     per_session = 1000 * report.seconds / max(1, report.sessions)
     lines += ["", f"Cost: {report.sessions} sessions in {report.seconds:.2f} s, {per_session:.2f} ms per session."]
     return "\n".join(lines) + "\n"
@@ -321,14 +381,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shared", type=Path, default=SHARED, help="the folder holding tau-bench-retail/ and tau2-bench-retail/")
     parser.add_argument("--demo-sessions", type=int, default=600)
+    parser.add_argument("--only", choices=("tau", "demo", "paraphrases"), action="append",
+                        help="measure only these sets (repeatable; default: every set)")
     args = parser.parse_args(argv)
     from taskgen.domains import get_domain
 
     taxonomy = Taxonomy.from_yaml(get_domain("retail").taxonomy_path())
     cases: list[Case] = []
     skipped = {}
+    only = set(args.only or ("tau", "demo", "paraphrases"))
     for name, path in (("tau-bench", args.shared / "tau-bench-retail" / "tasks_test.json"),
                        ("tau2-bench", args.shared / "tau2-bench-retail" / "tasks.json")):
+        if "tau" not in only:
+            continue
         if not path.is_file():
             print(f"{path} not found: --shared names the folder holding tau-bench-retail/ and tau2-bench-retail/",
                   file=sys.stderr)
@@ -336,10 +401,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         words, skipped[name] = tau_cases(f"{name} (words only)", path, with_calls=False)
         with_calls, _ = tau_cases(name, path)
         cases += [case for case in words if "(repeat)" not in case.name] + with_calls
-    cases += demo_cases(args.demo_sessions) + demo_cases(args.demo_sessions, untagged=True)
+    if "demo" in only:
+        cases += demo_cases(args.demo_sessions) + demo_cases(args.demo_sessions, untagged=True)
+    if "paraphrases" in only:
+        cases += paraphrase_cases()
     print(model_cost())
     print(markdown(evaluate(cases, lambda session, later: classify(session, taxonomy, later), taxonomy)))
-    print("Left out (no state-changing gold action): " + ", ".join(f"{n} {k}" for n, k in skipped.items()) + " tasks.")
+    if skipped:
+        print("Left out (no state-changing gold action): " + ", ".join(f"{n} {k}" for n, k in skipped.items()) + " tasks.")
     return 0
 
 

@@ -32,6 +32,20 @@ class Taxonomy(BaseModel):
         default_factory=dict,
         description="language -> phrases by which a customer says the request was not done (matched on whole words)",
     )
+    followup_examples: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="contradicts / confirms -> labelled follow-ups after a claimed success; by meaning the nearest "
+                    "(taskgen.followups): none, complaint phrases alone decide",
+    )
+    followup_cues: dict[str, dict[str, list[str]]] = Field(
+        default_factory=dict,
+        description="contradicts / confirms -> language -> cue words (negations, 'again'; thanks) moving a follow-up's "
+                    "reading by meaning that way",
+    )
+    followup_confidence: float = Field(
+        default=0.8, ge=0.0, le=1.0,
+        description="a follow-up's meaning decides (contradicts or confirms the claim) only with at least this confidence",
+    )
     success_claims: dict[str, list[str]] = Field(
         default_factory=dict, description="language -> phrases by which the agent says the request is done"
     )
