@@ -32,8 +32,36 @@ def test_the_default_address_the_request_asks_changed_is_judged_as_the_positive_
     negative = Plan(expectations=[expect("reply_refuses"), kept, expect("order_status", order_id="#W1000002", status="shipped")])
     judged = rest_of_request(negative, positive, "#W1000002", state, policy)
     described = [item.describe() for item in judged.expectations]
-    assert changed.describe() in described and kept.describe() not in described
+    # changed as the positive asks, or kept by a refusal that comes alone
+    either = Expectation(check="any_of", any_of=[kept, *changed.any_of])
+    assert either.describe() in described and kept.describe() not in described
     assert "order_status(order_id=#W1000002, status=shipped)" in described  # its own order still crosses
     # where the task is the customer's own address (no order address written or allowed), the address crosses too
     customer_task = positive.model_copy(update={"may_change": []})
     assert kept.describe() in [item.describe() for item in rest_of_request(negative, customer_task, "#W1000002", state, policy).expectations]
+
+
+def test_words_about_an_order_s_own_address_beside_the_account_s_leave_the_order_tool_free():
+    """tau2 task 87/110: 'modify all my pending order address to X, along with my user default address' is decided as the
+    account's address change; the product's order-address tool is allowed (not forbidden by name), its pending orders'
+    addresses may change."""
+    from pathlib import Path
+
+    import yaml
+
+    from taskgen.domains.retail.plans import plan_for
+    from taskgen.domains.retail.policy import DEFAULT_POLICY_PATH
+    from taskgen.domains.retail.rules import Decision
+
+    document = yaml.safe_load(DEFAULT_POLICY_PATH.read_text(encoding="utf-8"))
+    document["tools"] = yaml.safe_load((Path(__file__).resolve().parents[2] / "docs" / "examples" / "tau2-retail.tools.yaml").read_text(encoding="utf-8"))
+    policy = RetailPolicy.model_validate(document)
+    state = make_state()
+    state["order"]["#W1000002"]["status"] = "pending"
+    decision = Decision(action="update_address", rule="address_change_allowed", customer_id="cus_1001", address=NEW)
+    both = "I want to modify all my pending order address to the Washington address, along with my user default address."
+    plan = plan_for(decision, state, "cus_1001", prompt=both, policy=policy)
+    assert "modify_pending_order_address" not in plan.forbidden_tools and plan.required_tools == ["modify_user_address"]
+    assert [allowance.describe() for allowance in plan.may_change] == ["order #W1000002: shipping_address"]
+    plan = plan_for(decision, state, "cus_1001", prompt="Please change my user default address.", policy=policy)
+    assert "modify_pending_order_address" in plan.forbidden_tools and plan.may_change == []

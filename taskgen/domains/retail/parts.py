@@ -492,3 +492,20 @@ def _allow_write(plan: Plan, action: str, tool: str, order_id: str, ruling: Deci
             item = Expectation(check="any_of", any_of=[written, item])
         expectations.append(item)
     return plan.model_copy(update={"expectations": expectations, "forbidden_tools": [name for name in plan.forbidden_tools if name != tool]})
+
+
+_ORDER_ADDRESS = re.compile(r"\border(?:'s|s)?\b(?:(?!\band\b)[^.?!;]){0,25}\baddress|\baddress(?:es)?\b[^.?!;]{0,20}\b(?:of|on|for) "
+                            r"(?:my|the|all)\b[^.?!;]{0,20}\borders?\b", re.IGNORECASE)
+"""Words about an order's own address beside the account's ('all my pending order address ... along with my user
+default address'; 'change my wrong order address to the new home, and also my user default address')."""
+
+
+def order_addresses_too(prompt: str, state: StateRows, customer_id: str | None, policy: RetailPolicy) -> tuple[list[str], list[Allowance]]:
+    """(the product's order-address tool, the customer's orders whose address it may write) where the words ask for an
+    order's own address beside the account's: allowed, not required (which orders the words mean is not read here)."""
+    tool = policy.tool_for("order_address")
+    if tool is None or not _ORDER_ADDRESS.search(prompt):
+        return [], []
+    orders = [order_id for order_id, row in sorted(state.get("order", {}).items()) if str(row.get("customer_id")) == str(customer_id)
+              and (not tool.requires_status or row.get("status") in tool.requires_status)]
+    return [tool.name], [allow("order", order_id, "shipping_address") for order_id in orders]

@@ -14,7 +14,8 @@ from taskgen.domains.retail.environment import WRITE_TOOLS
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.grader import allow, expect, holds, is_reply_check
 from taskgen.domains.retail.parts import (
-    human_change_fallbacks, in_scope_parts, item_change_or_fallback, main_actions, optional_write, reason_check, recorded_checks,
+    human_change_fallbacks, in_scope_parts, item_change_or_fallback, main_actions, optional_write, order_addresses_too, reason_check,
+    recorded_checks,
 )
 from taskgen.domains.retail.rules import (
     ORDER_INTENTS, Decision, conditional_write, decide, fallback_decided, order_ids_in, refunded_cents, requested_order_id, fallback_on_catalogue,
@@ -325,11 +326,11 @@ def _plan_for(
         return _address_to_ask(policy, order_id, order, no_new_refund, same_status, name["update_address"], escalation,
                                asked=_asked_or_changed(state, customer_id))
     if decision.action == "update_address":
+        order_tools, order_addresses = order_addresses_too(prompt, state, customer_id, policy)
         return Plan(
             expectations=[expect("address_equals", customer_id=decision.customer_id, address=decision.address), *no_new_refund, *same_status],
-            required_tools=[name["update_address"]],
-            forbidden_tools=_forbid_others(policy, name["update_address"]),
-        )
+            required_tools=[name["update_address"]], forbidden_tools=_forbid_others(policy, name["update_address"], *order_tools),
+            may_change=order_addresses)
     if decision.action == "escalate":
         return Plan(expectations=[expect("escalated"), *untouched], required_tools=[escalation], forbidden_tools=writes)
     if decision.action == "decline" and decision.rule == "order_closed" and order is not None:
