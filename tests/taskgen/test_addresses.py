@@ -156,3 +156,13 @@ def test_words_writing_a_street_line_of_their_own_name_no_address_the_customer_h
     from taskgen.domains.retail.addresses import address_named
 
     assert address_named("please update my address to 12 Pine Road, Fresno", ["4410 Hargrove Ave, Fresno, CA 93722"]) is None
+
+
+def test_an_address_told_by_its_town_needs_words_telling_whose_address_changes(domain):
+    """tau2 tasks 101/102 ('I just placed an order with two watches, I want to change its address to my New York
+    address'): the words tell neither the account's address nor an order by id, so the drafter does not pin the account's
+    address (the customer meant the order's): the agent asks for it or finds it (address_to_ask), as before."""
+    state = make_state()
+    state["order"]["#W1000001"]["shipping_address"] = "4410 Hargrove Ave, Fresno, CA 93722"
+    decision = decide("address_change", "I want to change its address to my Fresno address.", state, ME, CLOCK, domain.policy)
+    assert (decision.rule, decision.address) == ("address_to_ask", None)

@@ -172,8 +172,9 @@ def _decide_address(
     order_tool = policy.tool_for("order_address", str(order.get("status"))) if order is not None else None
     to_order = (order_tool is not None and order.get("customer_id") == customer_id and not _DEFAULT_ADDRESS.search(prompt)
                 and words_tell_order(prompt, str(order_id), state, actor))
-    if address is None:
-        # "to my Tooele UT address": one the customer already has (account, other orders), told by its town
+    if address is None and (to_order or _DEFAULT_ADDRESS.search(prompt)):
+        # "to my Tooele UT address": one the customer already has (account, other orders), told by its town, where the
+        # words tell whose address changes (the order's, the account's); else the agent may ask or find it (address_to_ask)
         address = address_named(prompt, known_addresses(state, customer_id, (order or {}).get("shipping_address") if to_order else None))
     if to_order:
         # The product changes an order's own shipping address (tau2-bench's modify_pending_order_address) and
