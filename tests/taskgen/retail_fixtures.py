@@ -149,3 +149,19 @@ def fixed_splits(tasks):
     label are held out, the rest are dev."""
     heldout = {task.pair_id for task in tasks if task.polarity == "positive" and HELDOUT_TOOLS & set(task.required_tools)}
     return [task.model_copy(update={"split": "heldout" if task.pair_id in heldout else "dev"}) for task in tasks]
+
+
+def run_and_grade(policy, task, seed, agent: str = "", calls: tuple = ()):
+    """(the grader's verdict, the environment) after `agent` (one of the domain's agents; none: no agent) and then
+    `calls` (name, arguments) ran on the task's seed, nothing-else-changed judged against the seed."""
+    from taskgen.domains.retail import RetailDomain
+    from taskgen.domains.retail.grader import grade
+    from taskgen.task import AgentView
+
+    domain = RetailDomain(policy)
+    env = domain.environment(seed)
+    if agent:
+        domain.agents()[agent](AgentView(prompt=task.prompt, intent=task.intent, actor=task.actor, clock=task.clock), env)
+    for name, arguments in calls:
+        env.call(name, **arguments)
+    return grade(task, env.state, env.calls, domain.environment(seed).state), env

@@ -10,17 +10,18 @@ import copy
 from test_product_tools import ACTOR, _seed, tau2  # noqa: F401  (tau2: the fixture)
 
 from ingest.models import Session, Turn
+from retail_fixtures import run_and_grade
 from taskgen.classify import Classification
 from taskgen.domains.retail import RetailDomain
 from taskgen.domains.retail.catalogue_branch import BOUNDARY, decide_branch
 from taskgen.domains.retail.environment import RetailEnvironment
-from taskgen.domains.retail.grader import expect, grade, holds
+from taskgen.domains.retail.grader import expect, holds
 from taskgen.domains.retail.negatives import plan_negative
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.plans import plan_positive
 from taskgen.domains.retail.reference_catalogue import wanted_variant
 from taskgen.seeds import Seed
-from taskgen.task import AgentView, Budget, DraftTask, TaskProvenance
+from taskgen.task import Budget, DraftTask, TaskProvenance
 
 UNAVAILABLE = "Please change the desk lamp in order #W1234567 to red. If it is not available, cancel the whole order, I ordered it by mistake."
 AVAILABLE = "Please change the desk lamp in order #W1234567 to black halogen. If it is not available, cancel the whole order, I ordered it by mistake."
@@ -43,13 +44,7 @@ def _task(plan, prompt: str, polarity: str = "positive", intent: str = "exchange
 
 
 def _run(policy, task: DraftTask, seed: Seed, agent: str = "reference", calls: tuple = ()):
-    domain = RetailDomain(policy)
-    env = domain.environment(seed)
-    if agent:
-        domain.agents()[agent](AgentView(prompt=task.prompt, intent=task.intent, actor=task.actor, clock=task.clock), env)
-    for name, arguments in calls:
-        env.call(name, **arguments)
-    return grade(task, env.state, env.calls, domain.environment(seed).state), env
+    return run_and_grade(policy, task, seed, agent, calls)
 
 
 def _modify(new: str) -> tuple:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from retail_fixtures import run_and_grade
 from taskgen.domains.retail import RetailDomain
 from taskgen.domains.retail.environment import WRITE_TOOLS
 from taskgen.domains.retail.grader import grade
@@ -88,14 +89,7 @@ def _task(policy: RetailPolicy, intent: str, prompt: str, order_id: str | None) 
 
 
 def _run(policy: RetailPolicy, task: DraftTask, agent: str = "reference", calls: tuple = ()):
-    domain = RetailDomain(policy)
-    seed = _seed()
-    env = domain.environment(seed)
-    if agent:
-        domain.agents()[agent](AgentView(prompt=task.prompt, intent=task.intent, actor=task.actor, clock=task.clock), env)
-    for name, arguments in calls:
-        env.call(name, **arguments)
-    return grade(task, env.state, env.calls, domain.environment(seed).state), env
+    return run_and_grade(policy, task, _seed(), agent, calls)
 
 
 # ---------------------------------------------------------------- the declaration

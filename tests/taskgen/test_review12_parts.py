@@ -9,9 +9,8 @@ import copy
 
 from test_product_tools import ACTOR, CLOCK, NEW_ADDRESS, _seed, tau2  # noqa: F401  (tau2: the fixture)
 
+from retail_fixtures import run_and_grade
 from taskgen.domains.retail import RetailDomain
-from taskgen.domains.retail.grader import grade
-from taskgen.domains.retail.agents import AgentView
 from taskgen.domains.retail.parts import in_scope_parts, main_actions, other_parts
 from taskgen.domains.retail.plans import plan_for, untouched_orders
 from taskgen.domains.retail.rules import decide
@@ -35,13 +34,7 @@ def _seed_with_pending_twin():
 
 
 def _run(policy, task: DraftTask, calls: tuple, seed=None, agent: str = ""):
-    domain, seed = RetailDomain(policy), seed or _seed()
-    env = domain.environment(seed)
-    if agent:
-        domain.agents()[agent](AgentView(prompt=task.prompt, intent=task.intent, actor=task.actor, clock=task.clock), env)
-    for name, arguments in calls:
-        env.call(name, **arguments)
-    return grade(task, env.state, env.calls, domain.environment(seed).state), env
+    return run_and_grade(policy, task, seed or _seed(), agent, calls)
 
 
 def _positive(policy, prompt: str, order_id: str, others: list[str], intent: str = "address_change", seed=None) -> DraftTask:
