@@ -3,7 +3,8 @@
 Two drops are made from tau-bench's retail tasks and state (../shared/data/tau-bench-retail), each
 traced by a real producer (tests/conformance/producers/tau_day.py, OpenLLMetry; with `--read-before-write`: the
 agent looks an order or account up before its first write to it, as tau's policy has a working agent do and
-the minimal gold action lists often leave out), then run through `trace2task run --all` in a fresh subprocess:
+the minimal gold action lists often leave out; with `--day-state`: the day is one shop, each session's reads see the
+writes of the sessions before it), then run through `trace2task run --all` in a fresh subprocess:
 
 - `tau`: tau-bench's own schema (users.json, orders.json; ids `#Wnnnnnnn`, amounts in the first payment);
 - `variant`: the same facts under another schema: orders are `purchase` rows `PO-nnnnnnn` with
@@ -76,6 +77,9 @@ from bench.soundness_reading import (
     rest_of_request_calls,
 )
 from scrubbers.config import DEFAULT_PROTECTED_PATTERNS
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "conformance" / "producers"))
+from tau_day import apply_write  # noqa: E402  (the producer's tools: one way a write changes the state)
 
 ROOT = Path(__file__).resolve().parents[1]
 TAU = ROOT.parent / "shared" / "data" / "tau-bench-retail"
@@ -169,24 +173,12 @@ def variant_state(users: dict, orders: dict, today: datetime) -> tuple[dict, dic
     return clients, purchases
 
 
-def morning_after(users: dict, orders: dict, tasks: list[dict], order_key: str, address_key: str) -> None:
-    """Apply each task's gold write actions as tau-bench's tools do: the state the incidents left behind."""
+def morning_after(users: dict, orders: dict, tasks: list[dict]) -> None:
+    """Apply each task's gold write actions as tau-bench's tools do (tau_day's `apply_write`, which the producer
+    applies as the day goes with `--day-state`): the state the incidents left behind."""
     for task in tasks:
         for action in task["actions"]:
-            name, args = action["name"], action["arguments"]
-            order = orders.get(args.get("order_id", ""))
-            if name == "cancel_pending_order" and order:
-                order[order_key] = "cancelled"
-            elif name == "return_delivered_order_items" and order:
-                order[order_key] = "return requested"
-            elif name == "exchange_delivered_order_items" and order:
-                order[order_key] = "exchange requested"
-            elif name == "modify_pending_order_items" and order:
-                order[order_key] = "pending (item modified)"
-            elif name == "modify_pending_order_address" and order:
-                order["ship_to" if "ship_to" in order else "address"] = {k: args[k] for k in ("address1", "address2", "city", "state", "country", "zip")}
-            elif name == "modify_user_address" and args.get("user_id") in users:
-                users[args["user_id"]][address_key] = {k: args[k] for k in ("address1", "address2", "city", "state", "country", "zip")}
+            apply_write(action, users, orders)
 
 
 def load_source(source: str) -> tuple[dict, dict, dict, list[dict]]:
@@ -222,9 +214,9 @@ def make_drop(work: Path, variant: bool, count: int, source: str = "tau", offset
     for name, rows in (("users", users), ("orders", orders), ("products", products)):
         (before / f"{name}.json").write_text(json.dumps(rows), encoding="utf-8")
     subprocess.run([sys.executable, str(TAU_DAY), str(tasks_file), str(before), str(work / "drop"), "--count", str(count),
-                    "--read-before-write"],
+                    "--read-before-write", "--day-state"],
                    check=True, capture_output=True, text=True, timeout=900)
-    morning_after(users, orders, tasks, "state" if variant else "status", "home_address" if variant else "address")
+    morning_after(users, orders, tasks)
     state = work / "state"
     state.mkdir()
     for name, rows in (("users", users), ("orders", orders), ("products", products)):

@@ -1,6 +1,6 @@
 """A day of agent sessions made from tau-bench or tau2-bench tasks, traced by a real producer.
 
-    python tau_day.py TASKS_JSON STATE_FOLDER OUT_DROP [--count N] [--read-before-write]
+    python tau_day.py TASKS_JSON STATE_FOLDER OUT_DROP [--count N] [--read-before-write] [--day-state]
 
 Each task becomes one conversation of the app loop in drive.py, traced by OpenLLMetry
 (`opentelemetry-instrumentation-openai`) and exported with the OTLP JSON file exporter to
@@ -9,6 +9,12 @@ OUT_DROP/traces/traces.jsonl: the user says the task's reason for calling in the
 calls the task's gold actions one by one (tool results read from the task's own state:
 users, orders and products as tau-bench's files or tau2-bench's db.json hold them), then
 answers. Nothing of the pipeline is involved: this writes a drop as production would.
+
+By default every session's reads are answered from the state as it was before the day (each tau task starts
+from its own fresh database). With `--day-state` the sessions share one shop: each write action is applied,
+as it is made, to the state later reads are answered from (`apply_write`, the same function that makes the
+soundness bench's morning-after state), so a session reading an order an earlier session cancelled sees it
+cancelled.
 """
 
 from __future__ import annotations
@@ -109,6 +115,30 @@ def load_state(folder: Path) -> dict[str, dict[str, Any]]:
     return {kind: json.loads((folder / f"{kind}.json").read_text(encoding="utf-8")) for kind in ("users", "orders", "products")}
 
 
+_WRITE_STATUS = {
+    "cancel_pending_order": "cancelled",
+    "return_delivered_order_items": "return requested",
+    "exchange_delivered_order_items": "exchange requested",
+    "modify_pending_order_items": "pending (item modified)",
+}
+_ADDRESS = ("address1", "address2", "city", "state", "country", "zip")
+
+
+def apply_write(action: dict[str, Any], users: dict[str, Any], orders: dict[str, Any]) -> None:
+    """Apply one write action to the state as tau-bench's tools apply it: an order's status, an order's or an
+    account's address. Under the soundness bench's variant schema an order keeps its status in `state` and its
+    address in `ship_to`, an account its address in `home_address`; tau's in `status` and `address`."""
+    name, args = action["name"], action.get("arguments") or {}
+    order = orders.get(args.get("order_id", ""))
+    if name in _WRITE_STATUS and order:
+        order["state" if "state" in order else "status"] = _WRITE_STATUS[name]
+    elif name == "modify_pending_order_address" and order:
+        order["ship_to" if "ship_to" in order else "address"] = {key: args[key] for key in _ADDRESS}
+    elif name == "modify_user_address" and args.get("user_id") in users:
+        user = users[args["user_id"]]
+        user["home_address" if "home_address" in user else "address"] = {key: args[key] for key in _ADDRESS}
+
+
 def tool_result(name: str, arguments: dict[str, Any], state: dict[str, dict[str, Any]]) -> Any:
     if "order_id" in arguments and arguments["order_id"] in state["orders"] and name.startswith("get_"):
         return state["orders"][arguments["order_id"]]
@@ -177,6 +207,8 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=40)
     parser.add_argument("--read-before-write", action="store_true",
                         help="look an order or account up before the first write to it, as a working agent does (with_reads)")
+    parser.add_argument("--day-state", action="store_true",
+                        help="apply each write to the state later reads are answered from (apply_write): one shop for the whole day")
     args = parser.parse_args()
     import openai
     from opentelemetry.instrumentation.openai import OpenAIInstrumentor
@@ -205,7 +237,10 @@ def main() -> None:
                 if not reply.tool_calls:
                     break
                 for call in reply.tool_calls:
-                    result = tool_result(call.function.name, json.loads(call.function.arguments), state)
+                    arguments = json.loads(call.function.arguments)
+                    result = tool_result(call.function.name, arguments, state)
+                    if args.day_state:
+                        apply_write({"name": call.function.name, "arguments": arguments}, state["users"], state["orders"])
                     messages.append({"role": "tool", "tool_call_id": call.id, "content": json.dumps(result)})
     tracer_provider.shutdown()
     logger_provider.shutdown()
