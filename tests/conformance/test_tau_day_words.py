@@ -32,3 +32,13 @@ def test_instructions_to_the_simulated_user_are_left_out_and_the_customers_fallb
     )
     assert said == ("Hi, I'm Chen Johnson from Houston TX, 77004. I want to change my LA order to my NYC address. "
                     "If there is no way to do that, return the item.")
+
+
+def test_an_aside_about_what_the_user_does_not_remember_goes_and_its_request_stays():
+    """tau2 task 74: 'You also have a pending order with five items (you don't remember order ID), and you want to cancel
+    it' lost the whole request to the sentence filter (\"you don't remember\"), so the drafted task forbade the cancellation
+    the customer asks for."""
+    said = customer_words("You want to exchange the laptop. You also have a pending order with five items (you don't remember "
+                          "order ID), and you want to cancel it because you no longer need them.")
+    assert said == ("I want to exchange the laptop. I also have a pending order with five items, and I want to cancel it "
+                    "because I no longer need them.")

@@ -48,9 +48,10 @@ _SIMULATOR_ONLY = re.compile(
 when to change their mind): no customer types them. A customer's own fallback ("if it cannot be
 returned, cancel it") is kept: it is part of the request."""
 
-_ASIDE = re.compile(r"\s*\((?=[^)]*\b(?:reveal|mention|agent|look up|lookup)\b)[^)]*\)", re.IGNORECASE)
-"""A parenthesis telling the simulated user what to hold back ("(you prefer not to reveal it but it is in
-your other order)"): dropped, the sentence around it kept."""
+_ASIDE = re.compile(r"\s*\((?=[^)]*\b(?:reveal|mention|agent|look up|lookup|remember)\b)[^)]*\)", re.IGNORECASE)
+"""A parenthesis telling the simulated user what to hold back or what they do not know ("(you prefer not to reveal
+it but it is in your other order)", "(you don't remember order ID)"): dropped, the sentence around it kept (tau2
+task 74: the whole request to cancel the other order went with it)."""
 
 _VOICE = (
     (r"\bYou are ([A-Z][a-z]+ [A-Z][a-z]+|[a-z]+_[a-z]+_\d+)", r"Hi, I'm \1"), (r"\b[Yy]ou name\b", "My name"), (r"\byou'd\b", "I'd"), (r"\b[Yy]ou're\b", "I'm"),
