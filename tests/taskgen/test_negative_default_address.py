@@ -41,6 +41,23 @@ def test_the_default_address_the_request_asks_changed_is_judged_as_the_positive_
     assert kept.describe() in [item.describe() for item in rest_of_request(negative, customer_task, "#W1000002", state, policy).expectations]
 
 
+def test_the_account_s_address_in_an_either_or_with_the_order_s_is_judged_as_the_positive_judges_it():
+    """tau2 task 110 (after task 109 moved everything to one address the same day): the positive's address check is one
+    either-or, 'ask for the address, or change the account's, or the order's'; the negative crossing on the order (on its
+    way) kept the account's address as on the seed, so changing the default address as the request asks failed it."""
+    state, policy = make_state(), _policy()
+    old = state["customer"]["cus_1001"]["address"]
+    account_changed = expect("address_changed", customer_id="cus_1001", address=old)
+    mixed = Expectation(check="any_of", any_of=[expect("reply_asks_for", about="address"), account_changed,
+                                                expect("order_address_changed", order_id="#W1000002", address=old)])
+    positive = Plan(expectations=[expect("reply_sent"), mixed], may_change=[allow("order", "#W1000002", "shipping_address")])
+    kept = expect("address_equals", customer_id="cus_1001", address=old)
+    negative = Plan(expectations=[expect("reply_refuses"), kept, expect("order_status", order_id="#W1000002", status="shipped")])
+    described = [item.describe() for item in rest_of_request(negative, positive, "#W1000002", state, policy).expectations]
+    assert Expectation(check="any_of", any_of=[kept, account_changed]).describe() in described
+    assert kept.describe() not in described and "order_status(order_id=#W1000002, status=shipped)" in described
+
+
 def test_words_about_an_order_s_own_address_beside_the_account_s_leave_the_order_tool_free():
     """tau2 task 87/110: 'modify all my pending order address to X, along with my user default address' is decided as the
     account's address change; the product's order-address tool is allowed (not forbidden by name), its pending orders'

@@ -245,15 +245,18 @@ def rest_of_request(plan: Plan, positive: Plan, order_id: str | None, state: Sta
     rest = [item for item in positive.expectations if _orders_of(item) - {order_id}]
     several = bool(rest) or "one of the orders" in (positive.scope or "").lower()
     expectations = [item for item in plan.expectations if not _orders_of(item) - {order_id}] + rest
-    own_address = [item for item in positive.expectations if _about_customer_address(item)]
+    # the positive's checks of the customer's own address; from an either-or mixing it with the order's ("ask for the
+    # address, or change the account's, or the order's": tau2 task 110), its options about the customer's address
+    own_address = [option for item in positive.expectations
+                   for option in ((item.any_of or [item]) if _about_customer_address(item)
+                                  else [option for option in item.any_of if option.check in ("address_equals", "address_changed")])]
     if own_address and _order_address_task(positive, order_id):
         # the task is about an order's own address; the customer's (default) address is no order: a change the
         # request asks of it too passes as the positive judges it, as does the refusal's keeping it ("all my pending
         # orders' address, along with my default address", tau2 task 87: the refusal of the order on its way may
         # come alone). (Where the customer's address is the task's own, it crosses with the order.)
         kept = [option for item in expectations if _about_customer_address(item) for option in (item.any_of or [item])]
-        changed = [option for item in own_address for option in (item.any_of or [item])]
-        options = list({option.describe(): option for option in [*kept, *changed]}.values())
+        options = list({option.describe(): option for option in [*kept, *own_address]}.values())
         expectations = [item for item in expectations if not _about_customer_address(item)] + (
             [Expectation(check="any_of", any_of=options)] if len(options) > 1 else options)
     if not several:
