@@ -136,3 +136,19 @@ def test_an_order_a_cancellation_and_an_item_change_may_both_reach_ends_in_eithe
     for call in (change, cancel):
         result, _ = _run(tau2, task, (EVERYTHING[0], call, EVERYTHING[-1]), seed)
         assert result.passed, (call[0], result.reasons)
+
+
+def test_an_item_change_asked_under_a_condition_on_the_catalogue_is_left_to_the_agent(tau2):
+    """tau2 task 91: 'I also want to return the e-reader. If the same item is available online, I'm willing to exchange
+    it to the same item.' Whether the item is available is the catalogue's to say, and either branch is right until a
+    person decides: the exchange on the other order was forbidden, so the agent doing it failed the positive."""
+    words = (f"Please change the shipping address of order #W1234567 to {NEW_ADDRESS}. If the same water bottle is available "
+             "in blue, I'm willing to exchange the one in order #W7654321 for it.")
+    assert "change_items" in other_parts(words, {"update_address"}, tau2)
+    # a condition on the customer's side or on the order's status is no such part
+    assert "change_items" not in other_parts("If it has not shipped yet, exchange the water bottle for a blue one.", {"update_address"}, tau2)
+    task = _positive(tau2, words, "#W1234567", ["#W7654321"])
+    assert "exchange_delivered_order_items" not in task.forbidden_tools
+    for calls in ((EVERYTHING[0], EVERYTHING[2], EVERYTHING[-1]), (EVERYTHING[0], EVERYTHING[-1])):
+        result, _ = _run(tau2, task, calls)
+        assert result.passed, result.reasons

@@ -14,7 +14,8 @@ from taskgen.domains.retail.grader import allow, expect
 from taskgen.domains.retail.policy import RetailPolicy, WriteTool
 from taskgen.domains.retail.variants import catalogue, price_cents, variant_asked
 from taskgen.domains.retail.rules import (
-    Decision, asks_outside_tools, cancel_reasons_in, conditional_write, refunded_cents, request_sentences, said_not_wanted, write_ruling,
+    _UNDECIDED_CONDITION, Decision, asks_outside_tools, cancel_reasons_in, conditional_write, refunded_cents, request_sentences, said_not_wanted,
+    write_ruling,
 )
 from taskgen.task import Allowance, Expectation
 
@@ -57,11 +58,15 @@ def other_parts(prompt: str, main: set[str], policy: RetailPolicy) -> list[str]:
     own tools change items) or a change only a human makes ('escalate'). A part asked only under a condition, or said not wanted, is none (optional_write and
     human_change_fallbacks rule on those)."""
     sentences = [sentence for sentence in request_sentences(prompt) if not _CONDITIONAL.search(sentence)]
+    # an item change asked under a condition on the catalogue ("If the same item is available online, I'm willing to
+    # exchange it", tau2 task 91): either branch is right until a person decides it, so its tools are left free too
+    on_catalogue = [sentence for sentence in request_sentences(prompt)
+                    if _CONDITIONAL.search(sentence) and _UNDECIDED_CONDITION.search(sentence)]
     parts = [action for action, verb in _PART_VERBS.items()
              if action not in main and not said_not_wanted(prompt, action)
              and any(re.search(verb, sentence, re.IGNORECASE) for sentence in sentences)]
     if (not main & {*_ITEM_ACTIONS, "escalate"} and any(tool.plan_action in _ITEM_ACTIONS for tool in policy.tools)
-            and any(re.search(_ITEM_CHANGE, sentence, re.IGNORECASE) for sentence in sentences)):
+            and any(re.search(_ITEM_CHANGE, sentence, re.IGNORECASE) for sentence in [*sentences, *on_catalogue])):
         parts.append("change_items")  # the product's own item tools change an order's items (tau2-bench)
     if "escalate" not in main and any(
         asks_outside_tools(sentence, policy) and not re.search(_PART_VERBS["update_address"], sentence, re.IGNORECASE)
