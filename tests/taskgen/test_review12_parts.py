@@ -152,3 +152,18 @@ def test_an_item_change_asked_under_a_condition_on_the_catalogue_is_left_to_the_
     for calls in ((EVERYTHING[0], EVERYTHING[2], EVERYTHING[-1]), (EVERYTHING[0], EVERYTHING[-1])):
         result, _ = _run(tau2, task, calls)
         assert result.passed, result.reasons
+
+
+def test_an_item_change_under_a_condition_on_the_catalogue_is_allowed_on_the_other_orders_only(tau2):
+    """tau2 task 91's negative (the skateboards' order past its return window) accepted the order exchanged instead of the
+    refusal: the condition is about the e-reader of the other order, so the target order's checks stay as they are."""
+    from taskgen.domains import Plan
+    from taskgen.domains.retail.grader import expect
+
+    words = "Please update my address. If the same water bottle is available in blue, I am willing to exchange mine for it."
+    state = RetailDomain(tau2).environment(_seed()).state
+    kept = expect("order_status", order_id="#W7654321", status=state["order"]["#W7654321"]["status"])
+    on_target, _ = in_scope_parts(Plan(expectations=[kept]), words, {"update_address"}, state, "c1", "#W7654321", tau2)
+    assert [item.describe() for item in on_target.expectations] == [kept.describe()]
+    on_other, _ = in_scope_parts(Plan(expectations=[kept]), words, {"update_address"}, state, "c1", "#W1234567", tau2)
+    assert "exchange requested" in on_other.expectations[0].describe()

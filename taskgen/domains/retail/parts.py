@@ -52,7 +52,7 @@ _INTENT_ACTION = {"refund": "refund", "return_label": "return_label", "cancellat
 _CONDITIONAL = re.compile(r"\b(?:if|only if|unless|otherwise|in case|as long as)\b", re.IGNORECASE)
 
 
-def other_parts(prompt: str, main: set[str], policy: RetailPolicy) -> list[str]:
+def other_parts(prompt: str, main: set[str], policy: RetailPolicy, on_catalogue: bool = True) -> list[str]:
     """The other things the customer asks for outright beside the task's own request (`main`: its actions):
     another write ('cancel', 'return_label', 'refund', 'update_address', 'change_items' where the product's
     own tools change items) or a change only a human makes ('escalate'). A part asked only under a condition, or said not wanted, is none (optional_write and
@@ -60,13 +60,13 @@ def other_parts(prompt: str, main: set[str], policy: RetailPolicy) -> list[str]:
     sentences = [sentence for sentence in request_sentences(prompt) if not _CONDITIONAL.search(sentence)]
     # an item change asked under a condition on the catalogue ("If the same item is available online, I'm willing to
     # exchange it", tau2 task 91): either branch is right until a person decides it, so its tools are left free too
-    on_catalogue = [sentence for sentence in request_sentences(prompt)
-                    if _CONDITIONAL.search(sentence) and _UNDECIDED_CONDITION.search(sentence)]
+    conditioned = [sentence for sentence in request_sentences(prompt)
+                   if on_catalogue and _CONDITIONAL.search(sentence) and _UNDECIDED_CONDITION.search(sentence)]
     parts = [action for action, verb in _PART_VERBS.items()
              if action not in main and not said_not_wanted(prompt, action)
              and any(re.search(verb, sentence, re.IGNORECASE) for sentence in sentences)]
     if (not main & {*_ITEM_ACTIONS, "escalate"} and any(tool.plan_action in _ITEM_ACTIONS for tool in policy.tools)
-            and any(re.search(_ITEM_CHANGE, sentence, re.IGNORECASE) for sentence in [*sentences, *on_catalogue])):
+            and any(re.search(_ITEM_CHANGE, sentence, re.IGNORECASE) for sentence in [*sentences, *conditioned])):
         parts.append("change_items")  # the product's own item tools change an order's items (tau2-bench)
     if "escalate" not in main and any(
         asks_outside_tools(sentence, policy) and not re.search(_PART_VERBS["update_address"], sentence, re.IGNORECASE)
@@ -98,6 +98,9 @@ def in_scope_parts(
     if not parts and not again:
         return plan, []
     freed = {tool for part in parts for tool in _part_tools(part, policy)}
+    # a part asked only under a condition on the catalogue writes on the other orders only: the target's checks keep it out
+    conditioned = freed - {tool for part in other_parts(prompt, main, policy, on_catalogue=False) for tool in _part_tools(part, policy)}
+    anywhere, elsewhere = freed - conditioned, again | conditioned
     expectations: list[Expectation] = []
     settled: set[str] = set()
     for item in plan.expectations:
@@ -107,7 +110,7 @@ def in_scope_parts(
         elif "escalate" in parts and item.check == "not_escalated" and "order_id" not in item.args:
             continue  # a hand-over for the other part is right; one for this order is judged by the rubric
         elif item.check in ("no_refund", "refunded_total") and any(
-                tool.settles_difference for tool in _writing(_on(item, freed, again, order_id), item, state, policy, order_id)):
+                tool.settles_difference for tool in _writing(_on(item, anywhere, elsewhere, order_id), item, state, policy, order_id)):
             # an item change another part asks for on this order settles a price difference of any amount (a cheaper
             # item refunds it): the order's refunds and payments may change, not checked (a cancellation's refund neither)
             settled.add(str(item.args["order_id"]))
@@ -116,13 +119,13 @@ def in_scope_parts(
             cancelled = [expect("order_status", order_id=item.args["order_id"], status="cancelled")] if (
                 "cancel" in parts and item.check == "order_status" and item.args.get("order_id") != order_id
                 and item.args.get("status") in policy.cancellable_statuses) else []
-            widened = _or_part_written(item, _writing(_on(item, freed, again, order_id), item, state, policy, order_id), state)
+            widened = _or_part_written(item, _writing(_on(item, anywhere, elsewhere, order_id), item, state, policy, order_id), state)
             options = list({option.describe(): option for option in [item, *cancelled, *widened.any_of[1:]]}.values())
             item = Expectation(check="any_of", any_of=options) if len(options) > 1 else item
         expectations.append(item)
     may_change = [*plan.may_change, *(allow("order", str(item.args["order_id"]), field)
                                       for item in plan.expectations if item.check == "order_status"
-                                      for tool in _writing(_on(item, freed, again, order_id), item, state, policy, order_id)
+                                      for tool in _writing(_on(item, anywhere, elsewhere, order_id), item, state, policy, order_id)
                                       for field in _fields_written(tool))]
     may_change += [allow(kind, order) for order in sorted(settled) for kind in ("refund", "payment")]
     if not parts:
