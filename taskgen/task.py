@@ -39,6 +39,18 @@ class Allowance(_Model):
         return f"{self.kind} {self.row_id}: {self.field}" if self.field else f"new {self.kind} rows of order {self.row_id}"
 
 
+class ForbiddenCall(_Model):
+    """A call the task forbids on one entity, not the tool everywhere: `tool` called with these argument values (the
+    order it acts on). A check: a trial that attempts it fails, whatever the tool answers (it may refuse the call)."""
+
+    tool: str
+    args: dict[str, str | int] = Field(default_factory=dict, description="argument values that make a call of `tool` the forbidden one")
+
+    def describe(self) -> str:
+        arguments = ", ".join(f"{key}={value}" for key, value in sorted(self.args.items()))
+        return f"{self.tool}({arguments})"
+
+
 class Budget(_Model):
     turns: int
     tokens: int
@@ -132,6 +144,10 @@ class DraftTask(_Model):
     expectations_status: Literal["draft", "confirmed"] = "draft"
     required_tools: list[str] = Field(default_factory=list)
     forbidden_tools: list[str] = Field(default_factory=list)
+    forbidden_calls: list[ForbiddenCall] = Field(
+        default_factory=list, description="calls forbidden on one entity (a tool the request's other orders may need, never on "
+        "this order): a check of the tool rules, failed by an attempt even where the tool refuses it"
+    )
     may_change: list[Allowance] = Field(
         default_factory=list, description="changes allowed but not required (a write the customer asks for only under a "
         "condition, a field the agent may write): read by 'nothing else changed', never a check"

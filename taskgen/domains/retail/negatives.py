@@ -16,7 +16,7 @@ from taskgen.domains.retail.plans import ACTION_KINDS, in_scope_parts, main_acti
 from taskgen.domains.retail.rules import asks_outside_tools, decide, requested_order_id, words_tell_order
 from taskgen.domains.retail.schema import RetailSchema
 from taskgen.seeds import Seed, format_timestamp, parse_timestamp
-from taskgen.task import Expectation
+from taskgen.task import Expectation, ForbiddenCall
 
 
 def _shift(value: object, delta: timedelta) -> str | None:
@@ -267,14 +267,33 @@ def rest_of_request(plan: Plan, positive: Plan, order_id: str | None, state: Sta
     # a hand-over stays as the negative's own answer has it (a refusal is said, not handed on)
     freed = [tool for tool in plan.forbidden_tools if tool not in positive.forbidden_tools and tool != policy.escalation_tool
              and _caught_on_target(tool, plan.model_copy(update={"expectations": expectations}), order_id, state, policy)]
-    rubric = list(plan.rubric)
     on_orders = [name for name in freed if any(tool.name == name and tool.order_arg for tool in policy.tools)]
-    if on_orders:
-        rubric.append(f"Judge: is no {' or '.join(on_orders)} call made on order {order_id} itself? The customer's other orders may need it.")
     return plan.model_copy(update={
-        "expectations": expectations, "rubric": rubric,
-        "forbidden_tools": [tool for tool in plan.forbidden_tools if tool not in freed],
+        "expectations": expectations, "forbidden_tools": [tool for tool in plan.forbidden_tools if tool not in freed],
+        "forbidden_calls": [*plan.forbidden_calls, *(call_on(name, order_id, policy) for name in on_orders)],
     })
+
+
+def call_on(name: str, order_id: str, policy: RetailPolicy) -> ForbiddenCall:
+    """A call of tool `name` on this order (by the tool's declared order argument), forbidden there only."""
+    tool = next(tool for tool in policy.tools if tool.name == name)
+    return ForbiddenCall(tool=name, args={str(tool.order_arg): order_id})
+
+
+def calls_refused_on_target(plan: Plan, order_id: str | None, state: StateRows, policy: RetailPolicy) -> Plan:
+    """The negative with a call forbidden on its own order for each write tool it leaves free (the request's other orders
+    may need it) that refuses the order in its status on this seed: the boundary the tool enforces itself (a cancellation
+    of an order no longer pending, a return of one not delivered) leaves no end state a wrong attempt could change, so
+    without it only the reply could fail the negative (cold review of tau2 drafts, #12). The positive's own call on its
+    order, replayed here, fails it by this check."""
+    status = state.get("order", {}).get(order_id or "", {}).get("status")
+    if status is None:
+        return plan
+    forbidden = {rule.describe() for rule in plan.forbidden_calls}
+    added = [call_on(tool.name, str(order_id), policy) for tool in policy.tools
+             if tool.order_arg and tool.name not in plan.forbidden_tools and tool.name not in plan.required_tools
+             and ((tool.requires_status and status not in tool.requires_status) or tool.sets_status == status)]
+    return plan.model_copy(update={"forbidden_calls": [*plan.forbidden_calls, *(rule for rule in added if rule.describe() not in forbidden)]})
 
 
 def _customer_row(seed: Seed, schema: RetailSchema, customer_id: str | None) -> dict | None:
@@ -357,7 +376,8 @@ def plan_negative(
         # order is crossed.
         boundaries = [boundary for boundary in boundaries if boundary in ORDER_INDEPENDENT_BOUNDARIES]
     if (flipped := catalogue_negative(prompt, seed, actor, positive, policy)) is not None:
-        return flipped  # the customer's own condition, crossed in the catalogue (catalogue_branch.py)
+        # the customer's own condition, crossed in the catalogue (catalogue_branch.py)
+        return calls_refused_on_target(flipped, order_id, schema.canonical(flipped.state), policy)
     for boundary in boundaries:
         crossed = cross_boundary(boundary, seed, order_id, actor, policy)
         if crossed is None:
@@ -376,6 +396,7 @@ def plan_negative(
                                      requester.get("customer_id"), order_id, policy)
         if boundary not in IDENTITY_BOUNDARIES:
             plan = rest_of_request(plan, positive, order_id, view, policy)
+        plan = calls_refused_on_target(plan, order_id, view, policy)
         if decision.action != positive_decision.action and discriminates(positive, plan):
             return NegativePlan(
                 **plan.model_dump(exclude={"target"}), target=positive.target, state=moved, actor=requester,
