@@ -157,6 +157,17 @@ _RETURN_REQUEST_RUBRIC = ("Judge: does the reply confirm the return as the produ
 requested' and records the items), not a label row: the demo's rubric would ask for a label no correct agent gives."""
 
 
+_EXCEPT_CANCELLATION = "Judge: does the reply promise no refund, except with a cancellation of the order it may offer"
+
+
+def decision_rubric(line: str) -> bool:
+    """A rubric line `plan_for` writes about its decision on the task's order: the reply confirming the write or the
+    refusal, what code cannot pin of what the write records ('Judge (code ...'). Stale once the seed decides another
+    branch for that order (catalogue_branch.py): a judge would read it as asked of the branch not taken."""
+    heads = [text.split("{")[0] for text in _RUBRIC.values()] + [_RETURN_REQUEST_RUBRIC, _EXCEPT_CANCELLATION, "Judge ("]
+    return any(line.startswith(head) for head in heads)
+
+
 def plan_for(
     decision: Decision, state: StateRows, requester: str | None = None, target_order_id: str | None = None, prompt: str = "",
     policy: RetailPolicy | None = None,
@@ -174,7 +185,7 @@ def plan_for(
     if decision.action in ("decline", "escalate") and decision.rule != "identity_not_verified" and _cancellable(
             state, decision.order_id or target_order_id, policy, requester):
         status = state["order"][decision.order_id or target_order_id]["status"]
-        extra.append(f"Judge: does the reply promise no refund, except with a cancellation of the order it may offer (it is still {status})?")
+        extra.append(f"{_EXCEPT_CANCELLATION} (it is still {status})?")
     return plan.model_copy(
         update={
             "expectations": [*plan.expectations, *_reply_checks(decision, state, requester, target_order_id, prompt, policy)],
