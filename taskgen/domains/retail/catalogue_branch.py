@@ -204,7 +204,7 @@ def decided_plan(plan: Plan, branch: Branch, prompt: str, state: StateRows, cust
     """The plan with the order's write decided by the catalogue: the decided tool required, with what it writes (the
     new variant pinned, the items the words name), the other branch's tools forbidden; the plan's checks on other
     orders and rows kept. None when the order's status leaves no tool for the decided branch."""
-    from taskgen.domains.retail.plans import decision_rubric, plan_for  # plans uses this module
+    from taskgen.domains.retail.plans import plan_for  # plans uses this module
 
     order = state.get("order", {}).get(branch.order_id) or {}
     tool, others = decided_tools(branch, policy, order.get("status"))
@@ -252,6 +252,16 @@ def decided_plan(plan: Plan, branch: Branch, prompt: str, state: StateRows, cust
         "may_change": [allowance for allowance in plan.may_change if allowance.row_id != branch.order_id] + list(decided.may_change),
         "rubric": rubric,
     })
+
+
+def decision_rubric(line: str) -> bool:
+    """A rubric line `plan_for` writes about its decision on the task's order: the reply confirming the write or the
+    refusal, what code cannot pin of what the write records ('Judge (code ...'). Stale once the seed decides another
+    branch for that order: a judge would read it as asked of the branch not taken."""
+    from taskgen.domains.retail.plans import _EXCEPT_CANCELLATION, _RETURN_REQUEST_RUBRIC, _RUBRIC
+
+    heads = [text.split("{")[0] for text in _RUBRIC.values()] + [_RETURN_REQUEST_RUBRIC, _EXCEPT_CANCELLATION, "Judge ("]
+    return any(line.startswith(head) for head in heads)
 
 
 def branch_question(branch: Branch) -> str:

@@ -160,14 +160,6 @@ requested' and records the items), not a label row: the demo's rubric would ask 
 _EXCEPT_CANCELLATION = "Judge: does the reply promise no refund, except with a cancellation of the order it may offer"
 
 
-def decision_rubric(line: str) -> bool:
-    """A rubric line `plan_for` writes about its decision on the task's order: the reply confirming the write or the
-    refusal, what code cannot pin of what the write records ('Judge (code ...'). Stale once the seed decides another
-    branch for that order (catalogue_branch.py): a judge would read it as asked of the branch not taken."""
-    heads = [text.split("{")[0] for text in _RUBRIC.values()] + [_RETURN_REQUEST_RUBRIC, _EXCEPT_CANCELLATION, "Judge ("]
-    return any(line.startswith(head) for head in heads)
-
-
 def plan_for(
     decision: Decision, state: StateRows, requester: str | None = None, target_order_id: str | None = None, prompt: str = "",
     policy: RetailPolicy | None = None,
