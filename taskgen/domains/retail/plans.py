@@ -155,8 +155,6 @@ _RETURN_REQUEST_RUBRIC = ("Judge: does the reply confirm the return as the produ
                           "the refund goes to) and what the customer does next, without promising a label the product does not give?")
 """Where the product's return is a request written on the order (tau2-bench's return_delivered_order_items sets 'return
 requested' and records the items), not a label row: the demo's rubric would ask for a label no correct agent gives."""
-
-
 _EXCEPT_CANCELLATION = "Judge: does the reply promise no refund, except with a cancellation of the order it may offer"
 
 
