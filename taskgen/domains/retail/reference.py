@@ -420,6 +420,7 @@ _SIDE_IF = re.compile(r"\b(?:if|unless|otherwise|in case|as long as|whether)\b")
 _SIDE_OFF = re.compile(r"\b(?:address|payment|card|paypal|mind)\b")
 _SIDE_RETURN = re.compile(r"\breturn\w*|\bsend (?:it |them )?back")
 _SIDE_CHANGE = re.compile(r"\b(?:exchang|swap|replac|switch|upgrad|modif|chang)\w*")
+_SIDE_ANY = re.compile(r"\b(?:return|exchang|swap|replac|switch|upgrad|modif|chang|cancel|refund|updat)\w*")
 _SIDE_WITH = re.compile(r"\b(?:along |together )?with\b[^,.;]*")
 
 
@@ -429,11 +430,11 @@ def _side_requests(view: AgentView, env: Environment, policy: RetailPolicy) -> N
     (that clause tells the order: 'the backpack I received with the vacuum cleaner') the request's own order does not
     hold; the other order holding them (the one holding most of what the sentence names), done with the product's tool
     for its status, within the return window for a return."""
-    sentences = [sentence for sentence in re.split(r"(?<=[.!?])\s+|\n+", view.prompt.lower()) if not _INTRO.match(sentence)
-                 and bool(_SIDE_RETURN.search(sentence)) != bool(_SIDE_CHANGE.search(sentence))
-                 and not _SIDE_IF.search(sentence) and not _SIDE_OFF.search(sentence)]
-    if len(sentences) < 2:
-        return  # one such request: the request itself (answer) is all of it, any other order's part is the customer's to repeat
+    parts = [part for part in re.split(r"(?<=[.!?])\s+|\n+|;\s*", view.prompt.lower()) if part.strip() and not _INTRO.match(part)]
+    if sum(bool(_SIDE_ANY.search(part)) for part in parts) < 2:
+        return  # one request asking for a change: the request itself (answer) is all of it
+    sentences = [part for part in parts if bool(_SIDE_RETURN.search(part)) != bool(_SIDE_CHANGE.search(part))
+                 and not _SIDE_IF.search(part) and not _SIDE_OFF.search(part)]
     own = _named_order(view, env) or _only_order(view, env)
     listed = env.call("list_orders", customer_id=view.actor.get("customer_id")) or []
     orders = [order for order in (env.call("get_order", order_id=row["id"]) for row in listed) if order and (own is None or order["id"] != own["id"])]
