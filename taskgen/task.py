@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_serializer, model_validator
 
 TaskStatus = Literal["draft", "approved", "rejected", "retired"]
 
@@ -168,6 +168,14 @@ class DraftTask(_Model):
     changed_since_review: list[FieldChange] = Field(
         default_factory=list, description="drafted fields changed since the last verdict; a release refuses such a task"
     )
+
+    @model_serializer(mode="wrap")
+    def _without_empty_forbidden_calls(self, handler: Any) -> dict[str, Any]:
+        """No `forbidden_calls` key when there are none: task files written before the field existed stay byte for byte."""
+        data = handler(self)
+        if isinstance(data, dict) and not data.get("forbidden_calls"):
+            data.pop("forbidden_calls", None)
+        return data
 
     @model_validator(mode="before")
     @classmethod

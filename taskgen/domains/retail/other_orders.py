@@ -2,7 +2,7 @@
 boots", "for the air purifier I received along with sneakers, I want to exchange the purifier to large size"): required
 with what they record pinned, as the task's own write is (third cold review of tau2 drafts, #12: such parts were only
 allowed, so a do-nothing agent passed them). Only where the words leave no doubt: a sentence asking for it without a
-condition in a request of two or more asking for changes, naming items one other order of the customer holds (the one
+condition in a request of two or more asking for returns or item changes (a sentence or a ';' clause each), naming items one other order of the customer holds (the one
 holding most of what it names) and the task's own order does not, an order the product's tool accepts in its status and
 the policy lets the customer change. Anything else stays allowed (in_scope_parts)."""
 
@@ -21,7 +21,6 @@ from taskgen.task import Expectation
 _CONDITIONAL = re.compile(r"\b(?:if|only if|unless|otherwise|in case|as long as|whether)\b", re.IGNORECASE)
 _RETURN = re.compile(r"\breturn\w*|\bsend (?:it |them )?back", re.IGNORECASE)
 _CHANGE = re.compile(r"\b(?:exchang|swap|replac|switch|upgrad|modif|chang)\w*", re.IGNORECASE)
-_WRITES = re.compile(r"\b(?:return|exchang|swap|replac|switch|upgrad|modif|chang|cancel|refund|updat)\w*", re.IGNORECASE)
 _NOT_ITEMS = re.compile(r"\b(?:address|payment|card|paypal|mind)\b", re.IGNORECASE)
 
 
@@ -71,10 +70,10 @@ def asked_on_other_orders(prompt: str, state: StateRows, actor: dict[str, str], 
     orders = state.get("order", {})
     own = orders.get(target or "", {})
     found: dict[str, tuple[str, Decision, str]] = {}
-    said = [part for sentence in request_sentences(prompt) for part in re.split(r";\s*", sentence) if part.strip()]
-    if len([sentence for sentence in said if _WRITES.search(sentence)]) < 2:
-        return []  # one request asking for a change: the task's own (a part of another order, if any, stays allowed)
-    for sentence in (sentence for sentence in said if _asked(sentence)):
+    sentences = [part for sentence in request_sentences(prompt) for part in re.split(r";\s*", sentence) if part.strip() and _asked(part)]
+    if len(sentences) < 2:
+        return []  # one request for a return or an item change: the task's own (another order's part, if any, stays allowed)
+    for sentence in sentences:
         action = _asked(sentence)
         if said_not_wanted(prompt, "return_label" if action == "return_label" else "exchange"):
             continue

@@ -420,7 +420,6 @@ _SIDE_IF = re.compile(r"\b(?:if|unless|otherwise|in case|as long as|whether)\b")
 _SIDE_OFF = re.compile(r"\b(?:address|payment|card|paypal|mind)\b")
 _SIDE_RETURN = re.compile(r"\breturn\w*|\bsend (?:it |them )?back")
 _SIDE_CHANGE = re.compile(r"\b(?:exchang|swap|replac|switch|upgrad|modif|chang)\w*")
-_SIDE_ANY = re.compile(r"\b(?:return|exchang|swap|replac|switch|upgrad|modif|chang|cancel|refund|updat)\w*")
 _SIDE_WITH = re.compile(r"\b(?:along |together )?with\b[^,.;]*")
 
 
@@ -430,14 +429,19 @@ def _side_requests(view: AgentView, env: Environment, policy: RetailPolicy) -> N
     (that clause tells the order: 'the backpack I received with the vacuum cleaner') the request's own order does not
     hold; the other order holding them (the one holding most of what the sentence names), done with the product's tool
     for its status, within the return window for a return."""
-    parts = [part for part in re.split(r"(?<=[.!?])\s+|\n+|;\s*", view.prompt.lower()) if part.strip() and not _INTRO.match(part)]
-    if sum(bool(_SIDE_ANY.search(part)) for part in parts) < 2:
-        return  # one request asking for a change: the request itself (answer) is all of it
-    sentences = [part for part in parts if bool(_SIDE_RETURN.search(part)) != bool(_SIDE_CHANGE.search(part))
-                 and not _SIDE_IF.search(part) and not _SIDE_OFF.search(part)]
-    own = _named_order(view, env) or _only_order(view, env)
+    sentences = [part for part in re.split(r"(?<=[.!?])\s+|\n+|;\s*", view.prompt.lower()) if part.strip() and not _INTRO.match(part)
+                 and bool(_SIDE_RETURN.search(part)) != bool(_SIDE_CHANGE.search(part)) and not _SIDE_IF.search(part) and not _SIDE_OFF.search(part)]
+    if len(sentences) < 2:
+        return  # one request for a return or an item change: the request itself (answer) is all of it
+    # the request's own orders: the one it names or tells by its items, those the answer wrote to
+    found = _named_order(view, env) or _only_order(view, env)
+    mine = {str(value) for call in env.calls if call.status == "ok" and call.name in {tool.name for tool in policy.tools}
+            for key, value in call.arguments.items() if key in {tool.order_arg for tool in policy.tools if tool.order_arg}}
+    mine |= {found["id"]} if found is not None else set()
     listed = env.call("list_orders", customer_id=view.actor.get("customer_id")) or []
-    orders = [order for order in (env.call("get_order", order_id=row["id"]) for row in listed) if order and (own is None or order["id"] != own["id"])]
+    looked = [order for order in (env.call("get_order", order_id=row["id"]) for row in listed) if order]
+    owned = [order for order in looked if order["id"] in mine]
+    orders = [order for order in looked if order["id"] not in mine]
     clock, done = parse_timestamp(view.clock), set()
     for sentence in sentences:
         returned = bool(_SIDE_RETURN.search(sentence))
@@ -446,7 +450,7 @@ def _side_requests(view: AgentView, env: Environment, policy: RetailPolicy) -> N
         def named(order: dict, words: str) -> list[str]:
             return [str(item["name"]) for item in order.get("items") or [] if isinstance(item, dict) and item.get("name") and _says(words, str(item["name"]))]
 
-        if own is not None and named(own, acted):
+        if any(named(order, acted) for order in owned):
             continue
         scored = [(len(set(named(order, sentence))), order) for order in orders if named(order, acted)]
         top = [order for score, order in scored if score == max((score for score, _ in scored), default=0)]
