@@ -52,6 +52,7 @@ def pair_lines(number: int, positive, negative, seeds: dict) -> list[str]:
                   + f"; clock {seed.clock}; budget {task.budget.turns} turns, {task.budget.tokens} tokens" + (f"; seed uncertain: {'; '.join(seed.uncertain)}" if seed.uncertain else ""),
                   f"- expectations: {'; '.join(item.describe() for item in task.expectations)}",
                   f"- required tools: {', '.join(task.required_tools) or 'none'}; forbidden: {', '.join(task.forbidden_tools) or 'none'}",
+                  *([f"- forbidden calls (a check: attempted, even refused by the tool, fails the task): {'; '.join(rule.describe() for rule in task.forbidden_calls)}"] if task.forbidden_calls else []),
                   *([f"- may change (not required, not a check): {'; '.join(item.describe() for item in task.may_change)}"] if task.may_change else []),
                   *(f"- rubric (judge): {item}" for item in task.rubric),
                   *(f"- review question: {question}" for question in task.review_questions)]
@@ -103,6 +104,7 @@ def _task_card(task, seed) -> dict[str, Any]:
         "target": task.target,
         "expectations": [item.describe() for item in task.expectations],
         "required_tools": task.required_tools, "forbidden_tools": task.forbidden_tools,
+        "forbidden_calls": [rule.describe() for rule in task.forbidden_calls],
         "may_change_not_required": [item.describe() for item in task.may_change],
         "budget": task.budget.model_dump(), "rubric_for_a_judge": task.rubric,
         "review_questions": task.review_questions, "seed": _excerpt(task, seed),

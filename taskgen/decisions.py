@@ -37,9 +37,10 @@ finds one more of them changes no version (`write_redraft` keeps them up to date
 
 def drafted_content(task: DraftTask) -> dict[str, Any]:
     content = task.model_dump(mode="json", exclude=dict.fromkeys(REVIEW_FIELDS, True) | MEMBERS_EXCLUDED)
-    if not content.get("may_change"):
-        # no allowance is what a task drafted before `may_change` existed said: its reviewed version stands
-        content.pop("may_change", None)
+    for field in ("may_change", "forbidden_calls"):
+        if not content.get(field):
+            # none is what a task drafted before the field existed said: its reviewed version stands
+            content.pop(field, None)
     return content
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_serializer, model_validator
 
 TaskStatus = Literal["draft", "approved", "rejected", "retired"]
 
@@ -37,6 +37,18 @@ class Allowance(_Model):
 
     def describe(self) -> str:
         return f"{self.kind} {self.row_id}: {self.field}" if self.field else f"new {self.kind} rows of order {self.row_id}"
+
+
+class ForbiddenCall(_Model):
+    """A call the task forbids on one entity, not the tool everywhere: `tool` called with these argument values (the
+    order it acts on). A check: a trial that attempts it fails, whatever the tool answers (it may refuse the call)."""
+
+    tool: str
+    args: dict[str, str | int] = Field(default_factory=dict, description="argument values that make a call of `tool` the forbidden one")
+
+    def describe(self) -> str:
+        arguments = ", ".join(f"{key}={value}" for key, value in sorted(self.args.items()))
+        return f"{self.tool}({arguments})"
 
 
 class Budget(_Model):
@@ -132,6 +144,10 @@ class DraftTask(_Model):
     expectations_status: Literal["draft", "confirmed"] = "draft"
     required_tools: list[str] = Field(default_factory=list)
     forbidden_tools: list[str] = Field(default_factory=list)
+    forbidden_calls: list[ForbiddenCall] = Field(
+        default_factory=list, description="calls forbidden on one entity (a tool the request's other orders may need, never on "
+        "this order): a check of the tool rules, failed by an attempt even where the tool refuses it"
+    )
     may_change: list[Allowance] = Field(
         default_factory=list, description="changes allowed but not required (a write the customer asks for only under a "
         "condition, a field the agent may write): read by 'nothing else changed', never a check"
@@ -152,6 +168,14 @@ class DraftTask(_Model):
     changed_since_review: list[FieldChange] = Field(
         default_factory=list, description="drafted fields changed since the last verdict; a release refuses such a task"
     )
+
+    @model_serializer(mode="wrap")
+    def _without_empty_forbidden_calls(self, handler: Any) -> dict[str, Any]:
+        """No `forbidden_calls` key when there are none: task files written before the field existed stay byte for byte."""
+        data = handler(self)
+        if isinstance(data, dict) and not data.get("forbidden_calls"):
+            data.pop("forbidden_calls", None)
+        return data
 
     @model_validator(mode="before")
     @classmethod

@@ -54,6 +54,27 @@ def test_a_cold_reader_sees_what_may_change_apart_from_the_checks():
     assert "- expectations: reply_sent()" in lines
 
 
+def test_a_cold_reader_sees_a_call_forbidden_on_one_order_as_a_check():
+    """Cold review 8: the negative's 'no call on this order' was a line for a judge; it is a check, shown as one."""
+    from bench.review_sample import _task_card, pair_lines
+    from taskgen.domains.retail.grader import expect
+    from taskgen.seeds import Seed
+    from taskgen.task import Budget, DraftTask, ForbiddenCall, TaskProvenance
+
+    seed = Seed(seed_id="seed-x", clock="2026-01-01T00:00:00Z", domain="retail",
+                state={"customer": {"c1": {"id": "c1"}}, "order": {"#W1": {"id": "#W1", "customer_id": "c1", "status": "processed"}}})
+    common = dict(pair_id="p", set="capability", split="dev", domain="retail", intent="address_change", outcome="resolved", prompt="Move it.",
+                  actor={"customer_id": "c1"}, seed_id="seed-x", clock=seed.clock, budget=Budget(turns=1, tokens=1, latency_ms=1),
+                  provenance=TaskProvenance(session_ids=["s"]), target={"order_id": "#W1"})
+    positive = DraftTask(task_id="p-pos", polarity="positive", expectations=[expect("reply_sent")], **common)
+    negative = DraftTask(task_id="p-neg", polarity="negative", expectations=[expect("reply_refuses")], boundary="order_in_transit",
+                         forbidden_calls=[ForbiddenCall(tool="modify_pending_order_address", args={"order_id": "#W1"})], **common)
+    lines = pair_lines(1, positive, negative, {"seed-x": seed})
+    shown = [line for line in lines if line.startswith("- forbidden calls")]
+    assert shown == ["- forbidden calls (a check: attempted, even refused by the tool, fails the task): modify_pending_order_address(order_id=#W1)"]
+    assert _task_card(negative, seed)["forbidden_calls"] == ["modify_pending_order_address(order_id=#W1)"]
+
+
 def test_the_rest_of_a_request_is_the_incidents_writes_on_anything_but_the_tasks_order():
     from types import SimpleNamespace
 

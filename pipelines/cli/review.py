@@ -179,6 +179,8 @@ def _task_panel(task: DraftTask, pair: list[DraftTask], out: Path) -> Panel:
         + ", ".join(f"{kind}={len(rows)}" for kind, rows in sorted(seed.state.items())),
         f"[bold]Expectations ({task.expectations_status}):[/bold]", *[f"  - {item.describe()}" for item in task.expectations],
         f"[bold]Required:[/bold] {', '.join(task.required_tools) or '-'}  [bold]Forbidden:[/bold] {', '.join(task.forbidden_tools) or '-'}",
+        *([f"[bold]Forbidden calls (a check):[/bold] {escape('; '.join(rule.describe() for rule in task.forbidden_calls))}"]
+          if task.forbidden_calls else []),
         *([f"[bold]May change (not required, not a check):[/bold] {escape('; '.join(item.describe() for item in task.may_change))}"]
           if task.may_change else []),
         f"[bold]Boundary:[/bold] {task.boundary or '-'}",

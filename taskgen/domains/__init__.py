@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ingest.config import EntityRule
 from ingest.models import Session, StateRows, ToolCall
 from ingest.state_mapping import StateMapping
-from taskgen.task import AgentView, Allowance, Budget, DraftTask, Expectation, IncidentBehaviour, ValidationIssue, Verdict
+from taskgen.task import AgentView, Allowance, Budget, DraftTask, Expectation, ForbiddenCall, IncidentBehaviour, ValidationIssue, Verdict
 
 if TYPE_CHECKING:
     from taskgen.classify import Classification
@@ -55,6 +55,7 @@ class Plan(BaseModel):
     expectations: list[Expectation]
     required_tools: list[str] = Field(default_factory=list)
     forbidden_tools: list[str] = Field(default_factory=list)
+    forbidden_calls: list[ForbiddenCall] = Field(default_factory=list, description="calls forbidden on one entity only (a check)")
     may_change: list[Allowance] = Field(default_factory=list, description="changes allowed, not required: never a check")
     rubric: list[str] = Field(default_factory=list, description="items for a judge: what code cannot check about the reply")
     review_questions: list[str] = Field(default_factory=list)

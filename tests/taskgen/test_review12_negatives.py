@@ -91,7 +91,9 @@ def test_a_negative_of_a_request_about_several_orders_crosses_its_boundary_on_it
     assert "refund_order" not in negative.forbidden_tools
     # a hand-over stays the negative's own rule: the positive does not forbid it, the refusal does
     assert "escalate_to_human" not in positive.forbidden_tools and "escalate_to_human" in negative.forbidden_tools
-    assert any("refund_order" in item and target in item for item in negative.rubric)
+    # a refund call on the target itself is forbidden by a check of its own (no longer a line for a judge)
+    assert [rule.describe() for rule in negative.forbidden_calls] == [f"refund_order(order_id={target})"]
+    assert not any("refund_order" in item and target in item for item in negative.rubric)
     assert discriminates(positive, negative)
     # a refund of the target order itself still fails the negative, by its end state
     env = domain.environment(pair.negative_seed)

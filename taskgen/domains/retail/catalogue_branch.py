@@ -192,6 +192,11 @@ def _about(item: Expectation, order_id: str) -> bool:
     return any(str(option.args.get("order_id")) == order_id for option in options)
 
 
+_ITEMS_JUDGED = "are the items recorded the ones the customer names"
+_VARIANTS_JUDGED = "are the new items the variants the customer asked for"
+_CHANGE_JUDGED = "are the items changed the ones the customer names, to the variants asked for"
+"""What a rubric line asks a judge of the items or the new variants (parts.recorded_checks), moot where the branch pins them."""
+
 _RULES = {"cancel": "cancel_allowed", "return_label": "return_allowed", "modify_items": "modify_items_allowed", "exchange": "exchange_allowed"}
 
 
@@ -211,19 +216,32 @@ def decided_plan(plan: Plan, branch: Branch, prompt: str, state: StateRows, cust
     decision = Decision(action=tool.plan_action, rule=f"catalogue_{_RULES.get(tool.plan_action, 'allowed')}", order_id=branch.order_id,
                         customer_id=customer_id)
     decided = plan_for(decision, state, customer_id, target_order_id=branch.order_id, prompt=words, policy=policy)
-    written = []
+    written, pinned = [], set()
     item_field = next((field for field, argument in tool.records.items() if argument == tool.items_arg), None)
     for item in decided.expectations:
         if not _about(item, branch.order_id):
             continue
         if item.check == "order_recorded" and item.args.get("field") == item_field:
             item = expect("recorded_items", order_id=branch.order_id, field=item_field, items=branch.item_id)  # the item the branch is about
+            pinned.add(_ITEMS_JUDGED)
         elif item.check == "items_replaced" and not item.args.get("new_items") and branch.action == tool.plan_action and branch.available:
             item = expect("items_replaced", order_id=branch.order_id, items=item.args["items"], new_items=branch.variant_id)
+            pinned.add(_VARIANTS_JUDGED)
         elif item.check == "exchange_variants" and branch.available:
             item = expect("exchange_variants", order_id=branch.order_id, field=item.args["field"], new_field=item.args["new_field"],
                           new_items=branch.variant_id)
+            pinned.add(_VARIANTS_JUDGED)
         written.append(item)
+    if (branch.action == tool.plan_action and branch.available and tool.rewrites_items
+            and not any(item.check == "items_replaced" for item in written)):
+        # the words tell no item of the order by name ("exchange my current one to it"), the branch does: the cheapest
+        # variant the catalogue picked, pinned as the item the words mean
+        written.append(expect("items_replaced", order_id=branch.order_id, items=branch.item_id, new_items=branch.variant_id))
+        pinned |= {_VARIANTS_JUDGED, _CHANGE_JUDGED}
+    # the rubric of the branch taken, without what its checks now pin; none of the other branch's (its write's confirmation,
+    # its items or variants for a judge: third cold review of tau2 drafts, #12)
+    rubric = [line for line in decided.rubric if not any(judged in line for judged in pinned)]
+    rubric += [line for line in plan.rubric if not decision_rubric(line) and "condition only as it holds" not in line and line not in rubric]
     kept = [item for item in plan.expectations if not _about(item, branch.order_id)]
     described = {item.describe() for item in kept}
     expectations = [*written, *kept, *(item for item in decided.expectations if not _about(item, branch.order_id) and item.describe() not in described)]
@@ -232,8 +250,18 @@ def decided_plan(plan: Plan, branch: Branch, prompt: str, state: StateRows, cust
         "expectations": expectations, "required_tools": list(dict.fromkeys([*(name for name in plan.required_tools if name not in others), tool.name])),
         "forbidden_tools": forbidden,
         "may_change": [allowance for allowance in plan.may_change if allowance.row_id != branch.order_id] + list(decided.may_change),
-        "rubric": [*decided.rubric, *(item for item in plan.rubric if "condition only as it holds" not in item and item not in decided.rubric)],
+        "rubric": rubric,
     })
+
+
+def decision_rubric(line: str) -> bool:
+    """A rubric line `plan_for` writes about its decision on the task's order: the reply confirming the write or the
+    refusal, what code cannot pin of what the write records ('Judge (code ...'). Stale once the seed decides another
+    branch for that order: a judge would read it as asked of the branch not taken."""
+    from taskgen.domains.retail.plans import _EXCEPT_CANCELLATION, _RETURN_REQUEST_RUBRIC, _RUBRIC
+
+    heads = [text.split("{")[0] for text in _RUBRIC.values()] + [_RETURN_REQUEST_RUBRIC, _EXCEPT_CANCELLATION, "Judge ("]
+    return any(line.startswith(head) for head in heads)
 
 
 def branch_question(branch: Branch) -> str:

@@ -15,7 +15,7 @@ from ingest.leaves import leaves
 from ingest.models import StateRows, ToolCall
 from taskgen.domains.retail.rules import refunded_cents
 from taskgen.domains.retail.variants import catalogue as catalogue_variants
-from taskgen.task import Allowance, Budget, DraftTask, Expectation, Verdict
+from taskgen.task import Allowance, Budget, DraftTask, Expectation, ForbiddenCall, Verdict
 
 CONVERSATION_KINDS: tuple[str, ...] = ("reply", "escalation")
 """What the agent says and hands over: written by every trial, never 'something else changed'."""
@@ -404,6 +404,16 @@ def unexpected_changes(task: DraftTask, seed_state: StateRows, final_state: Stat
 
 
 # ---------------------------------------------------------------- budget
+def _same_id(value: object, wanted: object) -> bool:
+    return str(value).strip().lstrip("#").lower() == str(wanted).strip().lstrip("#").lower()
+
+
+def makes(call: ToolCall, rule: ForbiddenCall) -> bool:
+    """The call is the forbidden one: the tool named, with each of the rule's argument values (an id with or without
+    its '#', any case), whether the tool carried it out or refused it."""
+    return call.name == rule.tool and all(_same_id(call.arguments.get(key), value) for key, value in rule.args.items())
+
+
 def over_budget(budget: Budget, usage: Budget) -> list[str]:
     """Each dimension of the trial's own usage above the task's budget."""
     return [
@@ -428,6 +438,7 @@ def grade(
     attempted = {call.name for call in calls}
     failed["tools"] = [f"required tool not called: {tool}" for tool in task.required_tools if tool not in succeeded]
     failed["tools"] += [f"forbidden tool called: {tool}" for tool in task.forbidden_tools if tool in attempted]
+    failed["tools"] += [f"forbidden call made: {rule.describe()}" for rule in task.forbidden_calls if any(makes(call, rule) for call in calls)]
     if seed_state is not None:
         failed["nothing_else_changed"] = [f"changed outside the task: {change}" for change in unexpected_changes(task, seed_state, final_state)]
     if usage is not None:

@@ -12,11 +12,13 @@ from taskgen.domains.retail import identity
 from taskgen.domains.retail.catalogue_branch import catalogue_negative
 from taskgen.domains.retail.grader import expect
 from taskgen.domains.retail.policy import RetailPolicy
+from taskgen.domains.retail.other_orders import require_other_orders
+from taskgen.domains.retail.parts import distinct
 from taskgen.domains.retail.plans import ACTION_KINDS, in_scope_parts, main_actions, plan_for
 from taskgen.domains.retail.rules import asks_outside_tools, decide, requested_order_id, words_tell_order
 from taskgen.domains.retail.schema import RetailSchema
 from taskgen.seeds import Seed, format_timestamp, parse_timestamp
-from taskgen.task import Expectation
+from taskgen.task import Expectation, ForbiddenCall
 
 
 def _shift(value: object, delta: timedelta) -> str | None:
@@ -198,26 +200,6 @@ def _orders_of(item: Expectation) -> set[str]:
     return {str(option.args["order_id"]) for option in options if "order_id" in option.args}
 
 
-def _caught_on_target(name: str, plan: Plan, order_id: str, state: StateRows, policy: RetailPolicy) -> bool:
-    """Whether a call of tool `name` on the target order would still fail the negative without forbidding the
-    tool by name: the tool refuses the order in its status on this seed, or its write on the order (a status, a
-    refund, an address) is one of the negative's checks on it; a tool acting on no order (a customer's address,
-    a hand-over) is judged by the plan's own checks on what it changes."""
-    tool = next((tool for tool in policy.tools if tool.name == name), None)
-    if tool is None or tool.order_arg is None:
-        return True
-    status = state.get("order", {}).get(order_id, {}).get("status")
-    if tool.requires_status and status not in tool.requires_status:
-        return True
-    about = [item for item in plan.expectations if item.check != "any_of" and str(item.args.get("order_id")) == order_id]
-    checks = {item.check for item in about}
-    return bool(
-        (tool.sets_status and any(item.check == "order_status" and item.args.get("status") != tool.sets_status for item in about))
-        or ((tool.refunds or tool.plan_action == "refund") and checks & {"no_refund", "refunded_total"})
-        or (tool.address_args and "order_address_equals" in checks)
-    )
-
-
 def _about_customer_address(item: Expectation) -> bool:
     """A check of the customer's own address (kept, changed, or asked for instead), not an order's."""
     options = item.any_of if item.check == "any_of" else [item]
@@ -238,8 +220,8 @@ def rest_of_request(plan: Plan, positive: Plan, order_id: str | None, state: Sta
     """The negative judged like the positive on everything but its own order (cold review of tau2 drafts, #12):
     the boundary is crossed on the target order only, so what the request asks of the customer's other orders is
     judged as the positive judges it (its checks on those orders, with their allowances, replace the negative's),
-    and where the request is about several orders, a tool the positive allows stays allowed when a call of it on
-    the target order still fails the negative (`_caught_on_target`): the other orders may need it."""
+    and where the request is about several orders, a tool the positive allows stays allowed (the other orders may need
+    it), a call of it on the target order forbidden by a check of its own (`forbidden_calls`)."""
     if not order_id:
         return plan
     rest = [item for item in positive.expectations if _orders_of(item) - {order_id}]
@@ -268,16 +250,35 @@ def rest_of_request(plan: Plan, positive: Plan, order_id: str | None, state: Sta
             for item in expectations for option in (item.any_of if item.check == "any_of" else [item])):
         expectations.append(expect("order_address_equals", order_id=order_id, address=order["shipping_address"]))
     # a hand-over stays as the negative's own answer has it (a refusal is said, not handed on)
-    freed = [tool for tool in plan.forbidden_tools if tool not in positive.forbidden_tools and tool != policy.escalation_tool
-             and _caught_on_target(tool, plan.model_copy(update={"expectations": expectations}), order_id, state, policy)]
-    rubric = list(plan.rubric)
+    freed = [tool for tool in plan.forbidden_tools if tool not in positive.forbidden_tools and tool != policy.escalation_tool]
     on_orders = [name for name in freed if any(tool.name == name and tool.order_arg for tool in policy.tools)]
-    if on_orders:
-        rubric.append(f"Judge: is no {' or '.join(on_orders)} call made on order {order_id} itself? The customer's other orders may need it.")
     return plan.model_copy(update={
-        "expectations": expectations, "rubric": rubric,
-        "forbidden_tools": [tool for tool in plan.forbidden_tools if tool not in freed],
+        "expectations": expectations, "forbidden_tools": [tool for tool in plan.forbidden_tools if tool not in freed],
+        "forbidden_calls": [*plan.forbidden_calls, *(call_on(name, order_id, policy) for name in on_orders)],
+        "may_change": distinct([*plan.may_change, *(allowance for allowance in positive.may_change if allowance.row_id != order_id)]),
     })
+
+
+def call_on(name: str, order_id: str, policy: RetailPolicy) -> ForbiddenCall:
+    """A call of tool `name` on this order (by the tool's declared order argument), forbidden there only."""
+    tool = next(tool for tool in policy.tools if tool.name == name)
+    return ForbiddenCall(tool=name, args={str(tool.order_arg): order_id})
+
+
+def calls_refused_on_target(plan: Plan, order_id: str | None, state: StateRows, policy: RetailPolicy) -> Plan:
+    """The negative with a call forbidden on its own order for each write tool it leaves free or requires (the request's
+    other orders may need it) that refuses the order in its status on this seed: the boundary the tool enforces itself (a cancellation
+    of an order no longer pending, a return of one not delivered) leaves no end state a wrong attempt could change, so
+    without it only the reply could fail the negative (cold review of tau2 drafts, #12). The positive's own call on its
+    order, replayed here, fails it by this check."""
+    status = state.get("order", {}).get(order_id or "", {}).get("status")
+    if status is None:
+        return plan
+    forbidden = {rule.describe() for rule in plan.forbidden_calls}
+    added = [call_on(tool.name, str(order_id), policy) for tool in policy.tools
+             if tool.order_arg and tool.name not in plan.forbidden_tools
+             and ((tool.requires_status and status not in tool.requires_status) or tool.sets_status == status)]
+    return plan.model_copy(update={"forbidden_calls": [*plan.forbidden_calls, *(rule for rule in added if rule.describe() not in forbidden)]})
 
 
 def _customer_row(seed: Seed, schema: RetailSchema, customer_id: str | None) -> dict | None:
@@ -360,7 +361,8 @@ def plan_negative(
         # order is crossed.
         boundaries = [boundary for boundary in boundaries if boundary in ORDER_INDEPENDENT_BOUNDARIES]
     if (flipped := catalogue_negative(prompt, seed, actor, positive, policy)) is not None:
-        return flipped  # the customer's own condition, crossed in the catalogue (catalogue_branch.py)
+        # the customer's own condition, crossed in the catalogue (catalogue_branch.py)
+        return calls_refused_on_target(flipped, order_id, schema.canonical(flipped.state), policy)
     for boundary in boundaries:
         crossed = cross_boundary(boundary, seed, order_id, actor, policy)
         if crossed is None:
@@ -377,8 +379,10 @@ def plan_negative(
             # The customer's other parts are the agent's to do on this side too (plans.in_scope_parts).
             plan, _ = in_scope_parts(plan, said, main_actions(intent, positive_decision, decision), view,
                                      requester.get("customer_id"), order_id, policy)
+            plan, _ = require_other_orders(plan, said, view, requester, clock, order_id, policy)
         if boundary not in IDENTITY_BOUNDARIES:
             plan = rest_of_request(plan, positive, order_id, view, policy)
+        plan = calls_refused_on_target(plan, order_id, view, policy)
         if decision.action != positive_decision.action and discriminates(positive, plan):
             return NegativePlan(
                 **plan.model_dump(exclude={"target"}), target=positive.target, state=moved, actor=requester,

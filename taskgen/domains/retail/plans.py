@@ -21,6 +21,7 @@ from taskgen.domains.retail.rules import (
     ORDER_INTENTS, Decision, conditional_write, decide, fallback_decided, order_ids_in, refunded_cents, requested_order_id, fallback_on_catalogue,
 )
 from taskgen.domains.retail.schema import RetailSchema
+from taskgen.domains.retail.other_orders import require_other_orders
 from taskgen.domains.retail.told import told_elsewhere
 from taskgen.domains.retail.scope import SEVERAL_ORDERS, task_scope, words_about
 from taskgen.draft import user_prompt
@@ -115,13 +116,11 @@ _ASKS_STATUS = re.compile(r"\bstatus\b|\bwhere\b|\bwhen\b|\barriv|\bship|\bdeliv
 _ASKS_AMOUNT = re.compile(r"\bhow much\b|\bprice\b|\bpaid\b|\bcost\b|\btotal\b|\bamount\b", re.IGNORECASE)
 
 
-def _reply_checks(
-    decision: Decision, state: StateRows, requester: str | None, target_order_id: str | None = None, prompt: str = "",
-    policy: RetailPolicy | None = None,
-) -> list[Expectation]:
-    """What code can judge about the reply: the order's status stated (and its tracking number or its total,
-    when asked for and kept), the amount refunded, a refusal, no refund promised, nothing of another customer's
-    order, nothing of the target order to an unverified requester."""
+def _reply_checks(decision: Decision, state: StateRows, requester: str | None, target_order_id: str | None = None, prompt: str = "",
+                  policy: RetailPolicy | None = None) -> list[Expectation]:
+    """What code can judge about the reply: the order's status stated (and its tracking number or its total, when asked for
+    and kept), the amount refunded, a refusal, no refund promised, nothing of another customer's order or (to an unverified
+    requester) of the target order."""
     order = state.get("order", {}).get(decision.order_id or "")
     checks = []
     if decision.action == "inform" and order is not None:
@@ -155,6 +154,7 @@ _RETURN_REQUEST_RUBRIC = ("Judge: does the reply confirm the return as the produ
                           "the refund goes to) and what the customer does next, without promising a label the product does not give?")
 """Where the product's return is a request written on the order (tau2-bench's return_delivered_order_items sets 'return
 requested' and records the items), not a label row: the demo's rubric would ask for a label no correct agent gives."""
+_EXCEPT_CANCELLATION = "Judge: does the reply promise no refund, except with a cancellation of the order it may offer"
 
 
 def plan_for(
@@ -174,7 +174,7 @@ def plan_for(
     if decision.action in ("decline", "escalate") and decision.rule != "identity_not_verified" and _cancellable(
             state, decision.order_id or target_order_id, policy, requester):
         status = state["order"][decision.order_id or target_order_id]["status"]
-        extra.append(f"Judge: does the reply promise no refund, except with a cancellation of the order it may offer (it is still {status})?")
+        extra.append(f"{_EXCEPT_CANCELLATION} (it is still {status})?")
     return plan.model_copy(
         update={
             "expectations": [*plan.expectations, *_reply_checks(decision, state, requester, target_order_id, prompt, policy)],
@@ -553,7 +553,8 @@ def plan_positive(
     if decision.rule != "identity_not_verified":  # an unverified requester gets no part of it done
         plan, asked_parts = in_scope_parts(plan, prompt, main_actions(classification.intent, decision), state,
                                            actor.get("customer_id"), order_id, policy)
-        questions += asked_parts
+        plan, required_parts = require_other_orders(plan, prompt, state, actor, seed.clock_datetime, order_id, policy)
+        questions += asked_parts + required_parts
         plan = plan.model_copy(update={"expectations": [*plan.expectations, *told_elsewhere(plan, prompt, state, actor.get("customer_id"))]})
     questions += prompt_seed_conflicts(prompt, order_id, state, seed.clock, policy)
     questions += scope_questions(prompt, decision, state)

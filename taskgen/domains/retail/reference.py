@@ -416,6 +416,57 @@ def _tell_tracking(view: AgentView, env: Environment) -> None:
             env.call("send_reply", text=f"The tracking number of order {orders[0]['id']} is {orders[0]['tracking_number']}.")
 
 
+_SIDE_IF = re.compile(r"\b(?:if|unless|otherwise|in case|as long as|whether)\b")
+_SIDE_OFF = re.compile(r"\b(?:address|payment|card|paypal|mind)\b")
+_SIDE_RETURN = re.compile(r"\breturn\w*|\bsend (?:it |them )?back")
+_SIDE_CHANGE = re.compile(r"\b(?:exchang|swap|replac|switch|upgrad|modif|chang)\w*")
+_SIDE_WITH = re.compile(r"\b(?:along |together )?with\b[^,.;]*")
+
+
+def _side_requests(view: AgentView, env: Environment, policy: RetailPolicy) -> None:
+    """What the customer also asks, outright, of another of their orders' items ('I also want to return the hiking boots'):
+    a sentence with no condition asking for a return or an item change (not both), whose items outside a 'with ...' clause
+    (that clause tells the order: 'the backpack I received with the vacuum cleaner') the request's own order does not
+    hold; the other order holding them (the one holding most of what the sentence names), done with the product's tool
+    for its status, within the return window for a return."""
+    sentences = [part for part in re.split(r"(?<=[.!?])\s+|\n+|;\s*", view.prompt.lower()) if part.strip() and not _INTRO.match(part)
+                 and bool(_SIDE_RETURN.search(part)) != bool(_SIDE_CHANGE.search(part)) and not _SIDE_IF.search(part) and not _SIDE_OFF.search(part)]
+    if len(sentences) < 2:
+        return  # one request for a return or an item change: the request itself (answer) is all of it
+    # the request's own orders: the one it names or tells by its items, those the answer wrote to
+    found = _named_order(view, env) or _only_order(view, env)
+    mine = {str(value) for call in env.calls if call.status == "ok" and call.name in {tool.name for tool in policy.tools}
+            for key, value in call.arguments.items() if key in {tool.order_arg for tool in policy.tools if tool.order_arg}}
+    mine |= {found["id"]} if found is not None else set()
+    listed = env.call("list_orders", customer_id=view.actor.get("customer_id")) or []
+    looked = [order for order in (env.call("get_order", order_id=row["id"]) for row in listed) if order]
+    owned = [order for order in looked if order["id"] in mine]
+    orders = [order for order in looked if order["id"] not in mine]
+    clock, done = parse_timestamp(view.clock), set()
+    for sentence in sentences:
+        returned = bool(_SIDE_RETURN.search(sentence))
+        acted = _SIDE_WITH.sub(" ", sentence)
+
+        def named(order: dict, words: str) -> list[str]:
+            return [str(item["name"]) for item in order.get("items") or [] if isinstance(item, dict) and item.get("name") and _says(words, str(item["name"]))]
+
+        if any(named(order, acted) for order in owned):
+            continue
+        scored = [(len(set(named(order, sentence))), order) for order in orders if named(order, acted)]
+        top = [order for score, order in scored if score == max((score for score, _ in scored), default=0)]
+        if len(top) != 1 or top[0]["id"] in done or len(set(named(top[0], acted))) != len(named(top[0], acted)):
+            continue  # no order, several, or two items of one name: which one is the customer's to say
+        order = top[0]
+        actions = ("return", "return_label") if returned else ("exchange", "modify_items")
+        tool = next((tool for tool in policy.tools if tool.action in actions and tool.order_arg and tool.items_arg
+                     and (not tool.requires_status or order.get("status") in tool.requires_status)), None)
+        if tool is None or (returned and (order.get("status") not in policy.returnable_statuses or not _inside_return_window(order, clock, policy))):
+            continue
+        if _use(env, tool, order=order, prompt=acted) is not None:
+            done.add(order["id"])
+            env.call("send_reply", text=f"Order {order['id']}: done as you asked too.")
+
+
 def _signed_in(view: AgentView, env: Environment) -> bool:
     """policy.yaml `identity_required`: the requester is a customer the backend knows."""
     customer_id = view.actor.get("customer_id")
@@ -449,6 +500,8 @@ def reference_agent(policy: RetailPolicy) -> Agent:
         answer(view, env)
         if _signed_in(view, env):
             _tell_tracking(view, env)
+            if view.intent not in ("order_status", "other", "account_access"):
+                _side_requests(view, env, policy)
 
     def answer(view: AgentView, env: Environment) -> None:
         if view.intent not in ("order_status", "other") and _only_asks(view.prompt):

@@ -1,0 +1,124 @@
+"""Writes the customer asks for outright on another of their orders, told by its items ("I also want to return the hiking
+boots", "for the air purifier I received along with sneakers, I want to exchange the purifier to large size"): required
+with what they record pinned, as the task's own write is (third cold review of tau2 drafts, #12: such parts were only
+allowed, so a do-nothing agent passed them). Only where the words leave no doubt: a sentence asking for it without a
+condition in a request of two or more asking for returns or item changes (a sentence or a ';' clause each), naming items one other order of the customer holds (the one
+holding most of what it names) and the task's own order does not, an order the product's tool accepts in its status and
+the policy lets the customer change. Anything else stays allowed (in_scope_parts)."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from ingest.models import StateRows
+from taskgen.domains import Plan
+from taskgen.domains.retail.grader import is_reply_check
+from taskgen.domains.retail.policy import RetailPolicy, WriteTool
+from taskgen.domains.retail.rules import Decision, request_sentences, said_not_wanted, write_ruling
+from taskgen.task import Expectation
+
+_CONDITIONAL = re.compile(r"\b(?:if|only if|unless|otherwise|in case|as long as|whether)\b", re.IGNORECASE)
+_RETURN = re.compile(r"\breturn\w*|\bsend (?:it |them )?back", re.IGNORECASE)
+_CHANGE = re.compile(r"\b(?:exchang|swap|replac|switch|upgrad|modif|chang)\w*", re.IGNORECASE)
+_NOT_ITEMS = re.compile(r"\b(?:address|payment|card|paypal|mind)\b", re.IGNORECASE)
+
+
+def _asked(sentence: str) -> str | None:
+    """The write a sentence asks for on an order's items: 'return_label' (a return), 'change_items' (an exchange or an
+    item change); None for both or neither, or one about an address, a payment or a change of mind."""
+    if _CONDITIONAL.search(sentence) or _NOT_ITEMS.search(sentence):
+        return None
+    returned, changed = bool(_RETURN.search(sentence)), bool(_CHANGE.search(sentence))
+    return "return_label" if returned and not changed else "change_items" if changed and not returned else None
+
+
+_CONTEXT = re.compile(r"\b(?:along |together )?with\b[^,.;]*", re.IGNORECASE)
+"""What tells the order, not what changes ('the backpack I received with the vacuum cleaner', 'for the air purifier I
+received along with sneakers'): the items named there find the order; those named outside it are the ones acted on."""
+
+
+def _holder(sentence: str, orders: dict[str, dict], verb: str) -> tuple[str, str] | None:
+    """(the one order the sentence's items tell, the words naming what changes on it), or None when none or several tie:
+    among the orders holding an item the words outside a 'with ...' clause name, the one holding the most things named."""
+    from taskgen.domains.retail.parts import items_named
+
+    acted = _CONTEXT.sub(" ", sentence)
+    counts = {order_id: len(items_named(row, sentence, verb) or []) for order_id, row in orders.items() if items_named(row, acted, verb)}
+    best = max(counts.values(), default=0)
+    chosen = [order_id for order_id, count in counts.items() if count == best]
+    return (chosen[0], acted) if len(chosen) == 1 else None
+
+
+def _tool(action: str, status: object, policy: RetailPolicy) -> WriteTool | None:
+    actions = ("return_label",) if action == "return_label" else ("exchange", "modify_items")
+    return next((tool for tool in policy.tools if tool.plan_action in actions and tool.order_arg and tool.items_arg
+                 and (not tool.requires_status or status in tool.requires_status)), None)
+
+
+def _orders_of(item: Expectation) -> set[str]:
+    options = item.any_of if item.check == "any_of" else [item]
+    return {str(option.args["order_id"]) for option in options if "order_id" in option.args}
+
+
+def asked_on_other_orders(prompt: str, state: StateRows, actor: dict[str, str], clock: datetime, target: str | None,
+                          policy: RetailPolicy) -> list[tuple[str, Decision, str]]:
+    """(order, the decision on it, the words asking) for each write the words ask for outright on another order."""
+    from taskgen.domains.retail.parts import items_named
+
+    customer_id = actor.get("customer_id")
+    orders = state.get("order", {})
+    own = orders.get(target or "", {})
+    found: dict[str, tuple[str, Decision, str]] = {}
+    sentences = [part for sentence in request_sentences(prompt) for part in re.split(r";\s*", sentence) if part.strip() and _asked(part)]
+    if len(sentences) < 2:
+        return []  # one request for a return or an item change: the task's own (another order's part, if any, stays allowed)
+    for sentence in sentences:
+        action = _asked(sentence)
+        if said_not_wanted(prompt, "return_label" if action == "return_label" else "exchange"):
+            continue
+        verb = "return_label" if action == "return_label" else "exchange"
+        if own and items_named(own, _CONTEXT.sub(" ", sentence), verb):
+            continue  # the task's own order holds what the sentence names: its part, or the words cannot tell
+        held = _holder(sentence, {order_id: row for order_id, row in sorted(orders.items())
+                                  if order_id != target and str(row.get("customer_id")) == str(customer_id)}, verb)
+        if held is None or held[0] in found:
+            continue
+        order_id, acted = held
+        tool = _tool(action, orders[order_id].get("status"), policy)
+        if tool is None:
+            continue  # the product refuses the order in its status: a correct agent says so; its checks stay as they are
+        ruling = write_ruling("return_label", order_id, state, actor, clock, policy) if action == "return_label" else Decision(
+            action=tool.plan_action, rule=f"{tool.plan_action}_allowed", order_id=order_id, customer_id=customer_id)
+        if ruling.action != tool.plan_action:
+            continue
+        found[order_id] = (order_id, ruling.model_copy(update={"order_id": order_id, "customer_id": customer_id}), acted.strip())
+    return list(found.values())
+
+
+def require_other_orders(plan: Plan, prompt: str, state: StateRows, actor: dict[str, str], clock: datetime, target: str | None,
+                         policy: RetailPolicy) -> tuple[Plan, list[str]]:
+    """The plan with each write asked outright on another order (asked_on_other_orders) required: its tool, the end state
+    it writes with what it records pinned where the words and the catalogue tell it (the checks plan_for writes for it,
+    as for the task's own order), in place of the checks that only allowed it; a review question names each."""
+    from taskgen.domains.retail.plans import plan_for  # plans uses this module
+
+    asked = asked_on_other_orders(prompt, state, actor, clock, target, policy)
+    if not asked:
+        return plan, []
+    expectations, required, may_change, rubric = list(plan.expectations), list(plan.required_tools), list(plan.may_change), list(plan.rubric)
+    questions = []
+    for order_id, decision, sentence in asked:
+        written = plan_for(decision, state, actor.get("customer_id"), target_order_id=order_id, prompt=sentence, policy=policy)
+        checks = [item for item in written.expectations if not is_reply_check(item) and _orders_of(item) == {order_id}]
+        expectations = [item for item in expectations if _orders_of(item) != {order_id}] + checks
+        required += [tool for tool in written.required_tools if tool not in required]
+        # what the words leave open on that order stays allowed (its address, another part's); what they ask is checked now
+        may_change = [allowance for allowance in may_change if allowance.row_id != order_id or allowance.field == "shipping_address"]
+        may_change += [allowance for allowance in written.may_change if allowance.row_id == order_id]
+        rubric += [f"Order {order_id}: {line}" for line in written.rubric if line.startswith("Judge (")]
+        questions.append(f"The customer also asks, outright, for '{decision.action}' on order {order_id} (\"{sentence}\"): the task "
+                         f"requires it there ({', '.join(written.required_tools)}), with what it records. Is that the order they mean?")
+    return plan.model_copy(update={
+        "expectations": expectations, "required_tools": required, "may_change": may_change, "rubric": rubric,
+        "forbidden_tools": [tool for tool in plan.forbidden_tools if tool not in required]}), questions
