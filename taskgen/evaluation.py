@@ -19,6 +19,10 @@ Paraphrases (`tests/taskgen/data/retail_paraphrases.jsonl`, see the README there
 requests per intent in varied styles (their intent only), and requests the agent claimed done followed by
 what the customer said later, in a ticket joined to the session or a later session about the same order
 (their intent and outcome). Split by a hash of each row's id.
+
+The independent set (`retail_independent_*.jsonl` there: written and labelled by two helpers that never saw the code):
+requests (their intent), and follow-ups after a claimed success (a complaint must be `failed`), each as a ticket and as
+a later session. Split per intent (per follow-up label) by a hash of the id (`stratified_splits`).
 """
 
 from __future__ import annotations
