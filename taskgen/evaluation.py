@@ -19,6 +19,10 @@ Paraphrases (`tests/taskgen/data/retail_paraphrases.jsonl`, see the README there
 requests per intent in varied styles (their intent only), and requests the agent claimed done followed by
 what the customer said later, in a ticket joined to the session or a later session about the same order
 (their intent and outcome). Split by a hash of each row's id.
+
+The independent set (`retail_independent_*.jsonl` there: written and labelled by two helpers that never saw the code):
+requests (their intent), and follow-ups after a claimed success (a complaint must be `failed`), each as a ticket and as
+a later session. Split per intent (per follow-up label) by a hash of the id (`stratified_splits`).
 """
 
 from __future__ import annotations
@@ -41,6 +45,9 @@ from taskgen.contacts import ContactIndex
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 PARAPHRASES = Path(__file__).resolve().parents[1] / "tests" / "taskgen" / "data" / "retail_paraphrases.jsonl"
+INDEPENDENT = PARAPHRASES.with_name("retail_independent_intents.jsonl")
+INDEPENDENT_FOLLOWUPS = PARAPHRASES.with_name("retail_independent_followups.jsonl")
+FOLLOWUP_OUTCOMES = {"complaint": "failed", "not_complaint": "resolved"}
 PARAPHRASE_TOOLS = {"refund": "refund_order", "return_label": "create_return_label", "cancellation": "cancel_order",
                     "address_change": "update_address"}
 """The call an agent makes for a follow-up row's intent (the demo's tool names); other intents: words only."""
@@ -239,6 +246,55 @@ def paraphrase_cases(path: Path = PARAPHRASES) -> list[Case]:
     return cases
 
 
+def stratified_splits(keys: Sequence[tuple[str, str]]) -> dict[str, str]:
+    """(id, stratum) -> split: within each stratum (an intent, a follow-up label) the ids in the order of their hash,
+    the first half (rounded up) dev and the rest held-out, so both halves hold every intent in its share."""
+    by_stratum: dict[str, list[str]] = {}
+    for key, stratum in keys:
+        by_stratum.setdefault(stratum, []).append(key)
+    splits = {}
+    for members in by_stratum.values():
+        ranked = sorted(members, key=lambda key: (sha256_hex(f"independent:{key}"), key))
+        splits.update({key: "dev" if n < (len(ranked) + 1) // 2 else "heldout" for n, key in enumerate(ranked)})
+    return splits
+
+
+def independent_cases(path: Path = INDEPENDENT, followups: Path = INDEPENDENT_FOLLOWUPS) -> list[Case]:
+    """The independent set (`tests/taskgen/data/README.md`: written and labelled by two helpers that never saw the
+    code): requests as the customer's words alone (their intent counted); and follow-ups, a request the agent claimed
+    done, then the customer's later words (a complaint: the outcome is `failed`), once as a ticket joined to the
+    session and once as a later session about the same order. Split per intent (per label) by a hash of the id."""
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    splits = stratified_splits([(row["id"], row["intent"]) for row in rows])
+    cases = []
+    for number, row in enumerate(rows):
+        at = START + timedelta(days=7 * number)
+        session = Session(session_id=row["id"], started_at=at, ended_at=at,
+                          turns=[Turn(role="user", text=row["text"], at=at, source="traces")])
+        cases.append(Case("independent", splits[row["id"]], session, row["intent"], "resolved", outcome_counted=False))
+    lines = [json.loads(line) for line in followups.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = [{"id": f"indep-fu-{n:03d}", **row} for n, row in enumerate(lines)]
+    splits = stratified_splits([(row["id"], row["label"]) for row in rows])
+    for number, row in enumerate(rows):
+        at = START + timedelta(days=7 * number)
+        done, later_at = at + timedelta(minutes=5), at + timedelta(hours=20)
+        order = f"#W{int(sha256_hex(row['id'])[:8], 16) % 10**7:07d}"
+        turns = [Turn(role="user", text=row["request"], at=at, source="traces"),
+                 Turn(role="agent", text=row["agent_claim"], at=done, source="traces")]
+        outcome, split = FOLLOWUP_OUTCOMES[row["label"]], splits[row["id"]]
+        ticketed = Session(session_id=f"{row['id']}-t", started_at=at, ended_at=done,
+                           turns=[*turns, Turn(role="user", text=row["followup"], at=later_at, source="tickets")],
+                           entity_ids={"order": [order]}, signals=Signals(tickets=[TicketSignal(id=f"T-{row['id']}", at=later_at)]))
+        cases.append(Case("independent (follow-up ticket)", split, ticketed, "", outcome, intent_counted=False))
+        first = Session(session_id=f"{row['id']}-s", started_at=at, ended_at=done, turns=turns, entity_ids={"order": [order]})
+        again = Session(session_id=f"{row['id']}-later", started_at=later_at, ended_at=later_at,
+                        turns=[Turn(role="user", text=row["followup"], at=later_at, source="traces")],
+                        entity_ids={"order": [order]})
+        cases.append(Case("independent (follow-up session)", split, first, "", outcome, intent_counted=False))
+        cases.append(Case("independent (follow-up session)", split, again, "", outcome, scored=False))
+    return cases
+
+
 @dataclass
 class Tally:
     right: int = 0
@@ -261,6 +317,7 @@ class Report:
     per_intent_heldout: dict[tuple[str, str], Tally] = field(default_factory=dict)
     per_outcome_heldout: dict[tuple[str, str], Tally] = field(default_factory=dict)
     confusion: Counter = field(default_factory=Counter)
+    confusion_heldout: Counter = field(default_factory=Counter)
     outcome_confusion: Counter = field(default_factory=Counter)
     uncertain: dict[tuple[str, str], Tally] = field(default_factory=dict)
     """per (set, split): the labels flagged uncertain (`right` counts the flagged ones)"""
@@ -318,6 +375,7 @@ def evaluate(cases: Sequence[Case], label: Callable[[Session, list], Classificat
                 if case.split == "heldout":
                     report.per_intent_heldout.setdefault((name, case.intent), Tally()).add(got.intent == case.intent)
                 report.confusion[(name, case.intent, got.intent)] += 1
+                report.confusion_heldout[(name, case.intent, got.intent)] += case.split == "heldout"
     return report
 
 
@@ -344,8 +402,9 @@ def markdown(report: Report) -> str:
     lines += ["", "| set | true outcome | right (dev and held-out) | right (held-out) |", "|---|---|---|---|"]
     lines += [f"| {name} | {outcome} | {tally} | {report.per_outcome_heldout.get((name, outcome), '-')} |"
               for (name, outcome), tally in sorted(report.per_outcome.items())]
-    lines += ["", "Confusion (true -> labelled, where they differ):", "", "| set | true | labelled | sessions |", "|---|---|---|---:|"]
-    lines += [f"| {name} | {true} | {got} | {count} |"
+    lines += ["", "Confusion (true -> labelled, where they differ):", "", "| set | true | labelled | sessions | held-out |",
+              "|---|---|---|---:|---:|"]
+    lines += [f"| {name} | {true} | {got} | {count} | {report.confusion_heldout[(name, true, got)]} |"
               for (name, true, got), count in sorted(report.confusion.items()) if true != got]
     lines += ["", "Outcome confusion (true -> labelled, where they differ):", "", "| set | true | labelled | sessions |",
               "|---|---|---|---:|"]
@@ -381,7 +440,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shared", type=Path, default=SHARED, help="the folder holding tau-bench-retail/ and tau2-bench-retail/")
     parser.add_argument("--demo-sessions", type=int, default=600)
-    parser.add_argument("--only", choices=("tau", "demo", "paraphrases"), action="append",
+    parser.add_argument("--only", choices=("tau", "demo", "paraphrases", "independent"), action="append",
                         help="measure only these sets (repeatable; default: every set)")
     args = parser.parse_args(argv)
     from taskgen.domains import get_domain
@@ -389,7 +448,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     taxonomy = Taxonomy.from_yaml(get_domain("retail").taxonomy_path())
     cases: list[Case] = []
     skipped = {}
-    only = set(args.only or ("tau", "demo", "paraphrases"))
+    only = set(args.only or ("tau", "demo", "paraphrases", "independent"))
     for name, path in (("tau-bench", args.shared / "tau-bench-retail" / "tasks_test.json"),
                        ("tau2-bench", args.shared / "tau2-bench-retail" / "tasks.json")):
         if "tau" not in only:
@@ -405,6 +464,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         cases += demo_cases(args.demo_sessions) + demo_cases(args.demo_sessions, untagged=True)
     if "paraphrases" in only:
         cases += paraphrase_cases()
+    if "independent" in only:
+        cases += independent_cases()
     print(model_cost())
     print(markdown(evaluate(cases, lambda session, later: classify(session, taxonomy, later), taxonomy)))
     if skipped:
