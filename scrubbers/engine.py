@@ -12,12 +12,12 @@ import regex
 import spacy
 from faker.providers.address.en_US import Provider as UsAddress
 from presidio_analyzer import AnalyzerEngine, EntityRecognizer, RecognizerRegistry
-from presidio_analyzer.nlp_engine import NerModelConfiguration, NlpArtifacts, SpacyNlpEngine
+from presidio_analyzer.nlp_engine import NerModelConfiguration
 from spacy.lang.en.stop_words import STOP_WORDS
-from spacy.tokens import Doc
 from wordfreq import zipf_frequency
 
 from scrubbers.config import ScrubConfig
+from scrubbers.nlp import NerOnlySpacyNlpEngine
 from scrubbers.places import with_place
 from scrubbers.pseudonyms import PARTICLES
 from scrubbers.recognizers.address import NAMED_STREET, STREET_TYPES_BEFORE
@@ -25,10 +25,6 @@ from scrubbers.recognizers.person import COMMON_WORD_ZIPF, NAME_LISTS, NOT_NAMES
 from scrubbers.recognizers.table import build_recognizers
 from scrubbers.residual import ResidualScanner
 from scrubbers.spans import names_before_units, split_joined_people
-
-NER_COMPONENTS = ("ner",)
-"""en_core_web_sm's `ner` carries its own tok2vec; tagger, parser and lemmatizer only cost time.
-Context words are matched on lower-cased tokens instead of lemmas (Presidio matches substrings)."""
 
 
 @dataclass(frozen=True, order=True)
@@ -39,54 +35,6 @@ class Finding:
     end: int
     entity_type: str
     score: float
-
-
-class NerOnlySpacyNlpEngine(SpacyNlpEngine):
-    """Presidio's spaCy engine loading an installed model with only its NER component; never downloads."""
-
-    def load(self) -> None:
-        self.nlp = {}
-        for model in self.models:
-            name = model["model_name"]
-            if not spacy.util.is_package(name):
-                raise RuntimeError(f"spaCy model package {name!r} is not installed")
-            pipeline = spacy.load(name)
-            self.nlp[model["lang_code"]] = spacy.load(
-                name, exclude=[c for c in pipeline.component_names if c not in NER_COMPONENTS]
-            )
-
-    def without_ner(self, text: str, language: str) -> NlpArtifacts:
-        """Artifacts of a text no name can be in: its tokens (for context words), no entities."""
-        return LazyNlpArtifacts([], self.nlp[language].make_doc(text), self, language, [])
-
-    def _doc_to_nlp_artifact(self, doc: Doc, language: str) -> NlpArtifacts:
-        entities, scores = self._get_updated_entities(self._get_entities(doc), self._get_scores_for_entities(doc))
-        return LazyNlpArtifacts(entities, doc, self, language, scores)
-
-
-class LazyNlpArtifacts(NlpArtifacts):
-    """Presidio's artifacts with token offsets, 'lemmas' and keywords built only when a context
-    check asks for them (most texts have no finding that needs one)."""
-
-    def __init__(self, entities: list, tokens: Doc, nlp_engine: SpacyNlpEngine, language: str, scores: list[float]) -> None:
-        self.entities = entities
-        self.tokens = tokens
-        self.nlp_engine = nlp_engine
-        self.language = language
-        self.scores = scores if scores else [0.85] * len(entities)
-
-    @functools.cached_property
-    def tokens_indices(self) -> list[int]:
-        return [token.idx for token in self.tokens]
-
-    @functools.cached_property
-    def lemmas(self) -> list[str]:
-        return [token.lower_ for token in self.tokens]
-
-    @functools.cached_property
-    def keywords(self) -> list[str]:
-        return self.set_keywords(self.nlp_engine, self.lemmas, self.language)
-
 
 
 def _always(text: str, digits: int) -> bool:
@@ -566,12 +514,10 @@ class Detector:
         wanted = [i for i, pieces in outside.items() if any(c.isalnum() for piece in pieces for c in piece)]
         named = {i for i in wanted if _may_name(outside[i])}
         results: list[list[Finding]] = [[] for _ in texts]
-        batch = self.nlp_engine.process_batch(
-            [texts[i] for i in wanted if i in named], lang, batch_size=self.config.batch_size
-        )
+        batch = self.nlp_engine.artifacts_batch([texts[i] for i in wanted if i in named], lang, self.config.batch_size)
         for index in wanted:
             text = texts[index]
-            artifacts = next(batch)[1] if index in named else self.nlp_engine.without_ner(text, lang)
+            artifacts = next(batch) if index in named else self.nlp_engine.without_ner(text, lang)
             digits = sum(len(_DIGIT.findall(piece)) for piece in outside[index])
             active = [r for trigger, r in self._triggers if trigger(text, digits)]
             raw = [result for r in active for result in r.analyze(text, self._entities, artifacts) or []]

@@ -113,9 +113,9 @@ def test_only_what_lies_outside_protected_ids_starts_ner_and_digit_recognizers(
 ) -> None:
     """A timestamp or an order id alone cannot hold a kept finding: no NER, no phone recognizer."""
     to_ner: list[str] = []
-    process_batch = detector.nlp_engine.process_batch
+    artifacts_batch = detector.nlp_engine.artifacts_batch
     monkeypatch.setattr(
-        detector.nlp_engine, "process_batch", lambda texts, *a, **k: (to_ner.extend(texts), process_batch(texts, *a, **k))[1]
+        detector.nlp_engine, "artifacts_batch", lambda texts, *a, **k: (to_ner.extend(texts), artifacts_batch(texts, *a, **k))[1]
     )
     phone = next(r for r in detector._recognizers if "PHONE_NUMBER" in r.supported_entities)
     phone_texts: list[str] = []
@@ -212,3 +212,15 @@ def test_the_leak_gate_validates_phone_numbers_for_the_configured_regions(region
     from scrubbers.residual import ResidualScanner
 
     assert ResidualScanner(["PHONE_NUMBER"], regions).find("call 050-234-5678 now") == expected
+
+
+def test_artifacts_batch_are_presidios_process_batch(detector: Detector) -> None:
+    """The detector's own batch (no `doc.text` rebuilt per text) gives Presidio's artifacts, in order."""
+    texts = ["Call Jane Smith on 415 555 0132", "ok", "Mr. Ryan Ziherl wrote from Debrecen", "Dear Ana,\nthanks"]
+    engine = detector.nlp_engine
+    ours = list(engine.artifacts_batch(texts, "en", 2))
+    presidio = [artifacts for _, artifacts in engine.process_batch(texts, "en", batch_size=2)]
+    def seen(a) -> tuple:
+        return [(e.start_char, e.end_char, e.label_) for e in a.entities], a.scores, [t.text for t in a.tokens]
+
+    assert [seen(a) for a in ours] == [seen(a) for a in presidio]
