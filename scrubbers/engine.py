@@ -469,7 +469,10 @@ class Detector:
     def with_identifiers(self, identifiers: frozenset[str]) -> Detector:
         """This detector (same model and recognizers) also protecting `identifiers`: ids known from the
         state database (`StateSource.identifiers`), left alone wherever they appear as a whole token."""
-        identifiers = identifiers | {bare for i in identifiers if (bare := bare_id(i))}
+        # this detector's own ids already hold their bare numbers: only the ones added need theirs (the state's
+        # thousands of ids were matched again for each day's few ids written in tool results)
+        added = identifiers - self.identifiers if identifiers >= self.identifiers else identifiers
+        identifiers = identifiers | {bare for i in added if (bare := bare_id(i))}
         if identifiers == self.identifiers:
             return self
         twin = copy.copy(self)

@@ -224,3 +224,13 @@ def test_artifacts_batch_are_presidios_process_batch(detector: Detector) -> None
         return [(e.start_char, e.end_char, e.label_) for e in a.entities], a.scores, [t.text for t in a.tokens]
 
     assert [seen(a) for a in ours] == [seen(a) for a in presidio]
+
+
+def test_a_twin_adding_ids_protects_as_one_built_with_them_all(detector: Detector) -> None:
+    """`with_identifiers` works out bare numbers only for the ids it adds: a detector's own ids already hold theirs."""
+    state = frozenset({"#W1234567", "ZD-40211", "1008292230"})
+    written = frozenset({"#W7654321", "INV-88812"})
+    twin = detector.with_identifiers(state).with_identifiers(state | written)
+    assert twin.identifiers == detector.with_identifiers(state | written).identifiers
+    assert {"1234567", "40211", "7654321", "88812"} <= twin.identifiers
+    assert detector.with_identifiers(state).with_identifiers(written).identifiers == detector.with_identifiers(written).identifiers
