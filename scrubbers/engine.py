@@ -522,7 +522,7 @@ class Detector:
             text = texts[index]
             artifacts = next(batch) if index in named else self.nlp_engine.without_ner(text, lang)
             digits = sum(len(_DIGIT.findall(piece)) for piece in outside[index])
-            active = [r for trigger, r in self._triggers if trigger(text, digits)]
+            active = self._active(text, digits)
             raw = [result for r in active for result in r.analyze(text, self._entities, artifacts) or []]
             threshold = self.config.score_threshold
             passing, below = [r for r in raw if r.score >= threshold], [r for r in raw if r.score < threshold]
@@ -533,6 +533,18 @@ class Detector:
             people = no_places(text, tidy_people(text, split_joined_people(text, no_places(text, self.unprotected(text, findings)))))
             results[index] = without_final_dots(text, with_crossings(text, people))
         return results
+
+    def _active(self, text: str, digits: int) -> list[EntityRecognizer]:
+        """The recognizers whose trigger passes on `text`; a trigger several share (their type's: the
+        street recognizers' searches `NAMED_STREET`) is asked once."""
+        passed: dict[Callable[[str, int], bool], bool] = {}
+        active = []
+        for trigger, recognizer in self._triggers:
+            if trigger not in passed:
+                passed[trigger] = trigger(text, digits)
+            if passed[trigger]:
+                active.append(recognizer)
+        return active
 
     def residual_findings(self, text: str) -> tuple[Finding, ...]:
         """Validated leak-gate types in already-scrubbed text (regex and checksums only, no tokenization)."""

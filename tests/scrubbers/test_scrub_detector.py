@@ -1,6 +1,8 @@
 """The detector: every recognizer of the table together on the real spaCy engine, with protected
 identifiers, overlaps and the tidying of names and streets (each recognizer alone: tests/scrubbers/recognizers/)."""
 
+import copy
+
 import pytest
 
 from scrubbers.engine import Detector
@@ -234,3 +236,14 @@ def test_a_twin_adding_ids_protects_as_one_built_with_them_all(detector: Detecto
     assert twin.identifiers == detector.with_identifiers(state | written).identifiers
     assert {"1234567", "40211", "7654321", "88812"} <= twin.identifiers
     assert detector.with_identifiers(state).with_identifiers(written).identifiers == detector.with_identifiers(written).identifiers
+
+
+@pytest.mark.parametrize("text", ["lives on Andreassen Street", "Call Jane Smith on 415 555 0132", "ok", "ship to 12 Puruntie 82"])
+def test_a_shared_trigger_is_asked_once_and_starts_the_same_recognizers(detector: Detector, text: str) -> None:
+    digits = sum(c.isdigit() for c in text)
+    calls: list[object] = []
+    counted = {t: (lambda text, digits, t=t: (calls.append(t), t(text, digits))[1]) for t, _ in detector._triggers}
+    twin = copy.copy(detector)
+    twin._triggers = [(counted[t], r) for t, r in detector._triggers]
+    assert twin._active(text, digits) == [r for t, r in detector._triggers if t(text, digits)]
+    assert len(calls) == len(set(calls)) == len(counted) < len(detector._triggers)
