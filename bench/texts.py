@@ -20,7 +20,7 @@ from pipelines.stages.context import RunContext
 from pipelines.store.rows import RawSessionRow, SampleRow
 from pipelines.store.repository import Store
 from scrubbers import Scrubber
-from scrubbers.engine import NER_COMPONENTS
+from scrubbers.nlp import NER_COMPONENTS
 
 Items = list[tuple[Session, StateRows]]
 ROUNDS = 3

@@ -306,9 +306,24 @@ def town(rng: random.Random, value: str, in_state: str | None = None) -> tuple[s
     the original. Drawn from all the state's towns with a zip code (`STATE_TOWNS`' well-known ones and
     `other_towns`), hundreds in most states, so two real towns rarely share a stand-in, and never by looking at
     the other towns' stand-ins: `rng` (seeded by the town's keyed digest) alone decides."""
-    original = value.strip().lower()
-    states = [in_state] if in_state in STATE_TOWNS else sorted(STATE_TOWNS)
-    return rng.choice([(t, s) for s in states for t in towns_of(s) if t.lower() != original])
+    pool, positions = _town_pool((in_state,) if in_state in STATE_TOWNS else tuple(sorted(STATE_TOWNS)))
+    skipped = positions.get(value.strip().lower(), ())
+    # the draw of rng.choice over the pool without the original's entries, without building that list
+    index = rng.choice(range(len(pool) - len(skipped)))
+    for position in skipped:
+        if position <= index:
+            index += 1
+    return pool[index]
+
+
+@functools.cache
+def _town_pool(states: tuple[str, ...]) -> tuple[tuple[tuple[str, str], ...], dict[str, tuple[int, ...]]]:
+    """Every (town, state) of `states` in order, and each town name's positions in it (by its lower case)."""
+    pool = tuple((t, s) for s in states for t in towns_of(s))
+    positions: dict[str, list[int]] = {}
+    for position, (name, _) in enumerate(pool):
+        positions.setdefault(name.lower(), []).append(position)
+    return pool, {name: tuple(found) for name, found in positions.items()}
 
 
 def towns_of(state: str) -> tuple[str, ...]:

@@ -12,12 +12,12 @@ import regex
 import spacy
 from faker.providers.address.en_US import Provider as UsAddress
 from presidio_analyzer import AnalyzerEngine, EntityRecognizer, RecognizerRegistry
-from presidio_analyzer.nlp_engine import NerModelConfiguration, NlpArtifacts, SpacyNlpEngine
+from presidio_analyzer.nlp_engine import NerModelConfiguration
 from spacy.lang.en.stop_words import STOP_WORDS
-from spacy.tokens import Doc
 from wordfreq import zipf_frequency
 
 from scrubbers.config import ScrubConfig
+from scrubbers.nlp import NerOnlySpacyNlpEngine
 from scrubbers.places import with_place
 from scrubbers.pseudonyms import PARTICLES
 from scrubbers.recognizers.address import NAMED_STREET, STREET_TYPES_BEFORE
@@ -25,10 +25,6 @@ from scrubbers.recognizers.person import COMMON_WORD_ZIPF, NAME_LISTS, NOT_NAMES
 from scrubbers.recognizers.table import build_recognizers
 from scrubbers.residual import ResidualScanner
 from scrubbers.spans import names_before_units, split_joined_people
-
-NER_COMPONENTS = ("ner",)
-"""en_core_web_sm's `ner` carries its own tok2vec; tagger, parser and lemmatizer only cost time.
-Context words are matched on lower-cased tokens instead of lemmas (Presidio matches substrings)."""
 
 
 @dataclass(frozen=True, order=True)
@@ -39,54 +35,6 @@ class Finding:
     end: int
     entity_type: str
     score: float
-
-
-class NerOnlySpacyNlpEngine(SpacyNlpEngine):
-    """Presidio's spaCy engine loading an installed model with only its NER component; never downloads."""
-
-    def load(self) -> None:
-        self.nlp = {}
-        for model in self.models:
-            name = model["model_name"]
-            if not spacy.util.is_package(name):
-                raise RuntimeError(f"spaCy model package {name!r} is not installed")
-            pipeline = spacy.load(name)
-            self.nlp[model["lang_code"]] = spacy.load(
-                name, exclude=[c for c in pipeline.component_names if c not in NER_COMPONENTS]
-            )
-
-    def without_ner(self, text: str, language: str) -> NlpArtifacts:
-        """Artifacts of a text no name can be in: its tokens (for context words), no entities."""
-        return LazyNlpArtifacts([], self.nlp[language].make_doc(text), self, language, [])
-
-    def _doc_to_nlp_artifact(self, doc: Doc, language: str) -> NlpArtifacts:
-        entities, scores = self._get_updated_entities(self._get_entities(doc), self._get_scores_for_entities(doc))
-        return LazyNlpArtifacts(entities, doc, self, language, scores)
-
-
-class LazyNlpArtifacts(NlpArtifacts):
-    """Presidio's artifacts with token offsets, 'lemmas' and keywords built only when a context
-    check asks for them (most texts have no finding that needs one)."""
-
-    def __init__(self, entities: list, tokens: Doc, nlp_engine: SpacyNlpEngine, language: str, scores: list[float]) -> None:
-        self.entities = entities
-        self.tokens = tokens
-        self.nlp_engine = nlp_engine
-        self.language = language
-        self.scores = scores if scores else [0.85] * len(entities)
-
-    @functools.cached_property
-    def tokens_indices(self) -> list[int]:
-        return [token.idx for token in self.tokens]
-
-    @functools.cached_property
-    def lemmas(self) -> list[str]:
-        return [token.lower_ for token in self.tokens]
-
-    @functools.cached_property
-    def keywords(self) -> list[str]:
-        return self.set_keywords(self.nlp_engine, self.lemmas, self.language)
-
 
 
 def _always(text: str, digits: int) -> bool:
@@ -521,7 +469,10 @@ class Detector:
     def with_identifiers(self, identifiers: frozenset[str]) -> Detector:
         """This detector (same model and recognizers) also protecting `identifiers`: ids known from the
         state database (`StateSource.identifiers`), left alone wherever they appear as a whole token."""
-        identifiers = identifiers | {bare for i in identifiers if (bare := bare_id(i))}
+        # this detector's own ids already hold their bare numbers: only the ones added need theirs (the state's
+        # thousands of ids were matched again for each day's few ids written in tool results)
+        added = identifiers - self.identifiers if identifiers >= self.identifiers else identifiers
+        identifiers = identifiers | {bare for i in added if (bare := bare_id(i))}
         if identifiers == self.identifiers:
             return self
         twin = copy.copy(self)
@@ -566,14 +517,12 @@ class Detector:
         wanted = [i for i, pieces in outside.items() if any(c.isalnum() for piece in pieces for c in piece)]
         named = {i for i in wanted if _may_name(outside[i])}
         results: list[list[Finding]] = [[] for _ in texts]
-        batch = self.nlp_engine.process_batch(
-            [texts[i] for i in wanted if i in named], lang, batch_size=self.config.batch_size
-        )
+        batch = self.nlp_engine.artifacts_batch([texts[i] for i in wanted if i in named], lang, self.config.batch_size)
         for index in wanted:
             text = texts[index]
-            artifacts = next(batch)[1] if index in named else self.nlp_engine.without_ner(text, lang)
+            artifacts = next(batch) if index in named else self.nlp_engine.without_ner(text, lang)
             digits = sum(len(_DIGIT.findall(piece)) for piece in outside[index])
-            active = [r for trigger, r in self._triggers if trigger(text, digits)]
+            active = self._active(text, digits)
             raw = [result for r in active for result in r.analyze(text, self._entities, artifacts) or []]
             threshold = self.config.score_threshold
             passing, below = [r for r in raw if r.score >= threshold], [r for r in raw if r.score < threshold]
@@ -584,6 +533,18 @@ class Detector:
             people = no_places(text, tidy_people(text, split_joined_people(text, no_places(text, self.unprotected(text, findings)))))
             results[index] = without_final_dots(text, with_crossings(text, people))
         return results
+
+    def _active(self, text: str, digits: int) -> list[EntityRecognizer]:
+        """The recognizers whose trigger passes on `text`; a trigger several share (their type's: the
+        street recognizers' searches `NAMED_STREET`) is asked once."""
+        passed: dict[Callable[[str, int], bool], bool] = {}
+        active = []
+        for trigger, recognizer in self._triggers:
+            if trigger not in passed:
+                passed[trigger] = trigger(text, digits)
+            if passed[trigger]:
+                active.append(recognizer)
+        return active
 
     def residual_findings(self, text: str) -> tuple[Finding, ...]:
         """Validated leak-gate types in already-scrubbed text (regex and checksums only, no tokenization)."""

@@ -34,12 +34,13 @@ def common_word_name(entity_type: str, original: str) -> bool:
     return entity_type == "PERSON" and " " not in value and not value.islower() and zipf_frequency(value.lower(), "en") >= COMMON_WORD_ZIPF
 
 
-def _written_last_fours(texts: list[str]) -> frozenset[str]:
+def _written_last_fours(texts: list[str], digit_texts: list[str]) -> frozenset[str]:
     """Four digits the output still writes as a card's last four: a whole string ('last_four': '4417') or where a
     sentence says so ('ending in 4417', 'last 4: 4417', '**** 4417'). Elsewhere four digits recur by chance (an
     amount, a year) and are no leak."""
     written = {text.strip() for text in texts if len(text.strip()) == 4 and text.strip().isdigit()}
-    written.update(match.group() for text in texts if any(c.isdigit() for c in text) for match in LAST_FOUR.finditer(text))
+    # `digit_texts` (each text's decimal digits): every way of writing a last four needs one
+    written.update(match.group() for text, digits in zip(texts, digit_texts) if digits for match in LAST_FOUR.finditer(text))
     return frozenset(written)
 
 
@@ -60,10 +61,28 @@ def _original_survives(
     return any(pattern.search(text) for text in texts)
 
 
+@dataclass(frozen=True)
+class StandIns:
+    """What the gate reads of a run's stand-ins, worked out once for all the sessions of a batch (every
+    session's check reads the same stand-ins: rebuilding these for each was quadratic in a day's sessions)."""
+
+    folded: frozenset[str]
+    joined: str
+    """Every folded stand-in, one a line, to search a residual finding in."""
+    card_ends: frozenset[str]
+    """A stand-in card's last four is ours ('ending in 0598' after '4111 1111 1111 0598')."""
+
+    @classmethod
+    def of(cls, stand_ins: Iterable[str]) -> StandIns:
+        folded = frozenset(s.casefold() for s in stand_ins)
+        ends = frozenset(digits[-4:] for digits in map(digits_only, folded) if len(digits) >= 12 or len(digits) == 4)
+        return cls(folded, "\n".join(sorted(folded)), ends)
+
+
 def check_leaks(
     originals: Iterable[tuple[str, str]],
     output_strings: Iterable[str],
-    stand_ins: frozenset[str],
+    stand_ins: frozenset[str] | StandIns,
     detector: Detector,
 ) -> LeakVerdict:
     """`originals` are (type, value) pairs replaced in this session, held in memory only for this check;
@@ -76,11 +95,9 @@ def check_leaks(
     texts = sorted(set(output_strings))
     digit_texts = [digits_only(text) for text in texts]
     folded_text = "\n".join(texts).casefold()
-    folded_stand_ins = {s.casefold() for s in stand_ins}
-    all_stand_ins = "\n".join(sorted(folded_stand_ins))
-    # a stand-in card's last four is ours ('ending in 0598' after '4111 1111 1111 0598')
-    stand_in_ends = {digits[-4:] for digits in map(digits_only, folded_stand_ins) if len(digits) >= 12 or len(digits) == 4}
-    last_fours = _written_last_fours(texts) - stand_in_ends
+    ours = stand_ins if isinstance(stand_ins, StandIns) else StandIns.of(stand_ins)
+    folded_stand_ins, all_stand_ins = ours.folded, ours.joined
+    last_fours = _written_last_fours(texts, digit_texts) - ours.card_ends
     leaked: set[str] = set()
     for entity_type, original in sorted(set(originals)):
         if len(original.strip()) < 2 or original.strip().casefold() in folded_stand_ins:

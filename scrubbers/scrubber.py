@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -17,7 +18,7 @@ from scrubbers import addresses
 from scrubbers.config import ScrubConfig
 from scrubbers.consistency import ConsistencyMap
 from scrubbers.engine import Detector, Finding, get_detector, tidy_people
-from scrubbers.leakgate import check_leaks
+from scrubbers.leakgate import StandIns, check_leaks
 from scrubbers.nonpersonal import NonPersonalValues, goods_labels, mentions
 from scrubbers.recognizers.person import COMMON_WORD_ZIPF, NAME_LISTS, RARE_WORD_ZIPF, name_like
 from scrubbers.recognizers.username import name_built_ids
@@ -74,6 +75,16 @@ class _Document:
     policy: Policy
     keyed: bool = False
 
+    @functools.cached_property
+    def fields(self) -> list[tuple[str | None, str]]:
+        """(rule, string) of every field, walked once (the value is never modified)."""
+        return list(_walk_fields(self))
+
+    @functools.cached_property
+    def addresses(self) -> list[dict[str, str]]:
+        """The address records of the value, read once (for the consistency map and the known values)."""
+        return _address_records(self)
+
 
 @dataclass
 class _Item:
@@ -88,7 +99,11 @@ class _Item:
     """Free text -> (the spans replaced in it, its scrubbed form)."""
 
 
-def _fields(document: _Document) -> Iterable[tuple[str | None, str]]:
+def _fields(document: _Document) -> list[tuple[str | None, str]]:
+    return document.fields
+
+
+def _walk_fields(document: _Document) -> Iterable[tuple[str | None, str]]:
     if document.keyed:
         for kind, rows in document.value.items():
             for row_id, row in rows.items():
@@ -248,12 +263,13 @@ class Scrubber:
         """`real_people` (from `real_people()`): full names no stand-in may take, beside the ones in `items`."""
         prepared = [_Item(self._session_documents(session, state, pii_fields)) for session, state in items]
         outputs, cmap, detector = self._run(prepared, real_people)
+        stand_ins = StandIns.of(cmap.stand_ins)  # the same for every session's check
         results = []
         for (session, _), item, (session_out, state_out) in zip(items, prepared, outputs):
             scrubbed = [_Document(out, d.policy, d.keyed) for d, out in zip(item.documents, (session_out, state_out))]
             content = [text for document in scrubbed for _, text in _fields(document)]
             originals = {(entity, value) for entity, value in item.originals | set(item.known) if entity not in NOT_SEARCHED}
-            verdict = check_leaks(originals, content, cmap.stand_ins, detector)
+            verdict = check_leaks(originals, content, stand_ins, detector)
             report = ScrubReport(
                 session_id=session.session_id,
                 counts=dict(sorted(item.counts.items())),
@@ -331,7 +347,7 @@ class Scrubber:
         texts = list(dict.fromkeys(text for item in items for rule, text in item.fields if rule is None))
         findings = _with_ids((pair for item in items for pair in item.fields), dict(zip(texts, detector.analyze_batch(texts))))
         cmap = ConsistencyMap(self._pseudonymizer, avoid=real_people)
-        cmap.register_addresses([record for item in items for d in item.documents for record in _address_records(d)])
+        cmap.register_addresses([record for item in items for d in item.documents for record in d.addresses])
         people: list[str] = []
         for item in items:
             item.non_personal = _non_personal_values(item)
@@ -376,7 +392,7 @@ class Scrubber:
                 known.add(("STATE", addresses.STATE_NAMES[code]))
                 if code not in addresses.WORD_STATE_CODES:
                     known.add(("STATE", code))
-        for record in (r for document in item.documents for r in _address_records(document)):
+        for record in (r for document in item.documents for r in document.addresses):
             town, code = record.get("CITY", "").strip(), addresses.state_abbreviation(record.get("STATE", ""))
             if town and code:
                 known.update(("ADDRESS", f"{town}{gap}{code}") for gap in (" ", ", "))

@@ -289,3 +289,29 @@ def test_a_military_address_s_parts() -> None:
     assert addresses.military_parts("763 Broadway, Suite 135") is None
     assert addresses.military_parts("Unit 5, Main Street") is None
     assert addresses.military_parts("USNS Ujváry") is None  # a ship's name alone is no address
+
+
+
+class _Index:
+    """A stand-in for the keyed rng whose `choice` takes the item at a given index (every index can be tried)."""
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+    def choice(self, seq):
+        return seq[self.index]
+
+
+@pytest.mark.parametrize("in_state", [None, "TX", "OR", "not a state"])
+@pytest.mark.parametrize("town", ["Springfield", " portland ", "Houston", "Nowhere At All"])
+def test_a_stand_in_town_is_the_draw_of_its_keyed_rng_over_every_other_town(town: str, in_state: str | None) -> None:
+    """A stand-in town is `rng.choice` over the pool of towns (the stand-in state's, or every state's) without
+    the original's name: the same draw as ever, so a task approved before keeps its stand-ins, and never the
+    original town (every index next to the original's places is tried)."""
+    states = [in_state] if in_state in addresses.STATE_TOWNS else sorted(addresses.STATE_TOWNS)
+    every = [(t, s) for s in states for t in addresses.towns_of(s)]
+    pool = [(t, s) for t, s in every if t.lower() != town.strip().lower()]
+    skipped = [i for i, (t, _) in enumerate(every) if t.lower() == town.strip().lower()]
+    indices = {0, len(pool) - 1, *range(0, len(pool), 97)} | {i + d for i in skipped for d in range(-3, 3) if 0 <= i + d < len(pool)}
+    for index in sorted(indices):
+        assert addresses.town(_Index(index), town, in_state) == pool[index]

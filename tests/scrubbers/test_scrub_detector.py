@@ -1,6 +1,8 @@
 """The detector: every recognizer of the table together on the real spaCy engine, with protected
 identifiers, overlaps and the tidying of names and streets (each recognizer alone: tests/scrubbers/recognizers/)."""
 
+import copy
+
 import pytest
 
 from scrubbers.engine import Detector
@@ -113,9 +115,9 @@ def test_only_what_lies_outside_protected_ids_starts_ner_and_digit_recognizers(
 ) -> None:
     """A timestamp or an order id alone cannot hold a kept finding: no NER, no phone recognizer."""
     to_ner: list[str] = []
-    process_batch = detector.nlp_engine.process_batch
+    artifacts_batch = detector.nlp_engine.artifacts_batch
     monkeypatch.setattr(
-        detector.nlp_engine, "process_batch", lambda texts, *a, **k: (to_ner.extend(texts), process_batch(texts, *a, **k))[1]
+        detector.nlp_engine, "artifacts_batch", lambda texts, *a, **k: (to_ner.extend(texts), artifacts_batch(texts, *a, **k))[1]
     )
     phone = next(r for r in detector._recognizers if "PHONE_NUMBER" in r.supported_entities)
     phone_texts: list[str] = []
@@ -212,3 +214,36 @@ def test_the_leak_gate_validates_phone_numbers_for_the_configured_regions(region
     from scrubbers.residual import ResidualScanner
 
     assert ResidualScanner(["PHONE_NUMBER"], regions).find("call 050-234-5678 now") == expected
+
+
+def test_artifacts_batch_are_presidios_process_batch(detector: Detector) -> None:
+    """The detector's own batch (no `doc.text` rebuilt per text) gives Presidio's artifacts, in order."""
+    texts = ["Call Jane Smith on 415 555 0132", "ok", "Mr. Ryan Ziherl wrote from Debrecen", "Dear Ana,\nthanks"]
+    engine = detector.nlp_engine
+    ours = list(engine.artifacts_batch(texts, "en", 2))
+    presidio = [artifacts for _, artifacts in engine.process_batch(texts, "en", batch_size=2)]
+    def seen(a) -> tuple:
+        return [(e.start_char, e.end_char, e.label_) for e in a.entities], a.scores, [t.text for t in a.tokens]
+
+    assert [seen(a) for a in ours] == [seen(a) for a in presidio]
+
+
+def test_a_twin_adding_ids_protects_as_one_built_with_them_all(detector: Detector) -> None:
+    """`with_identifiers` works out bare numbers only for the ids it adds: a detector's own ids already hold theirs."""
+    state = frozenset({"#W1234567", "ZD-40211", "1008292230"})
+    written = frozenset({"#W7654321", "INV-88812"})
+    twin = detector.with_identifiers(state).with_identifiers(state | written)
+    assert twin.identifiers == detector.with_identifiers(state | written).identifiers
+    assert {"1234567", "40211", "7654321", "88812"} <= twin.identifiers
+    assert detector.with_identifiers(state).with_identifiers(written).identifiers == detector.with_identifiers(written).identifiers
+
+
+@pytest.mark.parametrize("text", ["lives on Andreassen Street", "Call Jane Smith on 415 555 0132", "ok", "ship to 12 Puruntie 82"])
+def test_a_shared_trigger_is_asked_once_and_starts_the_same_recognizers(detector: Detector, text: str) -> None:
+    digits = sum(c.isdigit() for c in text)
+    calls: list[object] = []
+    counted = {t: (lambda text, digits, t=t: (calls.append(t), t(text, digits))[1]) for t, _ in detector._triggers}
+    twin = copy.copy(detector)
+    twin._triggers = [(counted[t], r) for t, r in detector._triggers]
+    assert twin._active(text, digits) == [r for t, r in detector._triggers if t(text, digits)]
+    assert len(calls) == len(set(calls)) == len(counted) < len(detector._triggers)

@@ -5,11 +5,14 @@ import json
 import pytest
 
 from scrubbers import check_leaks
-from scrubbers.leakgate import MIN_DIGITS
+from scrubbers.leakgate import MIN_DIGITS, StandIns
 
 
 def _verdict(detector, originals, texts, stand_ins=()):
-    return check_leaks(originals, texts, frozenset(stand_ins), detector)
+    """Every case also with the stand-ins read once (`StandIns`, as `scrub_sessions` passes them for a batch)."""
+    verdict = check_leaks(originals, texts, frozenset(stand_ins), detector)
+    assert check_leaks(originals, texts, StandIns.of(stand_ins), detector) == verdict
+    return verdict
 
 
 def test_a_surviving_name_is_a_person_leak(detector) -> None:
