@@ -186,3 +186,12 @@ def test_a_name_exactly_as_common_as_the_threshold_survives_only_as_written(dete
     assert zipf_frequency("clerk", "en") == COMMON_WORD_ZIPF  # the boundary: a word this common is a common word
     assert _verdict(detector, [("PERSON", "Clerk")], ["Please ask the clerk at the desk."]).passed
     assert not _verdict(detector, [("PERSON", "Clerk")], ["Regards, Clerk"]).passed
+
+
+def test_the_last_four_of_a_stand_in_card_or_last_four_is_ours_and_of_no_other_stand_in(detector) -> None:
+    """A stand-in card of 12 digits (the shortest card numbers) or a stand-in last four makes 'ending in 4417' ours; a
+    stand-in phone number ending in those digits does not: the real card's last four written so is a leak."""
+    original, text = [("CREDIT_CARD", "5500 0000 0000 4417")], ["the card ending in 4417"]
+    assert _verdict(detector, original, text, {"6759 6498 4417"}).passed
+    assert _verdict(detector, original, text, {"4417"}).passed
+    assert not _verdict(detector, original, text, {"555-4417"}).passed
