@@ -131,3 +131,24 @@ def test_an_order_address_the_seed_no_longer_knows_is_asked_alone_or_with_the_cu
         "The seed does not know customer cus_a's address or order #W0000001's shipping address" + tail]
     # a product keeping no order address: the order's emptiness tells nothing
     assert unknown_addresses(words, _renamed_seed(orders="#W0000001"), actor, "#W0000001") == []
+
+
+def test_the_unverifiable_requester_question_in_full_for_their_own_id_another_or_both():
+    from taskgen.domains import get_domain
+    from taskgen.domains.retail.coverage import account_id_only
+
+    seed, policy, actor = _renamed_seed(), get_domain("retail").policy, {"customer_id": "cus_a"}
+    own = ("The prompt gives the requester only as account cus_a, without the e-mail address or the full name and zip code a "
+           "customer is looked up by: the agent cannot verify who asks. Give the customer those details, or reject the task.")
+    other = ("The prompt gives the requester only as account cus_b, while the task's requester is cus_a, without the e-mail "
+             "address or the full name and zip code a customer is looked up by: the agent cannot verify who asks. Give the "
+             "customer those details, or reject the task.")
+    assert account_id_only("I am cus_a. Where is order #W0000001?", seed, actor, policy) == own
+    assert account_id_only("I am cus_b. Where is order #W0000001?", seed, actor, policy) == other
+    # both ids said: the requester's own is the one they give themselves as
+    assert account_id_only("I am cus_b's partner, cus_a. Where is order #W0000001?", seed, actor, policy) == own
+    assert account_id_only("I am cus_a, cus_a@example.net. Where is order #W0000001?", seed, actor, policy) is None
+    assert account_id_only("I am cus_a, Dana Whitfield, 45402. Where is order #W0000001?", seed, actor, policy) is None
+    assert account_id_only("I am cus_c. Where is order #W0000001?", seed, {"customer_id": "cus_c"}, policy) is None  # no such row
+    unverified = policy.model_copy(update={"identity_required": False})
+    assert account_id_only("I am cus_a. Where is order #W0000001?", seed, actor, unverified) is None  # nothing to verify
