@@ -97,8 +97,8 @@ def test_the_missing_orders_question_names_each_order_once_in_the_words_of_one_o
     one = missing_orders(_said("s-one", "Cancel order #W0000007 please."), seed, actor)
     assert one == ["Order #W0000007, named by the customer or touched by the agent's calls, is not in the seed: a correct agent "
                    "cannot look it up or change it. Add it to the seed, or reject the task."]
-    # an id closing one turn and one opening the next, and one only the session's entities know
-    two = missing_orders(_said("s-two", "Cancel order #W0000007", "#W0000008 too, and #W0000007 again.", orders=["#W0000009"]), seed, actor)
+    # an id opening a turn written without its sign, one said twice, and one only the session's entities know
+    two = missing_orders(_said("s-two", "Cancel order #W0000007", "W0000008 too, and #W0000007 again.", orders=["#W0000009"]), seed, actor)
     assert two == ["Orders #W0000007, #W0000008, #W0000009, named by the customer or touched by the agent's calls, are not in the "
                    "seed: a correct agent cannot look it up or change it. Add it to the seed, or reject the task."]
 
