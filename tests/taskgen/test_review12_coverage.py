@@ -150,5 +150,10 @@ def test_the_unverifiable_requester_question_in_full_for_their_own_id_another_or
     assert account_id_only("I am cus_a, cus_a@example.net. Where is order #W0000001?", seed, actor, policy) is None
     assert account_id_only("I am cus_a, Dana Whitfield, 45402. Where is order #W0000001?", seed, actor, policy) is None
     assert account_id_only("I am cus_c. Where is order #W0000001?", seed, {"customer_id": "cus_c"}, policy) is None  # no such row
+    assert account_id_only("I am cus_a's partner, cus_b. Where is order #W0000003?", seed, {"customer_id": "cus_b"}, policy) == (
+        own.replace("cus_a", "cus_b"))  # the requester's own id first, whatever the ids' order
+    no_accounts = _renamed_seed()
+    del no_accounts.state["users"]
+    assert account_id_only("I am cus_a. Where is order #W0000001?", no_accounts, actor, policy) is None
     unverified = policy.model_copy(update={"identity_required": False})
     assert account_id_only("I am cus_a. Where is order #W0000001?", seed, actor, unverified) is None  # nothing to verify
