@@ -45,6 +45,14 @@ def results(module: str) -> dict[str, int | None]:
     return json.loads(meta.read_text(encoding="utf-8")).get("exit_code_by_key", {})
 
 
+def link_shared_data() -> None:
+    """The tests read the public data from ../shared beside the repository; mutmut runs them inside mutants/, one
+    level deeper, where they would find nothing and skip (every mutant only those tests judge surviving)."""
+    shared, link = ROOT.parent / "shared", ROOT / "shared"
+    if shared.is_dir() and not link.exists():
+        link.symlink_to(shared)
+
+
 def forget_survivors() -> None:
     """mutmut keeps a survivor's result until its function changes: forget it so new tests try it again."""
     for module in modules():
@@ -85,6 +93,7 @@ def main() -> int:
     if args.retest_survivors:
         forget_survivors()
     if not args.no_run:
+        link_shared_data()
         subprocess.run([str(Path(sys.executable).with_name("mutmut")), "run"], cwd=ROOT, check=False)
     lines, below = table()
     print("\n".join(lines))

@@ -168,3 +168,33 @@ def test_a_card_s_last_four_digits_written_as_such_leak(detector, text) -> None:
 def test_a_stand_in_card_s_last_four_is_ours(detector) -> None:
     assert _verdict(detector, [("CREDIT_CARD", "4417")], ["the card ending in 4417"], {"4417"}).passed
     assert _verdict(detector, [("CREDIT_CARD", "5500 0000 0000 4417")], ["the card ending in 4417"], {"4111 1111 1111 4417"}).passed
+
+
+def test_numbers_of_exactly_the_minimum_digits_are_found_by_their_digits_where_no_residual_pass_sees_them(detector) -> None:
+    """At MIN_DIGITS a phone number, and a card number cut that short, are still searched digit by digit: split by
+    letters, no residual pass sees them, only their digits tell."""
+    phone, card = "555-0" + "1" * (MIN_DIGITS - 4), "4111 " + "1" * (MIN_DIGITS - 4)
+    assert sum(c.isdigit() for c in phone) == sum(c.isdigit() for c in card) == MIN_DIGITS
+    for entity_type, number in (("PHONE_NUMBER", phone), ("CREDIT_CARD", card)):
+        split = "ref a" + "b".join(number.replace("-", " ").split())
+        assert detector.residual_findings(split) == ()
+        assert not _verdict(detector, [(entity_type, number)], [split]).passed, entity_type
+
+
+def test_a_name_exactly_as_common_as_the_threshold_survives_only_as_written(detector) -> None:
+    from wordfreq import zipf_frequency
+
+    from scrubbers.recognizers.person import COMMON_WORD_ZIPF
+
+    assert zipf_frequency("clerk", "en") == COMMON_WORD_ZIPF  # the boundary: a word this common is a common word
+    assert _verdict(detector, [("PERSON", "Clerk")], ["Please ask the clerk at the desk."]).passed
+    assert not _verdict(detector, [("PERSON", "Clerk")], ["Regards, Clerk"]).passed
+
+
+def test_the_last_four_of_a_stand_in_card_or_last_four_is_ours_and_of_no_other_stand_in(detector) -> None:
+    """A stand-in card of 12 digits (the shortest card numbers) or a stand-in last four makes 'ending in 4417' ours; a
+    stand-in phone number ending in those digits does not: the real card's last four written so is a leak."""
+    original, text = [("CREDIT_CARD", "5500 0000 0000 4417")], ["the card ending in 4417"]
+    assert _verdict(detector, original, text, {"6759 6498 4417"}).passed
+    assert _verdict(detector, original, text, {"4417"}).passed
+    assert not _verdict(detector, original, text, {"555-4417"}).passed

@@ -62,3 +62,98 @@ def test_a_prompt_giving_another_accounts_id_for_the_requester_is_flagged_too():
     said = "I am cus_b living in Dayton OH 45402. Where is order #W0000001?"
     assert "account cus_b, while the task's requester is cus_a" in (account_id_only(said, seed, {"customer_id": "cus_a"}, policy) or "")
     assert account_id_only("Where is order #W0000001?", seed, {"customer_id": "cus_a"}, policy) is None
+
+
+def _renamed_seed(order_address: bool = False, **emptied: str):
+    """The tau-bench seed under kinds of its own names ('users', 'orders'), its orders keeping their own address
+    where `order_address`; `emptied`: kind -> row id whose address is emptied."""
+    from taskgen.domains.retail.schema import RetailSchema
+    from taskgen.seeds import freeze_seed
+
+    seed = _tau_seed()
+    schema = RetailSchema.from_document(seed.domain_schema)
+    columns = copy.deepcopy(schema.columns)
+    if order_address:
+        columns["order"]["address"] = "address"
+    schema = schema.model_copy(update={"kinds": {**schema.kinds, "customer": "users", "order": "orders"}, "columns": columns})
+    state = {"users": copy.deepcopy(seed.state["customer"]), "orders": copy.deepcopy(seed.state["order"])}
+    for kind, row_id in emptied.items():
+        state[kind][row_id]["address"] = None
+    return freeze_seed(state, CLOCK, domain_schema=schema.document())
+
+
+def _said(session_id: str, *texts: str, orders: list[str] | None = None):
+    from ingest.models import Session, Turn
+
+    return Session(session_id=session_id, turns=[Turn(role="user", text=text, source="traces") for text in texts],
+                   entity_ids={"users": ["cus_a"], "orders": orders or []})  # by the product's kinds, as ingest keys them
+
+
+def test_the_missing_orders_question_names_each_order_once_in_the_words_of_one_or_several():
+    from taskgen.domains.retail.coverage import missing_orders
+
+    seed, actor = _renamed_seed(), {"customer_id": "cus_a"}
+    assert missing_orders(_said("s-held", "Where is order #W0000001?"), seed, actor) == []  # the seed's kinds read by its schema
+    one = missing_orders(_said("s-one", "Cancel order #W0000007 please."), seed, actor)
+    assert one == ["Order #W0000007, named by the customer or touched by the agent's calls, is not in the seed: a correct agent "
+                   "cannot look it up or change it. Add it to the seed, or reject the task."]
+    # an id opening a turn written without its sign, one said twice, and one only the session's entities know
+    two = missing_orders(_said("s-two", "Cancel order #W0000007", "W0000008 too, and #W0000007 again.", orders=["#W0000009"]), seed, actor)
+    assert two == ["Orders #W0000007, #W0000008, #W0000009, named by the customer or touched by the agent's calls, are not in the "
+                   "seed: a correct agent cannot look it up or change it. Add it to the seed, or reject the task."]
+
+
+def test_the_unheld_orders_question_names_the_accounts_orders_the_seed_lacks():
+    from taskgen.domains.retail.coverage import missing_orders
+
+    seed = _renamed_seed()
+    del seed.state["orders"]["#W0000001"], seed.state["orders"]["#W0000002"]
+    questions = missing_orders(_said("s-acc", "Where are my orders?"), seed, {"customer_id": "cus_a"})
+    assert questions == ["The customer's account lists orders #W0000001, #W0000002, which the seed does not hold: an agent that reads "
+                         "the account finds an order it cannot open. Does the request need one (an order asked about without its id)? "
+                         "Add it to the seed, or reject the task."]
+    del seed.state["users"]  # a drop without the customers' table: no account to read
+    assert missing_orders(_said("s-acc", "Where are my orders?"), seed, {"customer_id": "cus_a"}) == []
+
+
+def test_an_order_address_the_seed_no_longer_knows_is_asked_alone_or_with_the_customers():
+    from taskgen.domains.retail.coverage import unknown_addresses
+
+    words, actor = "Please change the address of order #W0000001 to 5 Birch Lane, Dayton, OH 45402.", {"customer_id": "cus_a"}
+    tail = (" (emptied: its value as of the session is unknown), so no check can tell whether the agent changed it: the task judges "
+            "the address change by the reply alone. Restore the address as it stood when the session started, or reject the task.")
+    assert unknown_addresses(words, _renamed_seed(order_address=True), actor, "#W0000001") == []
+    order_only = _renamed_seed(order_address=True, orders="#W0000001")
+    assert unknown_addresses(words, order_only, actor, "#W0000001") == ["The seed does not know order #W0000001's shipping address" + tail]
+    assert unknown_addresses(words, order_only, actor, None) == []  # no target order: only the customer's address is read
+    both = _renamed_seed(order_address=True, orders="#W0000001", users="cus_a")
+    assert unknown_addresses(words, both, actor, "#W0000001") == [
+        "The seed does not know customer cus_a's address or order #W0000001's shipping address" + tail]
+    # a product keeping no order address: the order's emptiness tells nothing
+    assert unknown_addresses(words, _renamed_seed(orders="#W0000001"), actor, "#W0000001") == []
+
+
+def test_the_unverifiable_requester_question_in_full_for_their_own_id_another_or_both():
+    from taskgen.domains import get_domain
+    from taskgen.domains.retail.coverage import account_id_only
+
+    seed, policy, actor = _renamed_seed(), get_domain("retail").policy, {"customer_id": "cus_a"}
+    own = ("The prompt gives the requester only as account cus_a, without the e-mail address or the full name and zip code a "
+           "customer is looked up by: the agent cannot verify who asks. Give the customer those details, or reject the task.")
+    other = ("The prompt gives the requester only as account cus_b, while the task's requester is cus_a, without the e-mail "
+             "address or the full name and zip code a customer is looked up by: the agent cannot verify who asks. Give the "
+             "customer those details, or reject the task.")
+    assert account_id_only("I am cus_a. Where is order #W0000001?", seed, actor, policy) == own
+    assert account_id_only("I am cus_b. Where is order #W0000001?", seed, actor, policy) == other
+    # both ids said: the requester's own is the one they give themselves as
+    assert account_id_only("I am cus_b's partner, cus_a. Where is order #W0000001?", seed, actor, policy) == own
+    assert account_id_only("I am cus_a, cus_a@example.net. Where is order #W0000001?", seed, actor, policy) is None
+    assert account_id_only("I am cus_a, Dana Whitfield, 45402. Where is order #W0000001?", seed, actor, policy) is None
+    assert account_id_only("I am cus_c. Where is order #W0000001?", seed, {"customer_id": "cus_c"}, policy) is None  # no such row
+    assert account_id_only("I am cus_a's partner, cus_b. Where is order #W0000003?", seed, {"customer_id": "cus_b"}, policy) == (
+        own.replace("cus_a", "cus_b"))  # the requester's own id first, whatever the ids' order
+    no_accounts = _renamed_seed()
+    del no_accounts.state["users"]
+    assert account_id_only("I am cus_a. Where is order #W0000001?", no_accounts, actor, policy) is None
+    unverified = policy.model_copy(update={"identity_required": False})
+    assert account_id_only("I am cus_a. Where is order #W0000001?", seed, actor, unverified) is None  # nothing to verify

@@ -351,3 +351,28 @@ def test_a_relative_date_count_names_only_the_vague_ones(drafted, domain):
     task, seed = _refund_task(drafted)
     changed = task.model_copy(update={"prompt": "It came yesterday and broke a few days ago, refund #W1000001"})
     assert validate_task(changed, seed, domain) == [ValidationIssue(code="vague_relative_date", message="1 relative date(s) cannot be pinned to a day")]
+
+
+def test_a_negative_crossing_in_the_words_or_only_adding_to_them_is_no_prompt_difference(drafted):
+    """A negative whose boundary is in the customer's words says other words; one whose words add a sentence to a
+    positive ending in white space only adds to them."""
+    pair = next(row[3] for row in drafted if row[0].session_id == "s-rollback")
+    positive, negative = pair.positive, pair.negative
+    other_words = negative.model_copy(update={"boundary": "identity_not_verified", "prompt": "I cannot say who I am. " + positive.prompt})
+    assert validate_set([positive, other_words]) == []
+    trailing = positive.model_copy(update={"prompt": positive.prompt + " \n"})
+    assert validate_set([trailing, negative.model_copy(update={"prompt": f"{positive.prompt} It is about my order #W1000009."})]) == []
+
+
+def test_every_check_with_an_empty_argument_is_named_wherever_it_stands(drafted, domain):
+    from taskgen.domains.retail.grader import expect
+    from taskgen.task import ValidationIssue
+
+    task, seed = _refund_task(drafted)
+    blank = expect("address_equals", customer_id="cus_1001", address=" ")
+    either = Expectation(check="any_of", any_of=[expect("reply_contains", value=""), *task.expectations[:1]])
+    changed = task.model_copy(update={"expectations": [blank, either, *task.expectations]})
+    assert [issue for issue in validate_task(changed, seed, domain) if issue.code == "empty_argument"] == [
+        ValidationIssue(code="empty_argument", message=f"check {blank.describe()} has an empty argument"),
+        ValidationIssue(code="empty_argument", message="check reply_contains(value=) has an empty argument"),
+    ]
