@@ -89,3 +89,20 @@ def test_the_rest_of_a_request_is_the_incidents_writes_on_anything_but_the_tasks
         {"name": "modify_user_address", "arguments": {"user_id": "cust_1", "zip": "1"}, "status": "ok"}]}
     calls = rest_of_request_calls(session, "#W1", domain)
     assert [(call.name, call.arguments.get("order_id")) for call in calls] == [("return_delivered_order_items", "#W2"), ("modify_user_address", None)]
+
+
+def test_a_day_takes_no_task_repeating_a_write_on_an_order_or_an_account_address():
+    """tau-bench repeats a scenario in several tasks: as one day of one shop, the repeat would find its request done."""
+    from bench.soundness import one_session_per_written_row
+
+    orders = {"#W1": {"user_id": "ann_1"}, "#W2": {"user_id": "ann_1"}, "#W3": {"user_id": "bob_2"}}
+    get, ret = "get_order_details", "return_delivered_order_items"
+    tasks = [
+        {"id": "a", "actions": [{"name": get, "arguments": {"order_id": "#W1"}}, {"name": ret, "arguments": {"order_id": "#W1"}}]},
+        {"id": "b", "actions": [{"name": get, "arguments": {"order_id": "#W1"}}]},  # reads what a wrote: a repeat
+        {"id": "c", "actions": [{"name": "modify_user_address", "arguments": {"user_id": "bob_2"}}]},
+        {"id": "d", "actions": [{"name": ret, "arguments": {"order_id": "#W3"}}]},  # bob's zip has moved
+        {"id": "e", "actions": [{"name": get, "arguments": {"order_id": "#W2"}}, {"name": ret, "arguments": {"order_id": "#W2"}}]},
+        {"id": "f", "actions": [{"name": get, "arguments": {"order_id": "#W3"}}]},
+    ]
+    assert [task["id"] for task in one_session_per_written_row(tasks, orders)] == ["a", "c", "e"]
