@@ -33,18 +33,26 @@ def test_a_cold_reader_sees_prices_and_payment_methods():
     assert _payment_methods(row) == ["gift_card_1 (gift_card)"] and _payment_methods({}) == []
 
 
+def _one_order_pair(status: str, intent: str, prompt: str):
+    """A seed holding one customer's one order in `status`, and the fields a pair's two tasks share about it."""
+    from taskgen.seeds import Seed
+    from taskgen.task import Budget, TaskProvenance
+
+    seed = Seed(seed_id="seed-x", clock="2026-01-01T00:00:00Z", domain="retail",
+                state={"customer": {"c1": {"id": "c1"}}, "order": {"#W1": {"id": "#W1", "customer_id": "c1", "status": status}}})
+    common = dict(pair_id="p", set="capability", split="dev", domain="retail", intent=intent, outcome="resolved", prompt=prompt,
+                  actor={"customer_id": "c1"}, seed_id="seed-x", clock=seed.clock, budget=Budget(turns=1, tokens=1, latency_ms=1),
+                  provenance=TaskProvenance(session_ids=["s"]), target={"order_id": "#W1"})
+    return seed, common
+
+
 def test_a_cold_reader_sees_what_may_change_apart_from_the_checks():
     """Cold review 7: `order_recorded OR reply_sent` read as a check that always passes; an allowance is shown as one."""
     from bench.review_sample import pair_lines
     from taskgen.domains.retail.grader import allow, expect
-    from taskgen.seeds import Seed
-    from taskgen.task import Budget, DraftTask, TaskProvenance
+    from taskgen.task import DraftTask
 
-    seed = Seed(seed_id="seed-x", clock="2026-01-01T00:00:00Z", domain="retail",
-                state={"customer": {"c1": {"id": "c1"}}, "order": {"#W1": {"id": "#W1", "customer_id": "c1", "status": "pending"}}})
-    common = dict(pair_id="p", set="capability", split="dev", domain="retail", intent="exchange", outcome="resolved", prompt="Swap it.",
-                  actor={"customer_id": "c1"}, seed_id="seed-x", clock=seed.clock, budget=Budget(turns=1, tokens=1, latency_ms=1),
-                  provenance=TaskProvenance(session_ids=["s"]), target={"order_id": "#W1"})
+    seed, common = _one_order_pair("pending", "exchange", "Swap it.")
     positive = DraftTask(task_id="p-pos", polarity="positive", expectations=[expect("reply_sent")],
                          may_change=[allow("order", "#W1", "exchange_items")], **common)
     negative = DraftTask(task_id="p-neg", polarity="negative", expectations=[expect("reply_refuses")], boundary="closed", **common)
@@ -58,14 +66,9 @@ def test_a_cold_reader_sees_a_call_forbidden_on_one_order_as_a_check():
     """Cold review 8: the negative's 'no call on this order' was a line for a judge; it is a check, shown as one."""
     from bench.review_sample import _task_card, pair_lines
     from taskgen.domains.retail.grader import expect
-    from taskgen.seeds import Seed
-    from taskgen.task import Budget, DraftTask, ForbiddenCall, TaskProvenance
+    from taskgen.task import DraftTask, ForbiddenCall
 
-    seed = Seed(seed_id="seed-x", clock="2026-01-01T00:00:00Z", domain="retail",
-                state={"customer": {"c1": {"id": "c1"}}, "order": {"#W1": {"id": "#W1", "customer_id": "c1", "status": "processed"}}})
-    common = dict(pair_id="p", set="capability", split="dev", domain="retail", intent="address_change", outcome="resolved", prompt="Move it.",
-                  actor={"customer_id": "c1"}, seed_id="seed-x", clock=seed.clock, budget=Budget(turns=1, tokens=1, latency_ms=1),
-                  provenance=TaskProvenance(session_ids=["s"]), target={"order_id": "#W1"})
+    seed, common = _one_order_pair("processed", "address_change", "Move it.")
     positive = DraftTask(task_id="p-pos", polarity="positive", expectations=[expect("reply_sent")], **common)
     negative = DraftTask(task_id="p-neg", polarity="negative", expectations=[expect("reply_refuses")], boundary="order_in_transit",
                          forbidden_calls=[ForbiddenCall(tool="modify_pending_order_address", args={"order_id": "#W1"})], **common)
