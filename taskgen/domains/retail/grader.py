@@ -332,6 +332,12 @@ def is_reply_check(expectation: Expectation) -> bool:
     return expectation.check.startswith("reply_")
 
 
+def orders_of(expectation: Expectation) -> set[str]:
+    """The orders a check (or any option of an either-or) is about, by its `order_id` argument."""
+    options = expectation.any_of if expectation.check == "any_of" else [expectation]
+    return {str(option.args["order_id"]) for option in options if "order_id" in option.args}
+
+
 def holds(expectation: Expectation, state: StateRows) -> bool:
     if expectation.check == "any_of":
         return any(holds(option, state) for option in expectation.any_of)

@@ -10,7 +10,7 @@ from ingest.models import StateRows
 from taskgen.domains import NegativePlan, Plan
 from taskgen.domains.retail import identity
 from taskgen.domains.retail.catalogue_branch import catalogue_negative
-from taskgen.domains.retail.grader import expect
+from taskgen.domains.retail.grader import expect, orders_of
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.other_orders import require_other_orders
 from taskgen.domains.retail.parts import distinct
@@ -195,11 +195,6 @@ IDENTITY_BOUNDARIES = ("identity_not_verified", "identity_verified", "other_cust
 keeps every rule of its own."""
 
 
-def _orders_of(item: Expectation) -> set[str]:
-    options = item.any_of if item.check == "any_of" else [item]
-    return {str(option.args["order_id"]) for option in options if "order_id" in option.args}
-
-
 def _about_customer_address(item: Expectation) -> bool:
     """A check of the customer's own address (kept, changed, or asked for instead), not an order's."""
     options = item.any_of if item.check == "any_of" else [item]
@@ -224,9 +219,9 @@ def rest_of_request(plan: Plan, positive: Plan, order_id: str | None, state: Sta
     it), a call of it on the target order forbidden by a check of its own (`forbidden_calls`)."""
     if not order_id:
         return plan
-    rest = [item for item in positive.expectations if _orders_of(item) - {order_id}]
+    rest = [item for item in positive.expectations if orders_of(item) - {order_id}]
     several = bool(rest) or "one of the orders" in (positive.scope or "").lower()
-    expectations = [item for item in plan.expectations if not _orders_of(item) - {order_id}] + rest
+    expectations = [item for item in plan.expectations if not orders_of(item) - {order_id}] + rest
     # the positive's checks of the customer's own address; from an either-or mixing it with the order's ("ask for the
     # address, or change the account's, or the order's": tau2 task 110), its options about the customer's address
     own_address = [option for item in positive.expectations

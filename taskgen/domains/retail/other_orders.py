@@ -13,10 +13,9 @@ from datetime import datetime
 
 from ingest.models import StateRows
 from taskgen.domains import Plan
-from taskgen.domains.retail.grader import is_reply_check
+from taskgen.domains.retail.grader import is_reply_check, orders_of
 from taskgen.domains.retail.policy import RetailPolicy, WriteTool
 from taskgen.domains.retail.rules import Decision, request_sentences, said_not_wanted, write_ruling
-from taskgen.task import Expectation
 
 _CONDITIONAL = re.compile(r"\b(?:if|only if|unless|otherwise|in case|as long as|whether)\b", re.IGNORECASE)
 _RETURN = re.compile(r"\breturn\w*|\bsend (?:it |them )?back", re.IGNORECASE)
@@ -54,11 +53,6 @@ def _tool(action: str, status: object, policy: RetailPolicy) -> WriteTool | None
     actions = ("return_label",) if action == "return_label" else ("exchange", "modify_items")
     return next((tool for tool in policy.tools if tool.plan_action in actions and tool.order_arg and tool.items_arg
                  and (not tool.requires_status or status in tool.requires_status)), None)
-
-
-def _orders_of(item: Expectation) -> set[str]:
-    options = item.any_of if item.check == "any_of" else [item]
-    return {str(option.args["order_id"]) for option in options if "order_id" in option.args}
 
 
 def asked_on_other_orders(prompt: str, state: StateRows, actor: dict[str, str], clock: datetime, target: str | None,
@@ -110,8 +104,8 @@ def require_other_orders(plan: Plan, prompt: str, state: StateRows, actor: dict[
     questions = []
     for order_id, decision, sentence in asked:
         written = plan_for(decision, state, actor.get("customer_id"), target_order_id=order_id, prompt=sentence, policy=policy)
-        checks = [item for item in written.expectations if not is_reply_check(item) and _orders_of(item) == {order_id}]
-        expectations = [item for item in expectations if _orders_of(item) != {order_id}] + checks
+        checks = [item for item in written.expectations if not is_reply_check(item) and orders_of(item) == {order_id}]
+        expectations = [item for item in expectations if orders_of(item) != {order_id}] + checks
         required += [tool for tool in written.required_tools if tool not in required]
         # what the words leave open on that order stays allowed (its address, another part's); what they ask is checked now
         may_change = [allowance for allowance in may_change if allowance.row_id != order_id or allowance.field == "shipping_address"]
