@@ -81,7 +81,7 @@ from bench.soundness_reading import (
 from scrubbers.config import DEFAULT_PROTECTED_PATTERNS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "conformance" / "producers"))
-from tau_day import apply_write  # noqa: E402  (the producer's tools: one way a write changes the state)
+from tau_day import _READ_PREFIXES, apply_write  # noqa: E402  (the producer's tools: one way a write changes the state)
 
 ROOT = Path(__file__).resolve().parents[1]
 TAU = ROOT.parent / "shared" / "data" / "tau-bench-retail"
@@ -200,9 +200,6 @@ def load_source(source: str) -> tuple[dict, dict, dict, list[dict]]:
     return read("users.json"), read("orders.json"), read("products.json"), read("tasks_test.json")
 
 
-_READS = ("get_", "find_", "list_", "calculate", "think", "transfer_")
-
-
 def one_session_per_written_row(tasks: list[dict], orders: dict) -> list[dict]:
     """The tasks, in order, without those touching an order an earlier kept task writes, or a customer whose account
     address it writes. tau-bench repeats one scenario in several tasks (one customer asking the same change again, on
@@ -221,7 +218,7 @@ def one_session_per_written_row(tasks: list[dict], orders: dict) -> list[dict]:
         kept.append(task)
         for action in task["actions"]:
             args = action.get("arguments") or {}
-            if action["name"].startswith(_READS):
+            if action["name"].startswith(_READ_PREFIXES):
                 continue
             if args.get("order_id"):
                 written_orders.add(args["order_id"])
