@@ -247,3 +247,49 @@ def test_a_shared_trigger_is_asked_once_and_starts_the_same_recognizers(detector
     twin._triggers = [(counted[t], r) for t, r in detector._triggers]
     assert twin._active(text, digits) == [r for t, r in detector._triggers if t(text, digits)]
     assert len(calls) == len(set(calls)) == len(counted) < len(detector._triggers)
+
+
+_TEMPLATE = (
+    "You are the support assistant of a shop. Help with orders, refunds and returns; never invent order data, "
+    "and escalate to a human when policy requires it."
+)
+
+
+def test_a_line_many_texts_share_goes_through_the_model_once(detector: Detector, monkeypatch) -> None:
+    """A system prompt's template before each customer's own line is read by the model once a batch; the
+    entities of the lines around it land where reading each text whole puts them."""
+    texts = [
+        f"{_TEMPLATE}\nAuthenticated customer: Jane Smith",
+        f"Session opened.\n{_TEMPLATE}\nThe customer is Bill Turner from Denver",
+        "Call Jane Smith on 415 555 0132",
+        "ok",
+    ]
+    engine = detector.nlp_engine
+    whole = [[(e.start_char, e.end_char, e.label_) for e in a.entities] for _, a in engine.process_batch(texts, "en", batch_size=2)]
+    nlp, read = engine.nlp["en"], []
+    pipe = nlp.pipe
+    monkeypatch.setattr(nlp, "pipe", lambda inputs, **kw: pipe((read.append(t) or t for t in inputs), **kw))
+
+    ours = list(engine.artifacts_batch(texts, "en", 2))
+
+    assert read == [
+        _TEMPLATE, "Authenticated customer: Jane Smith", "Session opened.", "The customer is Bill Turner from Denver",
+        "Call Jane Smith on 415 555 0132", "ok",
+    ]
+    assert [[(e.start_char, e.end_char, e.label_) for e in a.entities] for a in ours] == whole
+    assert [[t.text for t in a.tokens] for a in ours] == [[t.text for t in detector.nlp(text)] for text in texts]
+    assert ("Bill Turner", "PERSON") in [(texts[1][e.start_char : e.end_char], e.label_) for e in ours[1].entities]
+
+
+def test_only_long_lines_that_recur_split_a_text() -> None:
+    from scrubbers.nlp import split_at_shared_lines
+
+    short = "Thanks,\nBill"
+    texts = [f"{_TEMPLATE}\nuser one", f"\n{_TEMPLATE}", short, short, f"{_TEMPLATE} and more\nuser two", "no newline"]
+    assert split_at_shared_lines(texts, 80) == [
+        [(0, _TEMPLATE, True), (len(_TEMPLATE) + 1, "user one", False)],
+        [(1, _TEMPLATE, True)],  # the empty line before it is not read
+        None, None,  # a short line shared is no template
+        None,  # the template with more on its line is another line
+        None,
+    ]
