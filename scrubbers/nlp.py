@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator, Sequence
 import spacy
 from presidio_analyzer.nlp_engine import NlpArtifacts, SpacyNlpEngine
 from spacy.tokens import Doc
+from spacy.util import filter_spans
 
 NER_COMPONENTS = ("ner",)
 """en_core_web_sm's `ner` carries its own tok2vec; tagger, parser and lemmatizer only cost time.
@@ -56,7 +57,7 @@ class NerOnlySpacyNlpEngine(SpacyNlpEngine):
                     whole.char_span(offset + e.start_char, offset + e.end_char, label=e.label_, alignment_mode="expand")
                     for e in doc.ents
                 ]
-            whole.ents = [e for e in entities if e is not None]
+            whole.ents = filter_spans([e for e in entities if e is not None])  # pieces never overlap; kept safe
             yield self._doc_to_nlp_artifact(whole, language)
 
     def without_ner(self, text: str, language: str) -> NlpArtifacts:
