@@ -41,6 +41,10 @@ DEMO_CLI_RUN_GROUP = "demo_cli_run"
 """The xdist group of every module that uses the `demo_cli_run` fixture (tests/conftest.py): on one
 worker, the demo drop goes through `trace2task run --all` once for all of them."""
 
+DEMO_STAGES_RUN_GROUP = "demo_stages_run"
+"""The xdist group of every module that uses the `demo_stages_run` fixture (tests/pipelines/conftest.py):
+on one worker, the demo drop goes through the stages once for all of them."""
+
 DEMO_OUTPUT_SHA256 = "edace59494acbf7ba4fefbd38e01caa70d5b820a3b3138b8b4c55d8ecbce062a"
 """Every task, seed and the manifest of the default world (40 sessions, 2 days, seed 11) run with
 SECRET. A change meant to change the output updates it, and says so in its commit message."""
