@@ -1,10 +1,10 @@
 """The review page (`trace2task review serve`), request by request on a real run's outputs.
 
 A 40-session, 2-day demo drop goes through the stages (`demo_world.run_stages`: what `trace2task
-run --all` writes, without Dagster; the run test_pipeline_stages.py checks, `demo_stages_run`); the page is the Starlette app
-the command serves, driven with Starlette's TestClient at the bound address. Its decisions must
-leave the task files and the store's review_event mirror exactly as the same review CLI commands
-leave a copy of the same run.
+run --all` writes, without Dagster; the run test_pipeline_stages.py checks, `demo_stages_run`); the
+page is the Starlette app the command serves, driven with Starlette's TestClient at the bound
+address. Its decisions must leave the task files and the store's review_event mirror exactly as
+the same review CLI commands leave a copy of the same run.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """The Dagster UI shows the whole asset lineage of a real run, and the page reaches nothing outside.
 
 The demo drop goes through `trace2task run --all` (`demo_cli_run`, shared with the nightly and
-on-call tests); the Dagster webserver opens a copy of that run's instance; headless Chromium loads the global asset lineage, dismisses a first-visit
-dialog if one shows, expands every group and finds every pipeline asset on the graph. The
-screenshot is kept as tests/artifacts/lineage.png.
+on-call tests); the Dagster webserver opens a copy of that run's instance; headless Chromium loads
+the global asset lineage, dismisses a first-visit dialog if one shows, expands every group and
+finds every pipeline asset on the graph. The screenshot is kept as tests/artifacts/lineage.png.
 """
 
 from __future__ import annotations
