@@ -187,7 +187,8 @@ def copy_world(world: World, root: Path) -> World:
     changes it or serves it: the configuration names everything relative to its folder, and the CLI
     writes the Dagster home's launch settings afresh from its dagster.yaml at every launch."""
     shutil.copytree(world.root, root, symlinks=True)
-    return World(root=root, config=root / world.config.relative_to(world.root), out=root / world.out.relative_to(world.root))
+    return World(root=root, config=root / world.config.relative_to(world.root),
+                 out=root / world.out.relative_to(world.root))
 
 
 def ran_world(root: Path, drop: Path, *, env: dict[str, str] | None = None, **options) -> World:
