@@ -37,6 +37,14 @@ RUN_TIMEOUT = 900
 PG_ADMIN = dict(host="127.0.0.1", port=5432, dbname="test", user="root", connect_timeout=3)
 PG_URL = "postgresql+psycopg2://root@127.0.0.1:5432"
 
+DEMO_CLI_RUN_GROUP = "demo_cli_run"
+"""The xdist group of every module that uses the `demo_cli_run` fixture (tests/conftest.py): on one
+worker, the demo drop goes through `trace2task run --all` once for all of them."""
+
+DEMO_STAGES_RUN_GROUP = "demo_stages_run"
+"""The xdist group of every module that uses the `demo_stages_run` fixture (tests/pipelines/conftest.py):
+on one worker, the demo drop goes through the stages once for all of them."""
+
 DEMO_OUTPUT_SHA256 = "edace59494acbf7ba4fefbd38e01caa70d5b820a3b3138b8b4c55d8ecbce062a"
 """Every task, seed and the manifest of the default world (40 sessions, 2 days, seed 11) run with
 SECRET. A change meant to change the output updates it, and says so in its commit message."""
@@ -172,6 +180,15 @@ def throwaway_postgres() -> Iterator[str]:
         with admin.cursor() as cursor:
             cursor.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
         admin.close()
+
+
+def copy_world(world: World, root: Path) -> World:
+    """A copy of `world` (drop, configuration, store, Dagster home, output) in `root`, for a test that
+    changes it or serves it: the configuration names everything relative to its folder, and the CLI
+    writes the Dagster home's launch settings afresh from its dagster.yaml at every launch."""
+    shutil.copytree(world.root, root, symlinks=True)
+    return World(root=root, config=root / world.config.relative_to(world.root),
+                 out=root / world.out.relative_to(world.root))
 
 
 def ran_world(root: Path, drop: Path, *, env: dict[str, str] | None = None, **options) -> World:

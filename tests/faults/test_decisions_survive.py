@@ -16,7 +16,6 @@ from sqlalchemy import create_engine, text
 
 from demo_world import first_escalation, run_stages
 
-pytestmark = pytest.mark.xdist_group("faults_decisions")  # apart from the other fault tests: they share `reference`
 
 
 def _tasks(out) -> dict[str, dict]:

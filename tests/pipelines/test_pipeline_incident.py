@@ -7,8 +7,16 @@ import json
 
 import pytest
 from dagster import AssetKey, DagsterInstance
+from demo_world import DEMO_CLI_RUN_GROUP, copy_world
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("incident")]
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group(DEMO_CLI_RUN_GROUP)]
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory, demo_cli_run):
+    """A copy of the world `trace2task run --all` ran on (`demo_cli_run`, which checked the command's
+    exit code): the on-call path starts after a nightly run, and lands nothing the nightly has not."""
+    return copy_world(demo_cli_run[0], tmp_path_factory.mktemp("incident") / "world")
 
 
 def _planted(world):
@@ -25,7 +33,6 @@ def test_an_incident_leads_back_from_its_tasks_and_leaves_the_nightly_record_alo
     """Asked for by escalation id: the store names that id and the Dagster run beside each task,
     `review list --incident` and `review show` find them, the day's draft_tasks record stays
     whole, and the nightly run summary is not overwritten."""
-    assert world.cli("run", "--all", "--config", str(world.config)).returncode == 0
     nightly_summary = (world.out / "run-summary.json").read_bytes()
     session_id, facts = next((sid, f) for sid, f in sorted(_planted(world).items()) if f.get("escalation_id"))
     escalation = str(facts["escalation_id"])

@@ -8,17 +8,22 @@ import stat
 
 import pytest
 from dagster import DagsterInstance
-from demo_world import DEMO_OUTPUT_SHA256, find_planted, output_digest, planted_values
+from demo_world import DEMO_CLI_RUN_GROUP, DEMO_OUTPUT_SHA256, find_planted, output_digest, planted_values
 
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("nightly")]
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group(DEMO_CLI_RUN_GROUP)]
 
 
 @pytest.fixture(scope="module")
-def first_run(world):
-    result = world.cli("run", "--config", str(world.config), "--all")
-    assert result.returncode == 0, result.stderr[-2000:]
-    return result
+def world(demo_cli_run):
+    """The world `trace2task run --all` ran on (tests/conftest.py; the UI and on-call tests read copies of it)."""
+    return demo_cli_run[0]
+
+
+@pytest.fixture(scope="module")
+def first_run(demo_cli_run):
+    """The command's result (it exited 0)."""
+    return demo_cli_run[1]
 
 
 def _sqlite_texts(path, *, skip_prefix: str | None = None) -> dict[str, str]:

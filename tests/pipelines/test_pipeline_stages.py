@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from demo_world import DEMO_OUTPUT_SHA256, SECRET, output_digest, run_stages, tree_bytes
+from demo_world import DEMO_OUTPUT_SHA256, DEMO_STAGES_RUN_GROUP, SECRET, output_digest, run_stages, tree_bytes
 
 from pipelines.stages import day_records
 from pipelines.stages.assemble import IncidentNotFound, scope_sessions
@@ -20,10 +20,20 @@ from pipelines.stages.preflight import land_everything, landed_days
 from pipelines.store.rows import CursorRow, FrozenSeedRow, LedgerRow, SeedRow, TaskRow
 
 
+pytestmark = [pytest.mark.xdist_group(DEMO_STAGES_RUN_GROUP)]
+
+
 @pytest.fixture(scope="module")
-def stages_run(world):
+def world(demo_stages_run):
+    """The world the stages ran on (`demo_stages_run`; test_review_web.py starts from a copy taken before
+    any test here changed it)."""
+    return demo_stages_run[0]
+
+
+@pytest.fixture(scope="module")
+def stages_run(demo_stages_run):
     """Every landed day through every stage, in the order of the asset graph."""
-    stages = run_stages(world.config)
+    stages = demo_stages_run[1]
     assert stages.scrub_failures == 0 and stages.written > 0
     return stages.run, stages.store, stages.residues
 

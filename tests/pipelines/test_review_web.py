@@ -1,10 +1,10 @@
 """The review page (`trace2task review serve`), request by request on a real run's outputs.
 
 A 40-session, 2-day demo drop goes through the stages (`demo_world.run_stages`: what `trace2task
-run --all` writes, without Dagster); the page is the Starlette app
-the command serves, driven with Starlette's TestClient at the bound address. Its decisions must
-leave the task files and the store's review_event mirror exactly as the same review CLI commands
-leave a copy of the same run.
+run --all` writes, without Dagster; the run test_pipeline_stages.py checks, `demo_stages_run`); the
+page is the Starlette app the command serves, driven with Starlette's TestClient at the bound
+address. Its decisions must leave the task files and the store's review_event mirror exactly as
+the same review CLI commands leave a copy of the same run.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from demo_world import find_planted, planted_values, run_stages
+from demo_world import DEMO_STAGES_RUN_GROUP, find_planted, planted_values, run_stages
 from starlette.testclient import TestClient
 
 from pipelines.cli.review import Workspace
@@ -26,7 +26,7 @@ from taskgen.domains import get_domain
 from taskgen.output import find_task_file, load_seed, load_task, load_tasks
 from taskgen.validate import validate_task
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("review_web")]
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group(DEMO_STAGES_RUN_GROUP)]
 
 PORT = 8765
 BASE = f"http://127.0.0.1:{PORT}"
@@ -35,13 +35,12 @@ DAGSTER = "http://127.0.0.1:3999"
 
 
 @pytest.fixture(scope="module")
-def ran(world):
-    stages = run_stages(world.config)  # the CLI's output and store rows, without Dagster
-    stages.store.dispose()
+def ran(demo_stages_run):
+    """The stages' run (the CLI's output and store rows, without Dagster), as it was when they finished:
+    the world and its folder, which every test copies before it changes anything."""
+    _, stages, pristine = demo_stages_run
     assert stages.written > 0
-    pristine = world.root.parent / f"{world.root.name}-pristine"
-    shutil.copytree(world.root, pristine)
-    return world, pristine
+    return pristine, pristine.root
 
 
 def _client(config: Path) -> TestClient:

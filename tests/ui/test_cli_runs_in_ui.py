@@ -1,8 +1,9 @@
 """A run the CLI started is one of the workspace's runs: listed with its code location (the
 Overview timeline groups runs by it) and re-executed from the UI the way its Re-execute button does.
 
-`trace2task run` runs one day of a demo drop and prints the run's id and UI link; `dagster dev`
-(webserver and daemon, as `make ui` starts them) opens the same Dagster home; the webserver's
+`trace2task run --all` runs each day of the demo drop and prints each run's id and UI link (the run
+the nightly and on-call tests read too, `demo_cli_run`); `dagster dev` (webserver and daemon, as
+`make ui` starts them) opens a copy of the same Dagster home; the webserver's
 GraphQL lists the run with its code location and re-executes it (`launchRunReexecution`, what the
 UI's "Re-execute all" sends); the new run, started by the daemon, succeeds.
 """
@@ -16,13 +17,13 @@ import urllib.request
 import pytest
 from dagster import DagsterInstance
 
-from demo_world import SECRET, make_world
+from demo_world import DEMO_CLI_RUN_GROUP, SECRET, copy_world
 from headless_chromium import wait_until
 from webserver_process import dagster_webserver
 
 LOCATION = "pipelines.defs.definitions"
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ui_reexecute")]
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group(DEMO_CLI_RUN_GROUP)]
 
 RUN = """query Run($runId: ID!) {
   runOrError(runId: $runId) {
@@ -55,11 +56,11 @@ def graphql(base_url: str, query: str, **variables) -> dict:
 
 
 @pytest.fixture(scope="module")
-def cli_run(tmp_path_factory, demo_drop):
-    """One day run by the CLI: the world and the run id and link it printed."""
-    world = make_world(tmp_path_factory.mktemp("cli-run") / "run", drop=demo_drop)
-    result = world.cli("run", "--date", "2026-11-16", "--config", str(world.config))
-    assert result.returncode == 0, result.stderr[-3000:]
+def cli_run(tmp_path_factory, demo_cli_run):
+    """The days run by the CLI (a copy of its world: the UI re-executes a run in it) and the run id
+    and link it printed for 2026-11-16."""
+    ran, result = demo_cli_run
+    world = copy_world(ran, tmp_path_factory.mktemp("cli-run") / "run")
     printed = re.search(r"2026-11-16: run (\S+) succeeded: (\S+)", result.stdout)
     assert printed, result.stdout[-2000:]
     return world, printed.group(1), printed.group(2)

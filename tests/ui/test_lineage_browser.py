@@ -1,9 +1,9 @@
 """The Dagster UI shows the whole asset lineage of a real run, and the page reaches nothing outside.
 
-A 30-session, 2-day demo drop goes through `trace2task run --all`; the Dagster webserver opens
-that run's instance; headless Chromium loads the global asset lineage, dismisses a first-visit
-dialog if one shows, expands every group and finds every pipeline asset on the graph. The
-screenshot is kept as tests/artifacts/lineage.png.
+The demo drop goes through `trace2task run --all` (`demo_cli_run`, shared with the nightly and
+on-call tests); the Dagster webserver opens a copy of that run's instance; headless Chromium loads
+the global asset lineage, dismisses a first-visit dialog if one shows, expands every group and
+finds every pipeline asset on the graph. The screenshot is kept as tests/artifacts/lineage.png.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from lineage_page import (
     unmatched_assets,
     wait_until_graph_is_still,
 )
-from demo_world import ARTIFACTS, ran_world
+from demo_world import ARTIFACTS, DEMO_CLI_RUN_GROUP, copy_world
 from webserver_process import dagster_webserver
 
 PIPELINE_ASSETS = [
@@ -44,16 +44,16 @@ CHROMIUM = chromium_executable()
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.slow,
-    pytest.mark.xdist_group("ui_browser"),
+    pytest.mark.xdist_group(DEMO_CLI_RUN_GROUP),
     pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (apt-get install chromium)"),
 ]
 
 
 @pytest.fixture(scope="module")
-def lineage_page(tmp_path_factory, demo_drop):
+def lineage_page(tmp_path_factory, demo_cli_run):
     """The lineage page after a person's clicks: asset labels on the graph and every requested URL."""
     folder = tmp_path_factory.mktemp("lineage")
-    run = ran_world(folder / "run", demo_drop)
+    run = copy_world(demo_cli_run[0], folder / "run")
     with dagster_webserver(run, log_path=folder / "webserver.log") as base_url:
         with HeadlessChromium(CHROMIUM, folder / "chromium-profile") as browser:
             browser.navigate(base_url + LINEAGE_ROUTE)
