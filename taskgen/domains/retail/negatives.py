@@ -13,7 +13,7 @@ from taskgen.domains.retail.catalogue_branch import catalogue_negative
 from taskgen.domains.retail.grader import expect, orders_of
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.other_orders import require_other_orders
-from taskgen.domains.retail.parts import distinct
+from taskgen.domains.retail.parts import distinct, promise_about_target
 from taskgen.domains.retail.plans import ACTION_KINDS, in_scope_parts, main_actions, plan_for
 from taskgen.domains.retail.rules import asks_outside_tools, decide, requested_order_id, words_tell_order
 from taskgen.domains.retail.schema import RetailSchema
@@ -357,7 +357,8 @@ def plan_negative(
         boundaries = [boundary for boundary in boundaries if boundary in ORDER_INDEPENDENT_BOUNDARIES]
     if (flipped := catalogue_negative(prompt, seed, actor, positive, policy)) is not None:
         # the customer's own condition, crossed in the catalogue (catalogue_branch.py)
-        return calls_refused_on_target(flipped, order_id, schema.canonical(flipped.state), policy)
+        return promise_about_target(calls_refused_on_target(flipped, order_id, schema.canonical(flipped.state), policy), order_id,
+                                    schema.canonical(flipped.state))
     for boundary in boundaries:
         crossed = cross_boundary(boundary, seed, order_id, actor, policy)
         if crossed is None:
@@ -377,7 +378,7 @@ def plan_negative(
             plan, _ = require_other_orders(plan, said, view, requester, clock, order_id, policy)
         if boundary not in IDENTITY_BOUNDARIES:
             plan = rest_of_request(plan, positive, order_id, view, policy)
-        plan = calls_refused_on_target(plan, order_id, view, policy)
+        plan = promise_about_target(calls_refused_on_target(plan, order_id, view, policy), order_id, view)
         if decision.action != positive_decision.action and discriminates(positive, plan):
             return NegativePlan(
                 **plan.model_dump(exclude={"target"}), target=positive.target, state=moved, actor=requester,

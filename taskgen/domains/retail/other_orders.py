@@ -14,6 +14,7 @@ from datetime import datetime
 from ingest.models import StateRows
 from taskgen.domains import Plan
 from taskgen.domains.retail.grader import is_reply_check, orders_of
+from taskgen.domains.retail.parts import ORDER_CONTEXT, things_said
 from taskgen.domains.retail.policy import RetailPolicy, WriteTool
 from taskgen.domains.retail.rules import Decision, request_sentences, said_not_wanted, write_ruling
 
@@ -32,18 +33,13 @@ def _asked(sentence: str) -> str | None:
     return "return_label" if returned and not changed else "change_items" if changed and not returned else None
 
 
-_CONTEXT = re.compile(r"\b(?:along |together )?with\b[^,.;]*", re.IGNORECASE)
-"""What tells the order, not what changes ('the backpack I received with the vacuum cleaner', 'for the air purifier I
-received along with sneakers'): the items named there find the order; those named outside it are the ones acted on."""
-
-
 def _holder(sentence: str, orders: dict[str, dict], verb: str) -> tuple[str, str] | None:
     """(the one order the sentence's items tell, the words naming what changes on it), or None when none or several tie:
     among the orders holding an item the words outside a 'with ...' clause name, the one holding the most things named."""
     from taskgen.domains.retail.parts import items_named
 
-    acted = _CONTEXT.sub(" ", sentence)
-    counts = {order_id: len(items_named(row, sentence, verb) or []) for order_id, row in orders.items() if items_named(row, acted, verb)}
+    acted = ORDER_CONTEXT.sub(" ", sentence)
+    counts = {order_id: things_said(row, sentence) for order_id, row in orders.items() if items_named(row, acted, verb)}
     best = max(counts.values(), default=0)
     chosen = [order_id for order_id, count in counts.items() if count == best]
     return (chosen[0], acted) if len(chosen) == 1 else None
@@ -72,7 +68,7 @@ def asked_on_other_orders(prompt: str, state: StateRows, actor: dict[str, str], 
         if said_not_wanted(prompt, "return_label" if action == "return_label" else "exchange"):
             continue
         verb = "return_label" if action == "return_label" else "exchange"
-        if own and items_named(own, _CONTEXT.sub(" ", sentence), verb):
+        if own and items_named(own, ORDER_CONTEXT.sub(" ", sentence), verb):
             continue  # the task's own order holds what the sentence names: its part, or the words cannot tell
         held = _holder(sentence, {order_id: row for order_id, row in sorted(orders.items())
                                   if order_id != target and str(row.get("customer_id")) == str(customer_id)}, verb)

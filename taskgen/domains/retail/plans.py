@@ -14,7 +14,8 @@ from taskgen.domains.retail.environment import WRITE_TOOLS
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.grader import allow, expect, holds, is_reply_check
 from taskgen.domains.retail.parts import (
-    human_change_fallbacks, in_scope_parts, item_change_or_fallback, main_actions, optional_write, order_addresses_too, reason_check,
+    human_change_fallbacks, in_scope_parts, item_change_or_fallback, main_actions, optional_write, order_addresses_too, promise_about_target,
+    reason_check,
     recorded_checks,
 )
 from taskgen.domains.retail.rules import (
@@ -556,6 +557,7 @@ def plan_positive(
         plan, required_parts = require_other_orders(plan, prompt, state, actor, seed.clock_datetime, order_id, policy)
         questions += asked_parts + required_parts
         plan = plan.model_copy(update={"expectations": [*plan.expectations, *told_elsewhere(plan, prompt, state, actor.get("customer_id"))]})
+        plan = promise_about_target(plan, order_id, state)
     questions += prompt_seed_conflicts(prompt, order_id, state, seed.clock, policy)
     questions += scope_questions(prompt, decision, state)
     if not scope and order_id and requested_order_id(prompt, state, actor, schema) == order_id:

@@ -129,10 +129,20 @@ def _payment_of(order: dict) -> str:
     return str(first.get("payment_method_id") or "")
 
 
+_ALL_BUT = re.compile(r"\b(?:everything|all)\b[^.?!;]{0,60}?\b(?:except(?: for)?|other than|apart from|but (?=(?:an?|the|my|one)\b))"
+                     r"\s*([^.?!;]+)", re.IGNORECASE)
+_ALONG_WITH = re.compile(r"\b(?:along |together )?with\b[^,.;]*", re.IGNORECASE)
+
+
 def _item_ids(order: dict, prompt: str) -> list[str]:
-    """The ids of the order's items the request names, else of all its items."""
+    """The ids of the order's items the request names, else of all its items: 'everything except the coffee machine' names
+    all the others; an item named only in a 'with ...' clause ('the backpack I received with the vacuum cleaner') tells
+    the order and is not itself changed."""
     items = [item for item in order.get("items") or [] if isinstance(item, dict)]
-    named = [item for item in items if item.get("name") and _says(prompt, str(item["name"]))]
+    said = lambda words: [item for item in items if item.get("name") and _says(words, str(item["name"]))]  # noqa: E731
+    but = _ALL_BUT.search(prompt)
+    kept = said(but.group(1)) if but else []
+    named = [item for item in items if item not in kept] if kept else said(_ALONG_WITH.sub(" ", prompt)) or said(prompt)
     return [str(item.get("item_id", item.get("id"))) for item in (named or items)]
 
 

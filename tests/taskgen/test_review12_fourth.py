@@ -1,0 +1,94 @@
+"""Issue #12, fourth cold review of tau2 drafts (20 pairs): the defects it found most often, each as a general rule."""
+
+from __future__ import annotations
+
+from test_catalogue_branch import _plan, _run, _task
+from test_product_tools import _seed, tau2  # noqa: F401  (tau2: the fixture)
+
+from taskgen.domains.retail.parts import items_named
+from taskgen.seeds import Seed
+
+
+def _four_things() -> Seed:
+    """The customer's delivered order holding four things."""
+    seed = _seed()
+    seed.state["order"]["#W7654321"]["items"] = [
+        {"item_id": "222", "name": "Water Bottle"}, {"item_id": "223", "name": "Coffee Machine"},
+        {"item_id": "224", "name": "Backpack"}, {"item_id": "225", "name": "Vacuum Cleaner"}]
+    return seed
+
+
+# ---------------------------------------------------------------- (2) which items the words ask for
+def test_everything_except_an_item_names_all_the_others():
+    order = _four_things().state["order"]["#W7654321"]
+    assert items_named(order, "I want to return everything I just bought except the coffee machine.", "return_label") == ["222", "224", "225"]
+    assert items_named(order, "I want to return everything but a vacuum cleaner in that order.", "return_label") == ["222", "223", "224"]
+    assert items_named(order, "I want to return the coffee machine.", "return_label") == ["223"]
+
+
+def test_an_item_named_only_to_tell_the_order_is_not_returned():
+    order = _four_things().state["order"]["#W7654321"]
+    assert items_named(order, "I want to return the backpack I received with the vacuum cleaner.", "return_label") == ["224"]
+    assert items_named(order, "I want to return the backpack and the vacuum cleaner.", "return_label") == ["224", "225"]
+
+
+def test_the_return_check_and_the_reference_agree_on_everything_except(tau2):
+    words = "My email is c1@example.com. I want to return everything in order #W7654321 except the coffee machine."
+    plan = _plan(tau2, words, _four_things(), intent="return_label")
+    described = [item.describe() for item in plan.expectations]
+    assert "recorded_items(field=return_items, items=222,224,225, order_id=#W7654321)" in described, described
+    reference, _ = _run(tau2, _task(plan, words, intent="return_label"), _four_things())
+    assert reference.passed, reference.reasons
+
+
+# ---------------------------------------------------------------- (3) no refund promised: about the task's own order
+def _with_pending_order() -> Seed:
+    seed = _seed()
+    seed.state["order"]["#W5555555"] = {"id": "#W5555555", "customer_id": "c1", "status": "pending", "total_cents": 3000,
+                                        "items": [{"item_id": "333", "name": "Yoga Mat"}], "payment_history": [{"payment_method_id": "cc_1"}]}
+    return seed
+
+
+def _session_plan(policy, prompt: str, seed: Seed, calls: list[tuple[str, dict]], intent: str = "exchange"):
+    """The positive of a session whose agent made these calls (the orders it touched are the request's other orders)."""
+    from ingest.models import Session, ToolCall, Turn
+    from taskgen.classify import Classification
+    from taskgen.domains.retail.plans import plan_positive
+    from test_product_tools import ACTOR
+
+    session = Session(session_id="s", turns=[Turn(role="user", text=prompt, source="traces")], entity_ids={"customer": ["c1"]},
+                      tool_calls=[ToolCall(name=name, arguments=arguments) for name, arguments in calls])
+    return plan_positive(session, Classification(intent=intent, outcome="resolved", evidence=[], signature="s"), seed, ACTOR, policy)
+
+
+CANCEL_CALLS = [("modify_pending_order_items", dict(order_id="#W1234567", item_ids=["111"], new_item_ids=["113"], payment_method_id="gift_card_1")),
+                ("cancel_pending_order", {"order_id": "#W5555555", "reason": "ordered by mistake"})]
+CANCEL_TOO = ("My email is c1@example.com. I want to change the desk lamp in order #W1234567 to the black one with a halogen bulb. "
+              "I also want to cancel my pending order with the yoga mat because I ordered it by mistake.")
+
+
+def test_a_negative_beside_another_orders_cancellation_forbids_only_a_refund_promise_about_its_own_order(tau2):
+    from taskgen.domains.retail.negatives import plan_negative
+    from test_product_tools import ACTOR
+
+    positive = _session_plan(tau2, CANCEL_TOO, _with_pending_order(), CANCEL_CALLS)
+    negative = plan_negative(CANCEL_TOO, "exchange", _with_pending_order(), ACTOR, positive, tau2)
+    assert negative.boundary == "closed"
+    promises = [item.describe() for item in negative.expectations if item.check == "reply_promises_no_refund"]
+    assert promises == ["reply_promises_no_refund(order_id=#W1234567)"], promises
+    task = _task(negative, CANCEL_TOO, "negative").model_copy(update={"forbidden_calls": negative.forbidden_calls})
+    seed = _with_pending_order().model_copy(update={"state": negative.state})
+    cancel = ("cancel_pending_order", {"order_id": "#W5555555", "reason": "ordered by mistake"})
+    right = _run(tau2, task, seed, calls=(cancel, ("send_reply", {"text": "Order #W5555555 is cancelled: your refund of 30.00 has been issued."})))[0]
+    assert right.passed, right.reasons
+    wrong = _run(tau2, task, seed, calls=(cancel, ("send_reply", {"text": "Your refund for order #W1234567 has been issued."})))[0]
+    assert not wrong.passed
+
+
+def test_a_refusal_with_nothing_else_to_do_still_forbids_any_refund_promise(tau2):
+    from taskgen.domains.retail.negatives import plan_negative
+    from test_product_tools import ACTOR
+
+    words = "My email is c1@example.com. I want to change the desk lamp in order #W1234567 to the black one with a halogen bulb."
+    negative = plan_negative(words, "exchange", _with_pending_order(), ACTOR, _plan(tau2, words, _with_pending_order()), tau2)
+    assert [item.describe() for item in negative.expectations if item.check == "reply_promises_no_refund"] == ["reply_promises_no_refund()"]
