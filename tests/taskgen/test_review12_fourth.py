@@ -92,3 +92,30 @@ def test_a_refusal_with_nothing_else_to_do_still_forbids_any_refund_promise(tau2
     words = "My email is c1@example.com. I want to change the desk lamp in order #W1234567 to the black one with a halogen bulb."
     negative = plan_negative(words, "exchange", _with_pending_order(), ACTOR, _plan(tau2, words, _with_pending_order()), tau2)
     assert [item.describe() for item in negative.expectations if item.check == "reply_promises_no_refund"] == ["reply_promises_no_refund()"]
+
+
+# ---------------------------------------------------------------- (6) no forbidden tool against a requested change it accepts
+def test_the_default_address_change_the_negative_accepts_is_no_forbidden_tool():
+    """'change my wrong order address to the new home, and also my user default address' (the Mary Guzman pair): the
+    negative crossing on the order (on its way) accepted the default address changed as the positive does, yet forbade
+    the one tool that changes it, so a correct agent doing the rest of the request failed it."""
+    from retail_fixtures import make_state
+    from taskgen.domains import Plan
+    from taskgen.domains.retail.grader import allow, expect
+    from taskgen.domains.retail.negatives import rest_of_request
+    from taskgen.domains.retail.policy import RetailPolicy
+
+    state, policy = make_state(), RetailPolicy.from_yaml()
+    old, new = state["customer"]["cus_1001"]["address"], "565 Maple Drive, Washington, DC 20307"
+    tool = policy.tool_name("update_address", "update_address")
+    positive = Plan(expectations=[expect("address_equals", customer_id="cus_1001", address=new)], required_tools=[tool],
+                    forbidden_tools=[name for name in policy.write_tool_names if name != tool],
+                    may_change=[allow("order", "#W1000002", "shipping_address")])
+    negative = Plan(expectations=[expect("reply_refuses"), expect("address_equals", customer_id="cus_1001", address=old),
+                                  expect("order_status", order_id="#W1000002", status="shipped")], forbidden_tools=list(policy.write_tool_names))
+    judged = rest_of_request(negative, positive, "#W1000002", state, policy)
+    assert tool not in judged.forbidden_tools
+    assert set(judged.forbidden_tools) == set(policy.write_tool_names) - {tool}
+    # where the positive forbids it too (the address is not part of the request), it stays forbidden
+    unasked = positive.model_copy(update={"required_tools": [], "forbidden_tools": list(policy.write_tool_names)})
+    assert tool in rest_of_request(negative, unasked, "#W1000002", state, policy).forbidden_tools

@@ -236,6 +236,12 @@ def rest_of_request(plan: Plan, positive: Plan, order_id: str | None, state: Sta
         options = list({option.describe(): option for option in [*kept, *own_address]}.values())
         expectations = [item for item in expectations if not _about_customer_address(item)] + (
             [Expectation(check="any_of", any_of=options)] if len(options) > 1 else options)
+        address_tool = policy.tool_name("update_address", "update_address")
+        if address_tool not in positive.forbidden_tools and len(options) > 1:
+            # the customer's address change the request asks too (the Mary Guzman pair of the fourth cold review, #12: 'my
+            # wrong order address ... and also my user default address'), accepted above as the positive accepts it, is no
+            # forbidden call: its tool stays free on the negative as on the positive
+            plan = plan.model_copy(update={"forbidden_tools": [tool for tool in plan.forbidden_tools if tool != address_tool]})
     if not several:
         return plan.model_copy(update={"expectations": expectations})
     order = state.get("order", {}).get(order_id, {})
