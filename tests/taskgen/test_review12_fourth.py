@@ -119,3 +119,44 @@ def test_the_default_address_change_the_negative_accepts_is_no_forbidden_tool():
     # where the positive forbids it too (the address is not part of the request), it stays forbidden
     unasked = positive.model_copy(update={"required_tools": [], "forbidden_tools": list(policy.write_tool_names)})
     assert tool in rest_of_request(negative, unasked, "#W1000002", state, policy).forbidden_tools
+
+
+# ---------------------------------------------------------------- (1) a cancellation asked outright of another order
+def test_a_cancellation_asked_outright_of_another_order_is_required_with_its_reason(tau2):
+    from taskgen.domains.retail.other_orders import asked_on_other_orders
+    from test_product_tools import ACTOR
+
+    positive = _session_plan(tau2, CANCEL_TOO, _with_pending_order(), CANCEL_CALLS)
+    assert set(positive.required_tools) == {"modify_pending_order_items", "cancel_pending_order"}
+    described = [item.describe() for item in positive.expectations]
+    for check in ("order_status(order_id=#W5555555, status=cancelled)", "cancel_reason(order_id=#W5555555, reason=ordered by mistake)",
+                  "refund_exists(amount_cents=3000, order_id=#W5555555)"):
+        assert check in described, described
+    task = _task(positive, CANCEL_TOO)
+    reference, _ = _run(tau2, task, _with_pending_order())
+    assert reference.passed, reference.reasons
+    assert not _run(tau2, task, _with_pending_order(), agent="", calls=CANCEL_CALLS[:1])[0].passed  # the cancellation left undone
+    seed, clock = _with_pending_order(), _with_pending_order().clock_datetime
+    told = lambda words: [order for order, _, _ in asked_on_other_orders(words, seed.state, ACTOR, clock, "#W1234567", tau2)]  # noqa: E731
+    lamp = "I want to change the desk lamp in order #W1234567 to the black one. "
+    assert told(lamp + "Finally, I want to cancel order #W5555555 because I ordered by mistake.") == ["#W5555555"]  # by its id
+    assert told(lamp + "I also have a pending order with one item, and I want to cancel it because I no longer need it.") == ["#W5555555"]
+    assert told(lamp + "Lastly, I want to cancel the yoga mat in my other order.") == []  # an item, not the order: cancelled whole or not
+    assert told(lamp + "If it is too dear, cancel order #W5555555.") == []  # under a condition
+    delivered = _with_pending_order()
+    delivered.state["order"]["#W5555555"]["status"] = "delivered"  # the policy refuses it: a correct agent says so
+    assert [order for order, _, _ in asked_on_other_orders(lamp + "I want to cancel order #W5555555.", delivered.state, ACTOR, clock,
+                                                           "#W1234567", tau2)] == []
+
+
+def test_the_negative_requires_the_other_orders_cancellation_too_and_the_reference_passes_it(tau2):
+    from taskgen.domains.retail.negatives import plan_negative
+    from test_product_tools import ACTOR
+
+    positive = _session_plan(tau2, CANCEL_TOO, _with_pending_order(), CANCEL_CALLS)
+    negative = plan_negative(CANCEL_TOO, "exchange", _with_pending_order(), ACTOR, positive, tau2)
+    assert negative.boundary == "closed" and "cancel_pending_order" in negative.required_tools
+    assert "order_status(order_id=#W5555555, status=cancelled)" in [item.describe() for item in negative.expectations]
+    task = _task(negative, CANCEL_TOO, "negative").model_copy(update={"forbidden_calls": negative.forbidden_calls})
+    reference, _ = _run(tau2, task, _with_pending_order().model_copy(update={"state": negative.state}))
+    assert reference.passed, reference.reasons

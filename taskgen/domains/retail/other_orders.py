@@ -4,7 +4,9 @@ with what they record pinned, as the task's own write is (third cold review of t
 allowed, so a do-nothing agent passed them). Only where the words leave no doubt: a sentence asking for it without a
 condition in a request of two or more asking for returns or item changes (a sentence or a ';' clause each), naming items one other order of the customer holds (the one
 holding most of what it names) and the task's own order does not, an order the product's tool accepts in its status and
-the policy lets the customer change. Anything else stays allowed (in_scope_parts)."""
+the policy lets the customer change. A cancellation asked outright of another order itself (not of an item of it), told by
+its id, the things it holds, or its status and number of items ('a pending order with five items, and I want to cancel it'),
+is required too, with the reason the words give (fourth cold review). Anything else stays allowed (in_scope_parts)."""
 
 from __future__ import annotations
 
@@ -51,6 +53,54 @@ def _tool(action: str, status: object, policy: RetailPolicy) -> WriteTool | None
                  and (not tool.requires_status or status in tool.requires_status)), None)
 
 
+_CANCEL_ORDER = re.compile(r"\bcancel\w*\s+(?:(?:the|my|this|that|whole|entire|other|another|pending|second)\s+)*orders?\b"
+                           r"|\borders?\b[^.?!;]*\bcancel\w*\s+(?:it|them|that one)\b", re.IGNORECASE)
+"""Words asking to cancel an order itself ('cancel order #W5995614', 'a pending order with five items, and I want to cancel
+it'), not an item of one ('cancel the skateboard in my other order': an order is cancelled whole, which the agent explains)."""
+_COUNTS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
+_ITEM_COUNT = re.compile(r"\b(\d+|" + "|".join(_COUNTS) + r")\s+(?:items?|things?|products?)\b", re.IGNORECASE)
+
+
+def _cancelled_order(sentence: str, orders: dict[str, dict]) -> str | None:
+    """The one order (of `orders`: the customer's others) a sentence asking to cancel an order tells: by its id, else by the
+    things it holds, else by its status word and how many items it holds ('a pending order with five items'); None when
+    none or several fit."""
+    if _CONDITIONAL.search(sentence) or not _CANCEL_ORDER.search(sentence):
+        return None
+    said = [order_id for order_id in orders if re.search(rf"(?<![\w#]){re.escape(order_id.lstrip('#'))}(?!\w)", sentence.replace("#", " "))]
+    if said:
+        return said[0] if len(said) == 1 else None
+    fits = [order_id for order_id, row in orders.items() if things_said(row, sentence)]
+    if not fits and (count := _ITEM_COUNT.search(sentence)):
+        number = int(count.group(1)) if count.group(1).isdigit() else _COUNTS[count.group(1).lower()]
+        fits = [order_id for order_id, row in orders.items() if len(row.get("items") or []) == number]
+    statuses = {str(row.get("status")) for row in orders.values()}
+    fits = [order_id for order_id in fits if not (named := [status for status in statuses if re.search(rf"\b{re.escape(status)}\b", sentence, re.IGNORECASE)])
+            or str(orders[order_id].get("status")) in named]
+    return fits[0] if len(fits) == 1 else None
+
+
+def _cancellations(prompt: str, state: StateRows, actor: dict[str, str], clock: datetime, target: str | None,
+                   policy: RetailPolicy) -> list[tuple[str, Decision, str]]:
+    """(order, the decision on it, the words asking) for each cancellation asked outright of another order of the customer
+    (fourth cold review of tau2 drafts, #12: 'Finally, I want to cancel order #W5995614 because I ordered by mistake' was only
+    allowed): one the policy lets the customer cancel, never the task's own order."""
+    customer_id = actor.get("customer_id")
+    others = {order_id: row for order_id, row in sorted(state.get("order", {}).items())
+              if order_id != target and str(row.get("customer_id")) == str(customer_id)}
+    found: dict[str, tuple[str, Decision, str]] = {}
+    if said_not_wanted(prompt, "cancel") or policy.tool_for("cancel") is None:
+        return []
+    for sentence in request_sentences(prompt):
+        order_id = _cancelled_order(sentence, others)
+        if order_id is None or order_id in found:
+            continue
+        ruling = write_ruling("cancellation", order_id, state, actor, clock, policy)
+        if ruling.action == "cancel":
+            found[order_id] = (order_id, ruling.model_copy(update={"order_id": order_id, "customer_id": customer_id}), sentence)
+    return list(found.values())
+
+
 def asked_on_other_orders(prompt: str, state: StateRows, actor: dict[str, str], clock: datetime, target: str | None,
                           policy: RetailPolicy) -> list[tuple[str, Decision, str]]:
     """(order, the decision on it, the words asking) for each write the words ask for outright on another order."""
@@ -60,9 +110,10 @@ def asked_on_other_orders(prompt: str, state: StateRows, actor: dict[str, str], 
     orders = state.get("order", {})
     own = orders.get(target or "", {})
     found: dict[str, tuple[str, Decision, str]] = {}
+    cancelled = _cancellations(prompt, state, actor, clock, target, policy)
     sentences = [part for sentence in request_sentences(prompt) for part in re.split(r";\s*", sentence) if part.strip() and _asked(part)]
     if len(sentences) < 2:
-        return []  # one request for a return or an item change: the task's own (another order's part, if any, stays allowed)
+        return cancelled  # one request for a return or an item change: the task's own (another order's part, if any, stays allowed)
     for sentence in sentences:
         action = _asked(sentence)
         if said_not_wanted(prompt, "return_label" if action == "return_label" else "exchange"):
@@ -83,7 +134,7 @@ def asked_on_other_orders(prompt: str, state: StateRows, actor: dict[str, str], 
         if ruling.action != tool.plan_action:
             continue
         found[order_id] = (order_id, ruling.model_copy(update={"order_id": order_id, "customer_id": customer_id}), acted.strip())
-    return list(found.values())
+    return [*found.values(), *(asked for asked in cancelled if asked[0] not in found)]
 
 
 def require_other_orders(plan: Plan, prompt: str, state: StateRows, actor: dict[str, str], clock: datetime, target: str | None,
