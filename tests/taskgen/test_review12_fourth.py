@@ -160,3 +160,39 @@ def test_the_negative_requires_the_other_orders_cancellation_too_and_the_referen
     task = _task(negative, CANCEL_TOO, "negative").model_copy(update={"forbidden_calls": negative.forbidden_calls})
     reference, _ = _run(tau2, task, _with_pending_order().model_copy(update={"state": negative.state}))
     assert reference.passed, reference.reasons
+
+
+# ---------------------------------------------------------------- (1) an item change beside an address change, on the same order
+ADDRESS_AND_LAMP = ("My email is c1@example.com. I want to change the shipping address of order #W1234567 to 445 Maple Drive, Suite 394, "
+                    "Fort Worth, Texas, 76165. I also want to change the desk lamp to the black one with a halogen bulb.")
+
+
+def test_an_item_change_asked_beside_an_address_change_on_the_same_order_is_required(tau2):
+    from test_product_tools import ACTOR
+
+    positive = _plan(tau2, ADDRESS_AND_LAMP, intent="address_change")
+    assert {"modify_pending_order_address", "modify_pending_order_items"} <= set(positive.required_tools), positive.required_tools
+    described = [item.describe() for item in positive.expectations]
+    assert "items_replaced(items=111, new_items=113, order_id=#W1234567)" in described, described
+    assert "order_status(order_id=#W1234567, status=pending (item modified))" in described
+    assert any(item.startswith("order_address_equals(") for item in described)  # the task's own write still checked
+    task = _task(positive, ADDRESS_AND_LAMP, intent="address_change")
+    reference, _ = _run(tau2, task, _seed())
+    assert reference.passed, reference.reasons
+    address = ("modify_pending_order_address", dict(order_id="#W1234567", address1="445 Maple Drive", address2="Suite 394",
+                                                    city="Fort Worth", state="Texas", country="USA", zip="76165"))
+    assert not _run(tau2, task, _seed(), agent="", calls=(address, ("send_reply", {"text": "Done."})))[0].passed  # the lamp left as it was
+    # a task whose own request is the item change, or an address change alone, requires nothing more
+    assert "modify_pending_order_items" not in _plan(tau2, ADDRESS_AND_LAMP.split(" I also")[0], intent="address_change").required_tools
+
+
+def test_the_negative_on_its_way_requires_no_item_change_of_that_order(tau2):
+    from taskgen.domains.retail.negatives import plan_negative
+    from test_product_tools import ACTOR
+
+    positive = _plan(tau2, ADDRESS_AND_LAMP, intent="address_change")
+    negative = plan_negative(ADDRESS_AND_LAMP, "address_change", _seed(), ACTOR, positive, tau2)
+    assert negative.boundary == "order_in_transit" and "modify_pending_order_items" not in negative.required_tools
+    task = _task(negative, ADDRESS_AND_LAMP, "negative", intent="address_change").model_copy(update={"forbidden_calls": negative.forbidden_calls})
+    reference, _ = _run(tau2, task, _seed().model_copy(update={"state": negative.state}))
+    assert reference.passed, reference.reasons

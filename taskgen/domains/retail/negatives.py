@@ -381,7 +381,7 @@ def plan_negative(
             # The customer's other parts are the agent's to do on this side too (plans.in_scope_parts).
             plan, _ = in_scope_parts(plan, said, main_actions(intent, positive_decision, decision), view,
                                      requester.get("customer_id"), order_id, policy)
-            plan, _ = require_other_orders(plan, said, view, requester, clock, order_id, policy)
+            plan, _ = require_other_orders(plan, said, view, requester, clock, order_id, policy, main_actions(intent, positive_decision, decision))
         if boundary not in IDENTITY_BOUNDARIES:
             plan = rest_of_request(plan, positive, order_id, view, policy)
         plan = promise_about_target(calls_refused_on_target(plan, order_id, view, policy), order_id, view)

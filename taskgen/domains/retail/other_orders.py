@@ -6,7 +6,8 @@ condition in a request of two or more asking for returns or item changes (a sent
 holding most of what it names) and the task's own order does not, an order the product's tool accepts in its status and
 the policy lets the customer change. A cancellation asked outright of another order itself (not of an item of it), told by
 its id, the things it holds, or its status and number of items ('a pending order with five items, and I want to cancel it'),
-is required too, with the reason the words give (fourth cold review). Anything else stays allowed (in_scope_parts)."""
+is required too, with the reason the words give (fourth cold review), as is an item change asked outright on the task's own
+order where its own request is an address change. Anything else stays allowed (in_scope_parts)."""
 
 from __future__ import annotations
 
@@ -101,9 +102,22 @@ def _cancellations(prompt: str, state: StateRows, actor: dict[str, str], clock: 
     return list(found.values())
 
 
+def _own_item_change(sentences: list[str], own: dict, target: str | None, own_actions: set[str], policy: RetailPolicy) -> str | None:
+    """The words asking outright to change items of the task's own order where the task's own request is another write on
+    it (an address change: 'change its address to ... I also want to modify the silicone watch to a metal one', fourth cold
+    review, #12): that item change is another part of the request, on the same order, which the product's tool accepts."""
+    from taskgen.domains.retail.parts import items_named
+
+    if not target or not own or not own_actions or not own_actions <= {"update_address", "order_address"}:
+        return None  # the task's own request is an item change, or a write another item change on the order would undo
+    asking = [sentence for sentence in sentences if _asked(sentence) == "change_items" and items_named(own, ORDER_CONTEXT.sub(" ", sentence), "exchange")]
+    return asking[0] if len(asking) == 1 and _tool("change_items", own.get("status"), policy) is not None else None
+
+
 def asked_on_other_orders(prompt: str, state: StateRows, actor: dict[str, str], clock: datetime, target: str | None,
-                          policy: RetailPolicy) -> list[tuple[str, Decision, str]]:
-    """(order, the decision on it, the words asking) for each write the words ask for outright on another order."""
+                          policy: RetailPolicy, own_actions: set[str] | None = None) -> list[tuple[str, Decision, str]]:
+    """(order, the decision on it, the words asking) for each write the words ask for outright on another order, and (where
+    the task's own actions, `own_actions`, change no items) an item change asked outright on the task's own order."""
     from taskgen.domains.retail.parts import items_named
 
     customer_id = actor.get("customer_id")
@@ -112,8 +126,13 @@ def asked_on_other_orders(prompt: str, state: StateRows, actor: dict[str, str], 
     found: dict[str, tuple[str, Decision, str]] = {}
     cancelled = _cancellations(prompt, state, actor, clock, target, policy)
     sentences = [part for sentence in request_sentences(prompt) for part in re.split(r";\s*", sentence) if part.strip() and _asked(part)]
+    if (on_own := _own_item_change(sentences, own, target, own_actions or set(), policy)) is not None:
+        tool = _tool("change_items", own.get("status"), policy)
+        found[str(target)] = (str(target), Decision(action=tool.plan_action, rule=f"{tool.plan_action}_allowed", order_id=target,
+                                                    customer_id=customer_id), on_own.strip())
     if len(sentences) < 2:
-        return cancelled  # one request for a return or an item change: the task's own (another order's part, if any, stays allowed)
+        # one request for a return or an item change: the task's own (another order's part, if any, stays allowed)
+        return [*found.values(), *(asked for asked in cancelled if asked[0] not in found)]
     for sentence in sentences:
         action = _asked(sentence)
         if said_not_wanted(prompt, "return_label" if action == "return_label" else "exchange"):
@@ -137,14 +156,19 @@ def asked_on_other_orders(prompt: str, state: StateRows, actor: dict[str, str], 
     return [*found.values(), *(asked for asked in cancelled if asked[0] not in found)]
 
 
+_ITEM_STATE = ("order_status", "no_refund", "refunded_total", "refund_exists", "items_held", "items_replaced", "order_recorded",
+               "recorded_items", "exchange_variants", "recorded_payment", "order_unrecorded")
+"""Checks on what an item change writes on an order (its status, items, records and the price difference settled)."""
+
+
 def require_other_orders(plan: Plan, prompt: str, state: StateRows, actor: dict[str, str], clock: datetime, target: str | None,
-                         policy: RetailPolicy) -> tuple[Plan, list[str]]:
+                         policy: RetailPolicy, own_actions: set[str] | None = None) -> tuple[Plan, list[str]]:
     """The plan with each write asked outright on another order (asked_on_other_orders) required: its tool, the end state
     it writes with what it records pinned where the words and the catalogue tell it (the checks plan_for writes for it,
     as for the task's own order), in place of the checks that only allowed it; a review question names each."""
     from taskgen.domains.retail.plans import plan_for  # plans uses this module
 
-    asked = asked_on_other_orders(prompt, state, actor, clock, target, policy)
+    asked = asked_on_other_orders(prompt, state, actor, clock, target, policy, own_actions)
     if not asked:
         return plan, []
     expectations, required, may_change, rubric = list(plan.expectations), list(plan.required_tools), list(plan.may_change), list(plan.rubric)
@@ -152,7 +176,9 @@ def require_other_orders(plan: Plan, prompt: str, state: StateRows, actor: dict[
     for order_id, decision, sentence in asked:
         written = plan_for(decision, state, actor.get("customer_id"), target_order_id=order_id, prompt=sentence, policy=policy)
         checks = [item for item in written.expectations if not is_reply_check(item) and orders_of(item) == {order_id}]
-        expectations = [item for item in expectations if orders_of(item) != {order_id}] + checks
+        # on the task's own order, only what the item change writes is checked anew (its other checks, an address, stay)
+        expectations = [item for item in expectations if orders_of(item) != {order_id} or (
+            order_id == target and not all(option.check in _ITEM_STATE for option in (item.any_of if item.check == "any_of" else [item])))] + checks
         required += [tool for tool in written.required_tools if tool not in required]
         # what the words leave open on that order stays allowed (its address, another part's); what they ask is checked now
         may_change = [allowance for allowance in may_change if allowance.row_id != order_id or allowance.field == "shipping_address"]

@@ -554,7 +554,8 @@ def plan_positive(
     if decision.rule != "identity_not_verified":  # an unverified requester gets no part of it done
         plan, asked_parts = in_scope_parts(plan, prompt, main_actions(classification.intent, decision), state,
                                            actor.get("customer_id"), order_id, policy)
-        plan, required_parts = require_other_orders(plan, prompt, state, actor, seed.clock_datetime, order_id, policy)
+        plan, required_parts = require_other_orders(plan, prompt, state, actor, seed.clock_datetime, order_id, policy,
+                                                    main_actions(classification.intent, decision))
         questions += asked_parts + required_parts
         plan = plan.model_copy(update={"expectations": [*plan.expectations, *told_elsewhere(plan, prompt, state, actor.get("customer_id"))]})
         plan = promise_about_target(plan, order_id, state)

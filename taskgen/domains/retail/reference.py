@@ -441,7 +441,10 @@ def _side_requests(view: AgentView, env: Environment, policy: RetailPolicy) -> N
     for its status, within the return window for a return."""
     sentences = [part for part in re.split(r"(?<=[.!?])\s+|\n+|;\s*", view.prompt.lower()) if part.strip() and not _INTRO.match(part)
                  and bool(_SIDE_RETURN.search(part)) != bool(_SIDE_CHANGE.search(part)) and not _SIDE_IF.search(part) and not _SIDE_OFF.search(part)]
-    if len(sentences) < 2:
+    # an address change's request may also change items of its own order ('change its address ... I also want to modify the
+    # silicone watch to a metal one'): done there too, with the product's item tool for its status
+    own_change = view.intent == "address_change"
+    if len(sentences) < 2 and not own_change:
         return  # one request for a return or an item change: the request itself (answer) is all of it
     # the request's own orders: the one it names or tells by its items, those the answer wrote to
     found = _named_order(view, env) or _only_order(view, env)
@@ -461,6 +464,14 @@ def _side_requests(view: AgentView, env: Environment, policy: RetailPolicy) -> N
             return [str(item["name"]) for item in order.get("items") or [] if isinstance(item, dict) and item.get("name") and _says(words, str(item["name"]))]
 
         if any(named(order, acted) for order in owned):
+            holders = [order for order in owned if named(order, acted) and order["id"] not in done]
+            tool = next((tool for tool in policy.tools if tool.action in ("exchange", "modify_items") and tool.order_arg and tool.items_arg
+                         and len(holders) == 1 and (not tool.requires_status or holders[0].get("status") in tool.requires_status)), None)
+            if own_change and not returned and tool is not None and _use(env, tool, order=holders[0], prompt=sentence) is not None:
+                done.add(holders[0]["id"])
+                env.call("send_reply", text=f"Order {holders[0]['id']}: its items are changed as you asked too.")
+            continue
+        if len(sentences) < 2:
             continue
         scored = [(len(set(named(order, sentence))), order) for order in orders if named(order, acted)]
         top = [order for score, order in scored if score == max((score for score, _ in scored), default=0)]
