@@ -196,3 +196,54 @@ def test_the_negative_on_its_way_requires_no_item_change_of_that_order(tau2):
     task = _task(negative, ADDRESS_AND_LAMP, "negative", intent="address_change").model_copy(update={"forbidden_calls": negative.forbidden_calls})
     reference, _ = _run(tau2, task, _seed().model_copy(update={"state": negative.state}))
     assert reference.passed, reference.reasons
+
+
+# ---------------------------------------------------------------- (1) the orders' own address asked beside the account's
+def _tau2_policy():
+    from pathlib import Path
+
+    import yaml
+
+    from taskgen.domains.retail.policy import DEFAULT_POLICY_PATH, RetailPolicy
+
+    document = yaml.safe_load(DEFAULT_POLICY_PATH.read_text(encoding="utf-8"))
+    document["tools"] = yaml.safe_load((Path(__file__).resolve().parents[2] / "docs" / "examples" / "tau2-retail.tools.yaml").read_text(encoding="utf-8"))
+    return RetailPolicy.model_validate(document)
+
+
+def test_the_orders_address_asked_with_the_accounts_is_required_where_the_words_tell_which_orders():
+    from retail_fixtures import make_state
+    from taskgen.domains.retail.plans import plan_for
+    from taskgen.domains.retail.rules import Decision
+
+    policy, state, new = _tau2_policy(), make_state(), "565 Maple Drive, Washington, DC 20307"
+    state["order"]["#W1000002"]["status"] = "pending"
+    state["order"]["#W1000009"] = {**state["order"]["#W1000002"], "id": "#W1000009", "shipping_address": new}  # already there
+    decision = Decision(action="update_address", rule="address_change_allowed", customer_id="cus_1001", address=new)
+    one = "I want to change my wrong order address to the new home, and also my user default address to the new home."
+    plan = plan_for(decision, state, "cus_1001", prompt=one, policy=policy)
+    assert plan.required_tools == ["modify_user_address", "modify_pending_order_address"]
+    assert f"order_address_equals(address={new}, order_id=#W1000002)" in [item.describe() for item in plan.expectations]
+    assert [allowance.describe() for allowance in plan.may_change] == ["order #W1000009: shipping_address"]
+    # two orders still elsewhere and the words speak of one: which one is the customer's to say, so neither is required
+    state["order"]["#W1000009"]["shipping_address"] = "1 Elsewhere Rd, Austin, TX 78701"
+    plan = plan_for(decision, state, "cus_1001", prompt=one, policy=policy)
+    assert plan.required_tools == ["modify_user_address"] and len(plan.may_change) == 2
+    # 'all my pending orders': every one still elsewhere
+    every = "I want to modify all my pending order address to the Washington address, along with my user default address."
+    plan = plan_for(decision, state, "cus_1001", prompt=every, policy=policy)
+    assert plan.required_tools == ["modify_user_address", "modify_pending_order_address"] and plan.may_change == []
+    assert {item.args.get("order_id") for item in plan.expectations if item.check == "order_address_equals"} == {"#W1000002", "#W1000009"}
+
+
+def test_the_reference_changes_the_order_address_the_task_requires_beside_the_accounts(tau2):
+    words = ("My email is c1@example.com. I want to change my wrong order address and also my user default address to "
+             "445 Maple Drive, Suite 394, Fort Worth, Texas, 76165.")
+    plan = _plan(tau2, words, intent="address_change")
+    assert {"modify_user_address", "modify_pending_order_address"} <= set(plan.required_tools), plan.required_tools
+    task = _task(plan, words, intent="address_change")
+    reference, _ = _run(tau2, task, _seed())
+    assert reference.passed, reference.reasons
+    account = ("modify_user_address", dict(user_id="c1", address1="445 Maple Drive", address2="Suite 394", city="Fort Worth", state="Texas",
+                                           country="USA", zip="76165"))
+    assert not _run(tau2, task, _seed(), agent="", calls=(account, ("send_reply", {"text": "Done."})))[0].passed  # the order left at the old address

@@ -532,15 +532,31 @@ _ORDER_ADDRESS = re.compile(r"\border(?:'s|s)?\b(?:(?!\band\b)[^.?!;]){0,25}\bad
 default address'; 'change my wrong order address to the new home, and also my user default address')."""
 
 
-def order_addresses_too(prompt: str, state: StateRows, customer_id: str | None, policy: RetailPolicy) -> tuple[list[str], list[Allowance]]:
-    """(the product's order-address tool, the customer's orders whose address it may write) where the words ask for an
-    order's own address beside the account's: allowed, not required (which orders the words mean is not read here)."""
+_ORDERS_PLURAL = re.compile(r"\b(?:all|every|each|both)\b[^.?!;]{0,30}\borders?\b|\borders(?:'|s')?\s+(?:shipping )?address", re.IGNORECASE)
+"""Words about the address of several orders ('all my pending order address', 'my orders' addresses'), not one."""
+
+
+def _same_address(one: object, other: object) -> bool:
+    return " ".join(str(one).lower().replace(",", " ").split()) == " ".join(str(other).lower().replace(",", " ").split())
+
+
+def order_addresses_too(prompt: str, state: StateRows, customer_id: str | None, policy: RetailPolicy,
+                        address: str | None = None) -> tuple[list[str], list[Allowance], list[Expectation]]:
+    """(the product's order-address tool, the customer's orders whose address it may write, the checks of those it must
+    write) where the words ask for an order's own address beside the account's. With the account's new `address` decided,
+    the orders still at another address are required to get it (fourth cold review, #12: 'change my wrong order address to
+    the new home, and also my user default address' was only allowed): every one where the words speak of several orders
+    ('all my pending orders'), the one where they speak of one and one is left; else allowed, not required."""
     tool = policy.tool_for("order_address")
     if tool is None or not _ORDER_ADDRESS.search(prompt):
-        return [], []
+        return [], [], []
     orders = [order_id for order_id, row in sorted(state.get("order", {}).items()) if str(row.get("customer_id")) == str(customer_id)
               and (not tool.requires_status or row.get("status") in tool.requires_status)]
-    return [tool.name], [allow("order", order_id, "shipping_address") for order_id in orders]
+    elsewhere = [order_id for order_id in orders if address and state["order"][order_id].get("shipping_address")
+                 and not _same_address(state["order"][order_id]["shipping_address"], address)]
+    required = elsewhere if _ORDERS_PLURAL.search(prompt) or len(elsewhere) == 1 else []
+    return [tool.name], [allow("order", order_id, "shipping_address") for order_id in orders if order_id not in required], [
+        expect("order_address_equals", order_id=order_id, address=address) for order_id in required]
 
 
 _REFUNDING_RECORDS = ("items_replaced", "recorded_items", "exchange_variants", "refund_exists")

@@ -327,11 +327,12 @@ def _plan_for(
         return _address_to_ask(policy, order_id, order, no_new_refund, same_status, name["update_address"], escalation,
                                asked=_asked_or_changed(state, customer_id))
     if decision.action == "update_address":
-        order_tools, order_addresses = order_addresses_too(prompt, state, customer_id, policy)
+        order_tools, order_addresses, order_checks = order_addresses_too(prompt, state, customer_id, policy, decision.address)
         return Plan(
-            expectations=[expect("address_equals", customer_id=decision.customer_id, address=decision.address), *no_new_refund, *same_status],
-            required_tools=[name["update_address"]], forbidden_tools=_forbid_others(policy, name["update_address"], *order_tools),
-            may_change=order_addresses)
+            expectations=[expect("address_equals", customer_id=decision.customer_id, address=decision.address), *order_checks,
+                          *no_new_refund, *same_status],
+            required_tools=[name["update_address"], *(order_tools if order_checks else [])],
+            forbidden_tools=_forbid_others(policy, name["update_address"], *order_tools), may_change=order_addresses)
     if decision.action == "escalate":
         return Plan(expectations=[expect("escalated"), *untouched], required_tools=[escalation], forbidden_tools=writes)
     if decision.action == "decline" and decision.rule == "order_closed" and order is not None:

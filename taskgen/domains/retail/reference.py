@@ -282,6 +282,22 @@ def _change_address(view: AgentView, env: Environment, policy: RetailPolicy) -> 
         return env.call("send_reply", text=f"The shipping address of order {order['id']} is now {address}.")
     _use(env, _tool(policy, "update_address", _DEMO["update_address"]), customer_id=customer_id, address=address)
     env.call("send_reply", text="Your address is updated.")
+    if order_tool is not None and _ORDERS_TOO.search(view.prompt):
+        # the words ask an order's own address changed too ('my wrong order address ... and also my default address'): the
+        # orders the tool takes that are still elsewhere; all of them for several orders, else the one left, if one
+        flat = lambda text: " ".join(str(text).lower().replace(",", " ").split())  # noqa: E731
+        takes = [row for row in (env.call("get_order", order_id=listed["id"]) for listed in env.call("list_orders", customer_id=customer_id) or [])
+                 if row and row.get("status") in order_tool.requires_status and row.get("shipping_address")
+                 and flat(row["shipping_address"]) != flat(address)]
+        if _SEVERAL_ORDERS.search(view.prompt) or len(takes) == 1:
+            for row in takes:
+                _use(env, order_tool, order=row, address=address)
+                env.call("send_reply", text=f"The shipping address of order {row['id']} is now {address} too.")
+
+
+_ORDERS_TOO = re.compile(r"\border(?:'s|s)?\b(?:(?!\band\b)[^.?!;]){0,25}\baddress|\baddress(?:es)?\b[^.?!;]{0,20}\b(?:of|on|for) "
+                         r"(?:my|the|all)\b[^.?!;]{0,20}\borders?\b", re.IGNORECASE)
+_SEVERAL_ORDERS = re.compile(r"\b(?:all|every|each|both)\b[^.?!;]{0,30}\borders?\b|\borders(?:'|s')?\s+(?:shipping )?address", re.IGNORECASE)
 
 
 _ALLOWED_STATUSES = {"refund": "refundable_statuses", "return_label": "returnable_statuses", "cancellation": "cancellable_statuses"}
@@ -471,7 +487,7 @@ def _side_requests(view: AgentView, env: Environment, policy: RetailPolicy) -> N
                 done.add(holders[0]["id"])
                 env.call("send_reply", text=f"Order {holders[0]['id']}: its items are changed as you asked too.")
             continue
-        if len(sentences) < 2:
+        if len(sentences) < 2 and not own_change:
             continue
         scored = [(len(set(named(order, sentence))), order) for order in orders if named(order, acted)]
         top = [order for score, order in scored if score == max((score for score, _ in scored), default=0)]
