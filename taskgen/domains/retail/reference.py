@@ -460,7 +460,7 @@ def _side_requests(view: AgentView, env: Environment, policy: RetailPolicy) -> N
     # an address change's request may also change items of its own order ('change its address ... I also want to modify the
     # silicone watch to a metal one'): done there too, with the product's item tool for its status
     own_change = view.intent == "address_change"
-    if len(sentences) < 2 and not own_change:
+    if not sentences or (len(sentences) < 2 and not own_change):
         return  # one request for a return or an item change: the request itself (answer) is all of it
     # the request's own orders: the one it names or tells by its items, those the answer wrote to
     found = _named_order(view, env) or _only_order(view, env)
@@ -506,6 +506,7 @@ def _side_requests(view: AgentView, env: Environment, policy: RetailPolicy) -> N
 
 _SIDE_CANCEL = re.compile(r"\bcancel\w*\s+(?:(?:the|my|this|that|whole|entire|other|another|pending|second)\s+)*orders?\b"
                           r"|\borders?\b[^.?!;]*\bcancel\w*\s+(?:it|them|that one)\b")
+_SIDE_ANOTHER = re.compile(r"\b(?:also|other|another|second)\b")
 _NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 
 
@@ -514,7 +515,9 @@ def _side_cancellations(view: AgentView, env: Environment, policy: RetailPolicy)
     item of one): the order told by its id, else by the things it holds, else by how many items it holds and its status
     ('a pending order with five items'); cancelled when its status allows it, with the reason the words give."""
     parts = [part for part in re.split(r"(?<=[.!?])\s+|\n+", view.prompt) if part.strip() and not _INTRO.match(part)
-             and _SIDE_CANCEL.search(part.lower()) and not _SIDE_IF.search(part.lower())]
+             and _SIDE_CANCEL.search(part.lower()) and not _SIDE_IF.search(part.lower())
+             # a cancellation request's own words ('Please cancel order #W4018956') are the request itself
+             and (view.intent != "cancellation" or _SIDE_ANOTHER.search(part.lower()))]
     if not parts:
         return
     found = _named_order(view, env) or _only_order(view, env)
