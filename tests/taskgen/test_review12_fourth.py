@@ -24,6 +24,8 @@ def test_everything_except_an_item_names_all_the_others():
     assert items_named(order, "I want to return everything I just bought except the coffee machine.", "return_label") == ["222", "224", "225"]
     assert items_named(order, "I want to return everything but a vacuum cleaner in that order.", "return_label") == ["222", "223", "224"]
     assert items_named(order, "I want to return the coffee machine.", "return_label") == ["223"]
+    order["items"].append({"item_id": "226", "name": "Water Bottle"})  # two of one name: both meant by 'everything'
+    assert items_named(order, "I want to return everything I just bought except the coffee machine.", "return_label") == ["222", "224", "225", "226"]
 
 
 def test_an_item_named_only_to_tell_the_order_is_not_returned():

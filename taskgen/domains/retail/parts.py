@@ -301,9 +301,11 @@ def items_named(order: dict, prompt: str, action: str) -> list[str]:
     with_before = [sentence for index, sentence in enumerate(asked) if any(later in own for later in asked[index:index + 2])]
     for sentences in (own, with_before):
         text = " ".join(sentences).lower()
-        chosen = _chosen(items, text)
+        chosen, whole = _chosen(items, text)
         if chosen:
             break
+    if chosen and whole:
+        return sorted(str(item["item_id"]) for item in chosen)  # every item but those kept: two of one name are both meant
     if len({str(item["name"]) for item in chosen}) == 1 and len(chosen) > 1 and (by_price := _BY_PRICE.search(text)):
         # "I received two tablets and want to return the less expensive one": the seed's prices tell which
         prices = sorted({float(item["price"]) for item in chosen if isinstance(item.get("price"), int | float)})
@@ -325,13 +327,14 @@ ORDER_CONTEXT = re.compile(r"\b(?:along |together )?with\b[^,.;]*", re.IGNORECAS
 received along with sneakers'): the items named there find the order; those named outside it are the ones acted on."""
 
 
-def _chosen(items: list[dict], text: str) -> list[dict]:
-    """The items the words ask for: all but those an 'everything except ...' keeps; else those named outside a
-    'with ...' clause telling the order (the vacuum cleaner the backpack came with stays), else those named at all."""
+def _chosen(items: list[dict], text: str) -> tuple[list[dict], bool]:
+    """(the items the words ask for, whether they are all but some): all but those an 'everything except ...' keeps; else
+    those named outside a 'with ...' clause telling the order (the vacuum cleaner the backpack came with stays), else those
+    named at all."""
     if (kept := _EXCEPT.search(text)) and (held := [item for item in items if _says(kept.group("kept").lower(), str(item["name"]))]):
-        return [item for item in items if item not in held]
+        return [item for item in items if item not in held], True
     acted = ORDER_CONTEXT.sub(" ", text)
-    return [item for item in items if _says(acted, str(item["name"]))] or [item for item in items if _says(text, str(item["name"]))]
+    return [item for item in items if _says(acted, str(item["name"]))] or [item for item in items if _says(text, str(item["name"]))], False
 
 
 def things_said(order: dict, text: str) -> int:
