@@ -60,8 +60,8 @@ def test_the_account_s_address_in_an_either_or_with_the_order_s_is_judged_as_the
 
 def test_words_about_an_order_s_own_address_beside_the_account_s_leave_the_order_tool_free():
     """tau2 task 87/110: 'modify all my pending order address to X, along with my user default address' is decided as the
-    account's address change; the product's order-address tool is allowed (not forbidden by name), its pending orders'
-    addresses may change."""
+    account's address change; the product's order-address tool is not forbidden by name, and its pending orders still at
+    another address must get the new one (test_review12_fourth: one order where the words speak of one)."""
     from pathlib import Path
 
     import yaml
@@ -78,7 +78,9 @@ def test_words_about_an_order_s_own_address_beside_the_account_s_leave_the_order
     decision = Decision(action="update_address", rule="address_change_allowed", customer_id="cus_1001", address=NEW)
     both = "I want to modify all my pending order address to the Washington address, along with my user default address."
     plan = plan_for(decision, state, "cus_1001", prompt=both, policy=policy)
-    assert "modify_pending_order_address" not in plan.forbidden_tools and plan.required_tools == ["modify_user_address"]
-    assert [allowance.describe() for allowance in plan.may_change] == ["order #W1000002: shipping_address"]
+    # 'all my pending order address': each pending order still elsewhere must get it too (fourth cold review: it was only allowed)
+    assert "modify_pending_order_address" not in plan.forbidden_tools
+    assert plan.required_tools == ["modify_user_address", "modify_pending_order_address"] and plan.may_change == []
+    assert f"order_address_equals(address={NEW}, order_id=#W1000002)" in [item.describe() for item in plan.expectations]
     plan = plan_for(decision, state, "cus_1001", prompt="Please change my user default address.", policy=policy)
     assert "modify_pending_order_address" in plan.forbidden_tools and plan.may_change == []

@@ -265,9 +265,33 @@ def _reply_refuses(state: StateRows, args: dict) -> bool:
 
 
 def _reply_promises_no_refund(state: StateRows, args: dict) -> bool:
-    """No sentence of any reply says a refund was or will be given (a negated sentence promises nothing)."""
-    sentences = [sentence for text in replies(state) for sentence in _SENTENCE.split(text)]
-    return not any(_REFUND_PROMISE.search(sentence) and not _NEGATION.search(sentence) for sentence in sentences)
+    """No sentence of any reply says a refund was or will be given (a negated sentence promises nothing). With `order_id`
+    (the request rightly refunds another order: a cancellation, a return), only a promise about that order counts: a
+    sentence naming it or stating its amount, or naming no order in a reply that names it and no other."""
+    target = str(args.get("order_id") or "")
+    for text in replies(state):
+        named = _orders_said(state, text)
+        for sentence in _SENTENCE.split(text):
+            if not _REFUND_PROMISE.search(sentence) or _NEGATION.search(sentence):
+                continue
+            if not target:
+                return False
+            own = _orders_said(state, sentence)
+            if target in own or _states_amount(state, target, sentence) or (not own and named == {target}):
+                return False
+    return True
+
+
+def _orders_said(state: StateRows, text: str) -> set[str]:
+    """The orders of the state a text names by id (with or without its leading '#')."""
+    words = _words(text)
+    return {order_id for order_id in state.get("order", {}) if f" {order_id.lower().lstrip('#')} " in words.replace("#", " ")}
+
+
+def _states_amount(state: StateRows, order_id: str, sentence: str) -> bool:
+    """The sentence states the order's amount (what a refund of it all would be)."""
+    cents = state.get("order", {}).get(order_id, {}).get("total_cents")
+    return bool(cents) and _reply_states_amount({"reply": {"r": {"text": sentence}}}, {"amount_cents": int(cents)})
 
 
 def _linked_rows(state: StateRows, row: dict) -> list[dict]:

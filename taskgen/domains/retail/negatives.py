@@ -13,7 +13,7 @@ from taskgen.domains.retail.catalogue_branch import catalogue_negative
 from taskgen.domains.retail.grader import expect, orders_of
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.other_orders import require_other_orders
-from taskgen.domains.retail.parts import distinct
+from taskgen.domains.retail.parts import distinct, promise_about_target
 from taskgen.domains.retail.plans import ACTION_KINDS, in_scope_parts, main_actions, plan_for
 from taskgen.domains.retail.rules import asks_outside_tools, decide, requested_order_id, words_tell_order
 from taskgen.domains.retail.schema import RetailSchema
@@ -236,6 +236,12 @@ def rest_of_request(plan: Plan, positive: Plan, order_id: str | None, state: Sta
         options = list({option.describe(): option for option in [*kept, *own_address]}.values())
         expectations = [item for item in expectations if not _about_customer_address(item)] + (
             [Expectation(check="any_of", any_of=options)] if len(options) > 1 else options)
+        address_tool = policy.tool_name("update_address", "update_address")
+        if address_tool not in positive.forbidden_tools and len(options) > 1:
+            # the customer's address change the request asks too (the Mary Guzman pair of the fourth cold review, #12: 'my
+            # wrong order address ... and also my user default address'), accepted above as the positive accepts it, is no
+            # forbidden call: its tool stays free on the negative as on the positive
+            plan = plan.model_copy(update={"forbidden_tools": [tool for tool in plan.forbidden_tools if tool != address_tool]})
     if not several:
         return plan.model_copy(update={"expectations": expectations})
     order = state.get("order", {}).get(order_id, {})
@@ -357,7 +363,8 @@ def plan_negative(
         boundaries = [boundary for boundary in boundaries if boundary in ORDER_INDEPENDENT_BOUNDARIES]
     if (flipped := catalogue_negative(prompt, seed, actor, positive, policy)) is not None:
         # the customer's own condition, crossed in the catalogue (catalogue_branch.py)
-        return calls_refused_on_target(flipped, order_id, schema.canonical(flipped.state), policy)
+        return promise_about_target(calls_refused_on_target(flipped, order_id, schema.canonical(flipped.state), policy), order_id,
+                                    schema.canonical(flipped.state))
     for boundary in boundaries:
         crossed = cross_boundary(boundary, seed, order_id, actor, policy)
         if crossed is None:
@@ -374,10 +381,10 @@ def plan_negative(
             # The customer's other parts are the agent's to do on this side too (plans.in_scope_parts).
             plan, _ = in_scope_parts(plan, said, main_actions(intent, positive_decision, decision), view,
                                      requester.get("customer_id"), order_id, policy)
-            plan, _ = require_other_orders(plan, said, view, requester, clock, order_id, policy)
+            plan, _ = require_other_orders(plan, said, view, requester, clock, order_id, policy, main_actions(intent, positive_decision, decision))
         if boundary not in IDENTITY_BOUNDARIES:
             plan = rest_of_request(plan, positive, order_id, view, policy)
-        plan = calls_refused_on_target(plan, order_id, view, policy)
+        plan = promise_about_target(calls_refused_on_target(plan, order_id, view, policy), order_id, view)
         if decision.action != positive_decision.action and discriminates(positive, plan):
             return NegativePlan(
                 **plan.model_dump(exclude={"target"}), target=positive.target, state=moved, actor=requester,

@@ -301,9 +301,11 @@ def items_named(order: dict, prompt: str, action: str) -> list[str]:
     with_before = [sentence for index, sentence in enumerate(asked) if any(later in own for later in asked[index:index + 2])]
     for sentences in (own, with_before):
         text = " ".join(sentences).lower()
-        chosen = [item for item in items if _says(text, str(item["name"]))]
+        chosen, whole = _chosen(items, text)
         if chosen:
             break
+    if chosen and whole:
+        return sorted(str(item["item_id"]) for item in chosen)  # every item but those kept: two of one name are both meant
     if len({str(item["name"]) for item in chosen}) == 1 and len(chosen) > 1 and (by_price := _BY_PRICE.search(text)):
         # "I received two tablets and want to return the less expensive one": the seed's prices tell which
         prices = sorted({float(item["price"]) for item in chosen if isinstance(item.get("price"), int | float)})
@@ -314,6 +316,31 @@ def items_named(order: dict, prompt: str, action: str) -> list[str]:
     if len(set(named)) != len(named) or len({str(item["name"]) for item in chosen}) != len(set(named)):
         return []  # one thing the order holds twice, or two items of one name: which one is the customer's to say
     return sorted(named)
+
+
+_EXCEPT = re.compile(r"\b(?:everything|all)\b[^.?!;]{0,60}?\b(?:except(?: for)?|other than|apart from|but (?=(?:an?|the|my|one)\b))\s*(?P<kept>[^.?!;]+)",
+                     re.IGNORECASE)
+"""Every item but some ('return everything I just bought except the coffee machine'; 'everything but a tablet'): the
+items named after the word are the ones kept."""
+ORDER_CONTEXT = re.compile(r"\b(?:along |together )?with\b[^,.;]*", re.IGNORECASE)
+"""What tells the order, not what changes ('the backpack I received with the vacuum cleaner', 'for the air purifier I
+received along with sneakers'): the items named there find the order; those named outside it are the ones acted on."""
+
+
+def _chosen(items: list[dict], text: str) -> tuple[list[dict], bool]:
+    """(the items the words ask for, whether they are all but some): all but those an 'everything except ...' keeps; else
+    those named outside a 'with ...' clause telling the order (the vacuum cleaner the backpack came with stays), else those
+    named at all."""
+    if (kept := _EXCEPT.search(text)) and (held := [item for item in items if _says(kept.group("kept").lower(), str(item["name"]))]):
+        return [item for item in items if item not in held], True
+    acted = ORDER_CONTEXT.sub(" ", text)
+    return [item for item in items if _says(acted, str(item["name"]))] or [item for item in items if _says(text, str(item["name"]))], False
+
+
+def things_said(order: dict, text: str) -> int:
+    """How many different things of the order the words name, a 'with ...' clause telling the order included."""
+    return len({str(item["name"]) for item in order.get("items") or [] if isinstance(item, dict) and item.get("name")
+                and _says(text.lower(), str(item["name"]))})
 
 
 def _says(text: str, name: str) -> bool:
@@ -508,12 +535,54 @@ _ORDER_ADDRESS = re.compile(r"\border(?:'s|s)?\b(?:(?!\band\b)[^.?!;]){0,25}\bad
 default address'; 'change my wrong order address to the new home, and also my user default address')."""
 
 
-def order_addresses_too(prompt: str, state: StateRows, customer_id: str | None, policy: RetailPolicy) -> tuple[list[str], list[Allowance]]:
-    """(the product's order-address tool, the customer's orders whose address it may write) where the words ask for an
-    order's own address beside the account's: allowed, not required (which orders the words mean is not read here)."""
+_ORDERS_PLURAL = re.compile(r"\b(?:all|every|each|both)\b[^.?!;]{0,30}\borders?\b|\borders(?:'|s')?\s+(?:shipping )?address", re.IGNORECASE)
+"""Words about the address of several orders ('all my pending order address', 'my orders' addresses'), not one."""
+
+
+def _same_address(one: object, other: object) -> bool:
+    return " ".join(str(one).lower().replace(",", " ").split()) == " ".join(str(other).lower().replace(",", " ").split())
+
+
+def order_addresses_too(prompt: str, state: StateRows, customer_id: str | None, policy: RetailPolicy,
+                        address: str | None = None) -> tuple[list[str], list[Allowance], list[Expectation]]:
+    """(the product's order-address tool, the customer's orders whose address it may write, the checks of those it must
+    write) where the words ask for an order's own address beside the account's. With the account's new `address` decided,
+    the orders still at another address are required to get it (fourth cold review, #12: 'change my wrong order address to
+    the new home, and also my user default address' was only allowed): every one where the words speak of several orders
+    ('all my pending orders'), the one where they speak of one and one is left; else allowed, not required."""
     tool = policy.tool_for("order_address")
     if tool is None or not _ORDER_ADDRESS.search(prompt):
-        return [], []
+        return [], [], []
     orders = [order_id for order_id, row in sorted(state.get("order", {}).items()) if str(row.get("customer_id")) == str(customer_id)
               and (not tool.requires_status or row.get("status") in tool.requires_status)]
-    return [tool.name], [allow("order", order_id, "shipping_address") for order_id in orders]
+    elsewhere = [order_id for order_id in orders if address and state["order"][order_id].get("shipping_address")
+                 and not _same_address(state["order"][order_id]["shipping_address"], address)]
+    required = elsewhere if _ORDERS_PLURAL.search(prompt) or len(elsewhere) == 1 else []
+    return [tool.name], [allow("order", order_id, "shipping_address") for order_id in orders if order_id not in required], [
+        expect("order_address_equals", order_id=order_id, address=address) for order_id in required]
+
+
+_REFUNDING_RECORDS = ("items_replaced", "recorded_items", "exchange_variants", "refund_exists")
+
+
+def promise_about_target(plan: Plan, target: str | None, state: StateRows) -> Plan:
+    """The plan's 'no refund promised' tied to the task's own order where the plan lets another order end refunded (cancelled,
+    returned, its items changed at a lower price: the other parts of the request a correct agent carries out, and says so):
+    a promise about that other order is right (fourth cold review of tau2 drafts, #12: 5 negatives failed it)."""
+    if not target or not any(item.check == "reply_promises_no_refund" and not item.args for item in plan.expectations):
+        return plan
+    orders = state.get("order", {})
+    options = [option for item in plan.expectations for option in (item.any_of if item.check == "any_of" else [item])]
+    elsewhere = any(
+        str(option.args.get("order_id")) not in ("None", target) and (
+            option.check in _REFUNDING_RECORDS
+            or (option.check == "order_status" and option.args.get("status") != orders.get(str(option.args.get("order_id")), {}).get("status")))
+        for option in options) or any(
+        allowance.row_id != target and (allowance.kind in ("refund", "payment") or allowance.field in ("items", "return_items", "exchange_items"))
+        for allowance in plan.may_change)
+    if not elsewhere:
+        return plan
+    return plan.model_copy(update={"expectations": [expect("reply_promises_no_refund", order_id=target)
+                                                    if item.check == "reply_promises_no_refund" and not item.args else item
+                                                    for item in plan.expectations]})
+

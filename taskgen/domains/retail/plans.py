@@ -14,7 +14,8 @@ from taskgen.domains.retail.environment import WRITE_TOOLS
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.grader import allow, expect, holds, is_reply_check
 from taskgen.domains.retail.parts import (
-    human_change_fallbacks, in_scope_parts, item_change_or_fallback, main_actions, optional_write, order_addresses_too, reason_check,
+    human_change_fallbacks, in_scope_parts, item_change_or_fallback, main_actions, optional_write, order_addresses_too, promise_about_target,
+    reason_check,
     recorded_checks,
 )
 from taskgen.domains.retail.rules import (
@@ -326,11 +327,12 @@ def _plan_for(
         return _address_to_ask(policy, order_id, order, no_new_refund, same_status, name["update_address"], escalation,
                                asked=_asked_or_changed(state, customer_id))
     if decision.action == "update_address":
-        order_tools, order_addresses = order_addresses_too(prompt, state, customer_id, policy)
+        order_tools, order_addresses, order_checks = order_addresses_too(prompt, state, customer_id, policy, decision.address)
         return Plan(
-            expectations=[expect("address_equals", customer_id=decision.customer_id, address=decision.address), *no_new_refund, *same_status],
-            required_tools=[name["update_address"]], forbidden_tools=_forbid_others(policy, name["update_address"], *order_tools),
-            may_change=order_addresses)
+            expectations=[expect("address_equals", customer_id=decision.customer_id, address=decision.address), *order_checks,
+                          *no_new_refund, *same_status],
+            required_tools=[name["update_address"], *(order_tools if order_checks else [])],
+            forbidden_tools=_forbid_others(policy, name["update_address"], *order_tools), may_change=order_addresses)
     if decision.action == "escalate":
         return Plan(expectations=[expect("escalated"), *untouched], required_tools=[escalation], forbidden_tools=writes)
     if decision.action == "decline" and decision.rule == "order_closed" and order is not None:
@@ -553,9 +555,11 @@ def plan_positive(
     if decision.rule != "identity_not_verified":  # an unverified requester gets no part of it done
         plan, asked_parts = in_scope_parts(plan, prompt, main_actions(classification.intent, decision), state,
                                            actor.get("customer_id"), order_id, policy)
-        plan, required_parts = require_other_orders(plan, prompt, state, actor, seed.clock_datetime, order_id, policy)
+        plan, required_parts = require_other_orders(plan, prompt, state, actor, seed.clock_datetime, order_id, policy,
+                                                    main_actions(classification.intent, decision))
         questions += asked_parts + required_parts
         plan = plan.model_copy(update={"expectations": [*plan.expectations, *told_elsewhere(plan, prompt, state, actor.get("customer_id"))]})
+        plan = promise_about_target(plan, order_id, state)
     questions += prompt_seed_conflicts(prompt, order_id, state, seed.clock, policy)
     questions += scope_questions(prompt, decision, state)
     if not scope and order_id and requested_order_id(prompt, state, actor, schema) == order_id:

@@ -129,10 +129,20 @@ def _payment_of(order: dict) -> str:
     return str(first.get("payment_method_id") or "")
 
 
+_ALL_BUT = re.compile(r"\b(?:everything|all)\b[^.?!;]{0,60}?\b(?:except(?: for)?|other than|apart from|but (?=(?:an?|the|my|one)\b))"
+                     r"\s*([^.?!;]+)", re.IGNORECASE)
+_ALONG_WITH = re.compile(r"\b(?:along |together )?with\b[^,.;]*", re.IGNORECASE)
+
+
 def _item_ids(order: dict, prompt: str) -> list[str]:
-    """The ids of the order's items the request names, else of all its items."""
+    """The ids of the order's items the request names, else of all its items: 'everything except the coffee machine' names
+    all the others; an item named only in a 'with ...' clause ('the backpack I received with the vacuum cleaner') tells
+    the order and is not itself changed."""
     items = [item for item in order.get("items") or [] if isinstance(item, dict)]
-    named = [item for item in items if item.get("name") and _says(prompt, str(item["name"]))]
+    said = lambda words: [item for item in items if item.get("name") and _says(words, str(item["name"]))]  # noqa: E731
+    but = _ALL_BUT.search(prompt)
+    kept = said(but.group(1)) if but else []
+    named = [item for item in items if item not in kept] if kept else said(_ALONG_WITH.sub(" ", prompt)) or said(prompt)
     return [str(item.get("item_id", item.get("id"))) for item in (named or items)]
 
 
@@ -272,6 +282,22 @@ def _change_address(view: AgentView, env: Environment, policy: RetailPolicy) -> 
         return env.call("send_reply", text=f"The shipping address of order {order['id']} is now {address}.")
     _use(env, _tool(policy, "update_address", _DEMO["update_address"]), customer_id=customer_id, address=address)
     env.call("send_reply", text="Your address is updated.")
+    if order_tool is not None and _ORDERS_TOO.search(view.prompt):
+        # the words ask an order's own address changed too ('my wrong order address ... and also my default address'): the
+        # orders the tool takes that are still elsewhere; all of them for several orders, else the one left, if one
+        flat = lambda text: " ".join(str(text).lower().replace(",", " ").split())  # noqa: E731
+        takes = [row for row in (env.call("get_order", order_id=listed["id"]) for listed in env.call("list_orders", customer_id=customer_id) or [])
+                 if row and row.get("status") in order_tool.requires_status and row.get("shipping_address")
+                 and flat(row["shipping_address"]) != flat(address)]
+        if _SEVERAL_ORDERS.search(view.prompt) or len(takes) == 1:
+            for row in takes:
+                _use(env, order_tool, order=row, address=address)
+                env.call("send_reply", text=f"The shipping address of order {row['id']} is now {address} too.")
+
+
+_ORDERS_TOO = re.compile(r"\border(?:'s|s)?\b(?:(?!\band\b)[^.?!;]){0,25}\baddress|\baddress(?:es)?\b[^.?!;]{0,20}\b(?:of|on|for) "
+                         r"(?:my|the|all)\b[^.?!;]{0,20}\borders?\b", re.IGNORECASE)
+_SEVERAL_ORDERS = re.compile(r"\b(?:all|every|each|both)\b[^.?!;]{0,30}\borders?\b|\borders(?:'|s')?\s+(?:shipping )?address", re.IGNORECASE)
 
 
 _ALLOWED_STATUSES = {"refund": "refundable_statuses", "return_label": "returnable_statuses", "cancellation": "cancellable_statuses"}
@@ -431,7 +457,10 @@ def _side_requests(view: AgentView, env: Environment, policy: RetailPolicy) -> N
     for its status, within the return window for a return."""
     sentences = [part for part in re.split(r"(?<=[.!?])\s+|\n+|;\s*", view.prompt.lower()) if part.strip() and not _INTRO.match(part)
                  and bool(_SIDE_RETURN.search(part)) != bool(_SIDE_CHANGE.search(part)) and not _SIDE_IF.search(part) and not _SIDE_OFF.search(part)]
-    if len(sentences) < 2:
+    # an address change's request may also change items of its own order ('change its address ... I also want to modify the
+    # silicone watch to a metal one'): done there too, with the product's item tool for its status
+    own_change = view.intent == "address_change"
+    if not sentences or (len(sentences) < 2 and not own_change):
         return  # one request for a return or an item change: the request itself (answer) is all of it
     # the request's own orders: the one it names or tells by its items, those the answer wrote to
     found = _named_order(view, env) or _only_order(view, env)
@@ -451,6 +480,14 @@ def _side_requests(view: AgentView, env: Environment, policy: RetailPolicy) -> N
             return [str(item["name"]) for item in order.get("items") or [] if isinstance(item, dict) and item.get("name") and _says(words, str(item["name"]))]
 
         if any(named(order, acted) for order in owned):
+            holders = [order for order in owned if named(order, acted) and order["id"] not in done]
+            tool = next((tool for tool in policy.tools if tool.action in ("exchange", "modify_items") and tool.order_arg and tool.items_arg
+                         and len(holders) == 1 and (not tool.requires_status or holders[0].get("status") in tool.requires_status)), None)
+            if own_change and not returned and tool is not None and _use(env, tool, order=holders[0], prompt=sentence) is not None:
+                done.add(holders[0]["id"])
+                env.call("send_reply", text=f"Order {holders[0]['id']}: its items are changed as you asked too.")
+            continue
+        if len(sentences) < 2 and not own_change:
             continue
         scored = [(len(set(named(order, sentence))), order) for order in orders if named(order, acted)]
         top = [order for score, order in scored if score == max((score for score, _ in scored), default=0)]
@@ -465,6 +502,46 @@ def _side_requests(view: AgentView, env: Environment, policy: RetailPolicy) -> N
         if _use(env, tool, order=order, prompt=acted) is not None:
             done.add(order["id"])
             env.call("send_reply", text=f"Order {order['id']}: done as you asked too.")
+
+
+_SIDE_CANCEL = re.compile(r"\bcancel\w*\s+(?:(?:the|my|this|that|whole|entire|other|another|pending|second)\s+)*orders?\b"
+                          r"|\borders?\b[^.?!;]*\bcancel\w*\s+(?:it|them|that one)\b")
+_SIDE_ANOTHER = re.compile(r"\b(?:also|other|another|second)\b")
+_NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def _side_cancellations(view: AgentView, env: Environment, policy: RetailPolicy) -> None:
+    """A cancellation the customer asks outright, with no condition, of another of their orders (an order itself, not an
+    item of one): the order told by its id, else by the things it holds, else by how many items it holds and its status
+    ('a pending order with five items'); cancelled when its status allows it, with the reason the words give."""
+    parts = [part for part in re.split(r"(?<=[.!?])\s+|\n+", view.prompt) if part.strip() and not _INTRO.match(part)
+             and _SIDE_CANCEL.search(part.lower()) and not _SIDE_IF.search(part.lower())
+             # a cancellation request's own words ('Please cancel order #W4018956') are the request itself
+             and (view.intent != "cancellation" or _SIDE_ANOTHER.search(part.lower()))]
+    if not parts:
+        return
+    found = _named_order(view, env) or _only_order(view, env)
+    mine = {str(value) for call in env.calls if call.status == "ok" and call.name in {tool.name for tool in policy.tools}
+            for key, value in call.arguments.items() if key in {tool.order_arg for tool in policy.tools if tool.order_arg}}
+    mine |= {found["id"]} if found is not None else set()
+    listed = env.call("list_orders", customer_id=view.actor.get("customer_id")) or []
+    orders = [order for order in (env.call("get_order", order_id=row["id"]) for row in listed) if order and order["id"] not in mine]
+    for part in parts:
+        lowered = part.lower()
+        fit = by_id = [order for order in orders if re.search(rf"(?<!\w){re.escape(order['id'].lstrip('#').lower())}(?!\w)", lowered.replace("#", " "))]
+        if not fit:
+            fit = [order for order in orders if any(_says(lowered, str(item.get("name") or "")) for item in order.get("items") or []
+                                                    if isinstance(item, dict) and item.get("name"))]
+        if not fit and (count := re.search(r"\b(\d+|" + "|".join(_NUMBER_WORDS) + r")\s+(?:items?|things?|products?)\b", lowered)):
+            number = int(count.group(1)) if count.group(1).isdigit() else _NUMBER_WORDS.index(count.group(1))
+            fit = [order for order in orders if len(order.get("items") or []) == number]
+        if not by_id:
+            said = {str(order.get("status")) for order in orders if re.search(rf"\b{re.escape(str(order.get('status')).lower())}\b", lowered)}
+            fit = [order for order in fit if not said or str(order.get("status")) in said]
+        if len(fit) == 1 and fit[0].get("status") in policy.cancellable_statuses:
+            _use(env, _tool(policy, "cancel", _DEMO["cancel"]), order=fit[0], reason=_why_cancel(part))
+            env.call("send_reply", text=f"Order {fit[0]['id']} is cancelled too, as you asked.")
+            orders = [order for order in orders if order is not fit[0]]
 
 
 def _signed_in(view: AgentView, env: Environment) -> bool:
@@ -502,6 +579,7 @@ def reference_agent(policy: RetailPolicy) -> Agent:
             _tell_tracking(view, env)
             if view.intent not in ("order_status", "other", "account_access"):
                 _side_requests(view, env, policy)
+                _side_cancellations(view, env, policy)
 
     def answer(view: AgentView, env: Environment) -> None:
         if view.intent not in ("order_status", "other") and _only_asks(view.prompt):
