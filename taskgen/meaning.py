@@ -36,29 +36,47 @@ def available() -> bool:
 
 @cache
 def encoder() -> Any:
-    """The sentence encoder, loaded once per process from the installed package, offline."""
+    """The sentence encoder, loaded once per process from the installed package, offline, on one
+    thread (`encoder_threads`)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     from importlib.resources import files
 
+    import torch
     from sentence_transformers import SentenceTransformer
+
+    torch.set_num_threads(encoder_threads())
     from transformers.utils import logging as transformers_logging
 
     transformers_logging.disable_progress_bar()  # no "Loading weights" bar in the pipeline's output
     return SentenceTransformer(str(files(MODEL_PACKAGE) / "model"), device="cpu", local_files_only=True)
 
 
-_cached: dict[str, tuple[float, ...]] = {}
-"""text -> its embedding, per process"""
+def encoder_threads() -> int:
+    """Torch's threads for the encoder: `OMP_NUM_THREADS` if set, else 1. Classification encodes
+    mostly one text at a time (a clause read with its story, a follow-up's words), and the
+    pipeline runs a process per step, `--workers` of them at once: torch's default, a thread per
+    core in every process, left its threads spin-waiting for each other: about ten times the CPU of
+    one thread for the same single-text encodes on 2 shared cores. The vectors differ in the 7th
+    decimal at most; the demo's output digest and a 5,000-session day's classifications are the same."""
+    value = os.environ.get("OMP_NUM_THREADS", "").strip()
+    return int(value) if value.isdigit() and int(value) > 0 else 1
+
+
+_cached: dict[str, Any] = {}
+"""text -> its embedding (the encoder's float32 array), per process: kept as the array, a tenth of
+the memory of a tuple of Python floats (a day's classification embeds every session's clauses)"""
 
 
 def embed(texts: Sequence[str]) -> list[tuple[float, ...]]:
     missing = sorted({text for text in texts if text not in _cached})
     if missing:
+        import numpy
+
         vectors = encoder().encode(missing, normalize_embeddings=True, show_progress_bar=False, batch_size=64)
         for text, vector in zip(missing, vectors):
-            _cached[text] = tuple(float(x) for x in vector)
-    return [_cached[text] for text in texts]
+            _cached[text] = numpy.array(vector, dtype=numpy.float32)
+    return [tuple(_cached[text].tolist()) for text in texts]
 
 
 def _sentences(texts: Sequence[str]) -> tuple[str, list[str]]:

@@ -135,3 +135,19 @@ def test_a_named_tool_is_one_piece_of_evidence_not_two(taxonomy):
     call = ToolCall(name="cancel_order", arguments={"order_id": "#W1000002"})
     c = classify(make_session("p", "Please cancel my order #W1000002", "cus_1001", ["#W1000002"], [call]), taxonomy)
     assert c.intent == "cancellation" and c.evidence.count("tool:cancel_order") == 1
+
+
+def test_the_encoder_runs_on_one_thread_unless_omp_num_threads_says_otherwise(monkeypatch):
+    import torch
+
+    from taskgen import meaning
+
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    assert meaning.encoder_threads() == 1
+    for value, threads in (("3", 3), ("0", 1), ("many", 1)):
+        monkeypatch.setenv("OMP_NUM_THREADS", value)
+        assert meaning.encoder_threads() == threads
+    monkeypatch.delenv("OMP_NUM_THREADS")
+    meaning.encoder.cache_clear()  # loaded here, with the variable unset: torch's default is a thread per core
+    meaning.encoder()
+    assert torch.get_num_threads() == 1
