@@ -12,7 +12,8 @@ from test_product_tools import ACTOR, CLOCK, NEW_ADDRESS, _seed, tau2  # noqa: F
 from retail_fixtures import run_and_grade
 from taskgen.domains.retail import RetailDomain
 from taskgen.domains.retail.parts import in_scope_parts, main_actions, other_parts
-from taskgen.domains.retail.plans import plan_for, untouched_orders
+from taskgen.domains.retail.other_orders import untouched_orders
+from taskgen.domains.retail.plans import plan_for
 from taskgen.domains.retail.rules import decide
 from taskgen.task import Budget, DraftTask, TaskProvenance
 

@@ -7,7 +7,8 @@ holding most of what it names) and the task's own order does not, an order the p
 the policy lets the customer change. A cancellation asked outright of another order itself (not of an item of it), told by
 its id, the things it holds, or its status and number of items ('a pending order with five items, and I want to cancel it'),
 is required too, with the reason the words give (fourth cold review), as is an item change asked outright on the task's own
-order where its own request is an address change. Anything else stays allowed (in_scope_parts)."""
+order where its own request is an address change. Anything else stays allowed (in_scope_parts). The other orders a
+session names and the task does not ask changed keep their status and refunds (untouched_orders)."""
 
 from __future__ import annotations
 
@@ -16,10 +17,11 @@ from datetime import datetime
 
 from ingest.models import StateRows
 from taskgen.domains import Plan
-from taskgen.domains.retail.grader import is_reply_check, orders_of
+from taskgen.domains.retail.grader import expect, is_reply_check, orders_of
 from taskgen.domains.retail.parts import ORDER_CONTEXT, things_said
 from taskgen.domains.retail.policy import RetailPolicy, WriteTool
-from taskgen.domains.retail.rules import Decision, request_sentences, said_not_wanted, write_ruling
+from taskgen.domains.retail.rules import Decision, refunded_cents, request_sentences, said_not_wanted, write_ruling
+from taskgen.task import Expectation
 
 _CONDITIONAL = re.compile(r"\b(?:if|only if|unless|otherwise|in case|as long as|whether)\b", re.IGNORECASE)
 _RETURN = re.compile(r"\breturn\w*|\bsend (?:it |them )?back", re.IGNORECASE)
@@ -189,3 +191,13 @@ def require_other_orders(plan: Plan, prompt: str, state: StateRows, actor: dict[
     return plan.model_copy(update={
         "expectations": expectations, "required_tools": required, "may_change": may_change, "rubric": rubric,
         "forbidden_tools": [tool for tool in plan.forbidden_tools if tool not in required]}), questions
+
+
+def untouched_orders(order_ids: list[str], state: StateRows) -> list[Expectation]:
+    """End-state checks that each of these orders keeps its status and gets no new refund."""
+    checks: list[Expectation] = []
+    for other in order_ids:
+        earlier = refunded_cents(state, other)
+        checks += [expect("order_status", order_id=other, status=state["order"][other]["status"]),
+                   expect("refunded_total", order_id=other, amount_cents=earlier) if earlier else expect("no_refund", order_id=other)]
+    return checks

@@ -15,14 +15,13 @@ from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.grader import allow, expect, holds, is_reply_check
 from taskgen.domains.retail.parts import (
     human_change_fallbacks, in_scope_parts, item_change_or_fallback, main_actions, optional_write, order_addresses_too, promise_about_target,
-    reason_check,
-    recorded_checks,
+    reason_check, recorded_checks,
 )
 from taskgen.domains.retail.rules import (
     ORDER_INTENTS, Decision, conditional_write, decide, fallback_decided, order_ids_in, refunded_cents, requested_order_id, fallback_on_catalogue,
 )
 from taskgen.domains.retail.schema import RetailSchema
-from taskgen.domains.retail.other_orders import require_other_orders
+from taskgen.domains.retail.other_orders import require_other_orders, untouched_orders
 from taskgen.domains.retail.told import told_elsewhere
 from taskgen.domains.retail.scope import SEVERAL_ORDERS, task_scope, words_about
 from taskgen.draft import user_prompt
@@ -553,10 +552,9 @@ def plan_positive(
     others = other_named_orders(session, prompt, order_id, actor, state, schema)
     plan = plan.model_copy(update={"expectations": [*plan.expectations, *untouched_orders(others, state)]})
     if decision.rule != "identity_not_verified":  # an unverified requester gets no part of it done
-        plan, asked_parts = in_scope_parts(plan, prompt, main_actions(classification.intent, decision), state,
-                                           actor.get("customer_id"), order_id, policy)
-        plan, required_parts = require_other_orders(plan, prompt, state, actor, seed.clock_datetime, order_id, policy,
-                                                    main_actions(classification.intent, decision))
+        main = main_actions(classification.intent, decision)
+        plan, asked_parts = in_scope_parts(plan, prompt, main, state, actor.get("customer_id"), order_id, policy)
+        plan, required_parts = require_other_orders(plan, prompt, state, actor, seed.clock_datetime, order_id, policy, main)
         questions += asked_parts + required_parts
         plan = plan.model_copy(update={"expectations": [*plan.expectations, *told_elsewhere(plan, prompt, state, actor.get("customer_id"))]})
         plan = promise_about_target(plan, order_id, state)
@@ -591,13 +589,3 @@ def other_named_orders(session: Session, prompt: str, order_id: str | None, acto
     orders = state.get("order", {})
     return [other for other in dict.fromkeys(named)
             if other != order_id and other in orders and orders[other].get("customer_id") == actor.get("customer_id")]
-
-
-def untouched_orders(order_ids: list[str], state: StateRows) -> list[Expectation]:
-    """End-state checks that each of these orders keeps its status and gets no new refund."""
-    checks: list[Expectation] = []
-    for other in order_ids:
-        earlier = refunded_cents(state, other)
-        checks += [expect("order_status", order_id=other, status=state["order"][other]["status"]),
-                   expect("refunded_total", order_id=other, amount_cents=earlier) if earlier else expect("no_refund", order_id=other)]
-    return checks

@@ -504,46 +504,6 @@ def _side_requests(view: AgentView, env: Environment, policy: RetailPolicy) -> N
             env.call("send_reply", text=f"Order {order['id']}: done as you asked too.")
 
 
-_SIDE_CANCEL = re.compile(r"\bcancel\w*\s+(?:(?:the|my|this|that|whole|entire|other|another|pending|second)\s+)*orders?\b"
-                          r"|\borders?\b[^.?!;]*\bcancel\w*\s+(?:it|them|that one)\b")
-_SIDE_ANOTHER = re.compile(r"\b(?:also|other|another|second)\b")
-_NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
-
-
-def _side_cancellations(view: AgentView, env: Environment, policy: RetailPolicy) -> None:
-    """A cancellation the customer asks outright, with no condition, of another of their orders (an order itself, not an
-    item of one): the order told by its id, else by the things it holds, else by how many items it holds and its status
-    ('a pending order with five items'); cancelled when its status allows it, with the reason the words give."""
-    parts = [part for part in re.split(r"(?<=[.!?])\s+|\n+", view.prompt) if part.strip() and not _INTRO.match(part)
-             and _SIDE_CANCEL.search(part.lower()) and not _SIDE_IF.search(part.lower())
-             # a cancellation request's own words ('Please cancel order #W4018956') are the request itself
-             and (view.intent != "cancellation" or _SIDE_ANOTHER.search(part.lower()))]
-    if not parts:
-        return
-    found = _named_order(view, env) or _only_order(view, env)
-    mine = {str(value) for call in env.calls if call.status == "ok" and call.name in {tool.name for tool in policy.tools}
-            for key, value in call.arguments.items() if key in {tool.order_arg for tool in policy.tools if tool.order_arg}}
-    mine |= {found["id"]} if found is not None else set()
-    listed = env.call("list_orders", customer_id=view.actor.get("customer_id")) or []
-    orders = [order for order in (env.call("get_order", order_id=row["id"]) for row in listed) if order and order["id"] not in mine]
-    for part in parts:
-        lowered = part.lower()
-        fit = by_id = [order for order in orders if re.search(rf"(?<!\w){re.escape(order['id'].lstrip('#').lower())}(?!\w)", lowered.replace("#", " "))]
-        if not fit:
-            fit = [order for order in orders if any(_says(lowered, str(item.get("name") or "")) for item in order.get("items") or []
-                                                    if isinstance(item, dict) and item.get("name"))]
-        if not fit and (count := re.search(r"\b(\d+|" + "|".join(_NUMBER_WORDS) + r")\s+(?:items?|things?|products?)\b", lowered)):
-            number = int(count.group(1)) if count.group(1).isdigit() else _NUMBER_WORDS.index(count.group(1))
-            fit = [order for order in orders if len(order.get("items") or []) == number]
-        if not by_id:
-            said = {str(order.get("status")) for order in orders if re.search(rf"\b{re.escape(str(order.get('status')).lower())}\b", lowered)}
-            fit = [order for order in fit if not said or str(order.get("status")) in said]
-        if len(fit) == 1 and fit[0].get("status") in policy.cancellable_statuses:
-            _use(env, _tool(policy, "cancel", _DEMO["cancel"]), order=fit[0], reason=_why_cancel(part))
-            env.call("send_reply", text=f"Order {fit[0]['id']} is cancelled too, as you asked.")
-            orders = [order for order in orders if order is not fit[0]]
-
-
 def _signed_in(view: AgentView, env: Environment) -> bool:
     """policy.yaml `identity_required`: the requester is a customer the backend knows."""
     customer_id = view.actor.get("customer_id")
@@ -572,6 +532,7 @@ def _only_asks(prompt: str) -> bool:
 
 def reference_agent(policy: RetailPolicy) -> Agent:
     """Follows the policy file through the tools: the one agent every sound task must let pass."""
+    from taskgen.domains.retail.reference_side import side_cancellations  # it imports this module's helpers
 
     def run(view: AgentView, env: Environment) -> None:
         answer(view, env)
@@ -579,7 +540,7 @@ def reference_agent(policy: RetailPolicy) -> Agent:
             _tell_tracking(view, env)
             if view.intent not in ("order_status", "other", "account_access"):
                 _side_requests(view, env, policy)
-                _side_cancellations(view, env, policy)
+                side_cancellations(view, env, policy)
 
     def answer(view: AgentView, env: Environment) -> None:
         if view.intent not in ("order_status", "other") and _only_asks(view.prompt):
