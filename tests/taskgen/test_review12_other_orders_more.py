@@ -140,3 +140,10 @@ def test_the_other_orders_return_is_required_in_place_of_being_forbidden(tau2):
         "no_refund(order_id=#W7654321)"]
     assert questions == ["The customer also asks, outright, for 'return_label' on order #W7654321 (\"I also want to return the water bottle.\"): "
                          "the task requires it there (return_delivered_order_items), with what it records. Is that the order they mean?"]
+
+
+def test_an_item_the_tasks_own_order_holds_too_is_left_to_the_task(tau2):
+    seed = _seed()
+    seed.state["order"]["#W1234567"]["items"].append({"item_id": "112", "name": "Water Bottle"})
+    words = "I want to change the desk lamp in order #W1234567 to the black one. I also want to return the water bottle."
+    assert _asked(words, seed, "#W1234567", tau2) == []  # its own order's part, or the words cannot tell
