@@ -52,7 +52,9 @@ class NerOnlySpacyNlpEngine(SpacyNlpEngine):
             whole = nlp.make_doc(text)
             entities = []
             for offset, piece, is_shared in text_pieces:
-                doc = (shared.get(piece) or shared.setdefault(piece, next(docs))) if is_shared else next(docs)
+                if is_shared and piece not in shared:
+                    shared[piece] = next(docs)
+                doc = shared[piece] if is_shared else next(docs)
                 entities += [
                     whole.char_span(offset + e.start_char, offset + e.end_char, label=e.label_, alignment_mode="expand")
                     for e in doc.ents
