@@ -1,5 +1,6 @@
 """The consistency map alone: one stand-in per original, a person's other forms following their full name."""
 
+import hashlib
 import re
 from urllib.parse import quote
 
@@ -147,3 +148,32 @@ def test_a_full_name_stand_in_reuses_no_real_name_part(scrubber) -> None:
     scrubbed, _ = scrubber.scrub_json([{"full_name": name} for name in names])
     real = {part for name in names for part in name.split()}
     assert not real & {part for person in scrubbed for part in person["full_name"].split()}
+
+
+def _handle_digits(cmap: ConsistencyMap, digits: str) -> str:
+    first, last = (part.lower() for part in _full(cmap))
+    handle = cmap.replace("USERNAME", f"jane_gonzalez{digits}")
+    assert handle.startswith(f"{first}_{last}")
+    return handle[len(f"{first}_{last}") :]
+
+
+def test_a_handle_s_digits_keep_their_count_and_change(cmap: ConsistencyMap) -> None:
+    originals = [str(n) for n in range(1, 10)] + [f"{n}" for n in range(10, 400, 7)] + [f"{n:04d}" for n in range(0, 300, 9)]
+    kept_a_zero = 0
+    for digits in originals:
+        new = _handle_digits(cmap, digits)
+        assert new.isdigit() and len(new) == len(digits) and new != digits, (digits, new)
+        if digits[0] != "0":
+            assert new[0] != "0", (digits, new)  # no leading zero the original did not have
+        kept_a_zero += new[0] == "0"
+        assert _handle_digits(cmap, digits) == new  # the same digits, the same stand-in
+    assert kept_a_zero  # a zero-padded number may stay zero-padded
+
+
+def test_a_handle_s_digits_are_the_same_on_every_run(pseudo: Pseudonymizer) -> None:
+    """Stand-ins depend on the secret and the value only: a rerun (or another release) gives byte-identical output."""
+    people = ConsistencyMap(pseudo)
+    people.register_people(["Jane Gonzalez"])
+    assert [_handle_digits(people, d) for d in ("88", "7", "1990", "0042")] == ["29", "1", "9091", "4634"]
+    many = " ".join(_handle_digits(people, str(n)) for n in range(100, 700))  # some re-draw a leading zero
+    assert hashlib.sha256(many.encode()).hexdigest() == "702062ce903f233640c41a30d00742209dfdab7d5d91fb06731d55daace19360"
