@@ -177,3 +177,25 @@ def test_a_handle_s_digits_are_the_same_on_every_run(pseudo: Pseudonymizer) -> N
     assert [_handle_digits(people, d) for d in ("88", "7", "1990", "0042")] == ["29", "1", "9091", "4634"]
     many = " ".join(_handle_digits(people, str(n)) for n in range(100, 700))  # some re-draw a leading zero
     assert hashlib.sha256(many.encode()).hexdigest() == "702062ce903f233640c41a30d00742209dfdab7d5d91fb06731d55daace19360"
+
+
+@pytest.mark.parametrize("title", ["Dr.", "dr.", "Prof.", "Mx", "MX."])
+def test_a_title_before_a_lone_name_stays_and_the_name_changes(pseudo: Pseudonymizer, title: str) -> None:
+    people = ConsistencyMap(pseudo)
+    alone = people.replace("PERSON", "Zorro")
+    assert people.replace("PERSON", f"{title} Zorro") == f"{title} {alone}"
+    fresh = ConsistencyMap(pseudo)._person(f"{title} Zorro")  # no lone 'Zorro' met before: a stand-in of its own
+    assert re.fullmatch(rf"{re.escape(title)} [A-Z][a-z'-]+", fresh) and not fresh.endswith("Zorro")
+
+
+def test_a_three_part_name_keeps_its_title_and_its_initial_handle(pseudo: Pseudonymizer) -> None:
+    people = ConsistencyMap(pseudo)
+    people.register_people(["Dr. Jane Maria Gonzalez"])
+    title, first, middle, last = people.replace("PERSON", "Dr. Jane Maria Gonzalez").split()
+    assert title == "Dr." and (first, middle, last) != ("Jane", "Maria", "Gonzalez")
+    assert people._person("Dr. Jane Maria Gonzalez").split()[:2] == ["Dr.", first]
+    assert people.replace("USERNAME", "jgonzalez") == f"{first[0]}{last}".lower()
+
+
+def test_a_lone_unknown_name_is_the_same_on_every_run(pseudo: Pseudonymizer) -> None:
+    assert [ConsistencyMap(pseudo).replace("PERSON", n) for n in ("Zorro", "Quimby", "Dr. Xavi")] == ["Isaura", "Maxi", "Dr. Middelkoop"]
