@@ -199,3 +199,23 @@ def test_a_three_part_name_keeps_its_title_and_its_initial_handle(pseudo: Pseudo
 
 def test_a_lone_unknown_name_is_the_same_on_every_run(pseudo: Pseudonymizer) -> None:
     assert [ConsistencyMap(pseudo).replace("PERSON", n) for n in ("Zorro", "Quimby", "Dr. Xavi")] == ["Isaura", "Maxi", "Dr. Middelkoop"]
+
+
+def test_a_written_address_takes_its_parts_stand_ins(pseudo: Pseudonymizer) -> None:
+    from scrubbers import addresses
+
+    places = ConsistencyMap(pseudo)
+    value = ", 763 Broadway, Philadelphia, PA 19122"
+    stand_in = places.replace("ADDRESS", value)
+    state = places.replace("STATE", "PA")
+    town = places.replace("CITY", "Philadelphia")
+    zip_code = places.replace("POSTCODE", "19122")
+    assert stand_in.startswith(", ") and not stand_in.startswith(", , ")  # the text between the parts stays
+    assert stand_in.endswith(f", {town}, {state} {zip_code}"), stand_in
+    assert addresses.real_state_of_zip(zip_code) == state != "PA"  # the zip lies in the state's stand-in
+    assert zip_code in addresses.zips_of(town, state)
+
+
+def test_an_address_with_no_part_read_takes_the_pseudonymizer_s_stand_in(pseudo: Pseudonymizer) -> None:
+    for value in (",", " , ", ", ,"):
+        assert ConsistencyMap(pseudo).replace("STREET_ADDRESS", value) == pseudo.stand_in("STREET_ADDRESS", value)
