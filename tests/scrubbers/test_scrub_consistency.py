@@ -219,3 +219,17 @@ def test_a_written_address_takes_its_parts_stand_ins(pseudo: Pseudonymizer) -> N
 def test_an_address_with_no_part_read_takes_the_pseudonymizer_s_stand_in(pseudo: Pseudonymizer) -> None:
     for value in (",", " , ", ", ,"):
         assert ConsistencyMap(pseudo).replace("STREET_ADDRESS", value) == pseudo.stand_in("STREET_ADDRESS", value)
+
+
+def test_a_url_s_unknown_handle_takes_the_handle_stand_in(pseudo: Pseudonymizer) -> None:
+    for site, slug in (("https://medium.com/@", "zorro"), ("https://medium.com/@", "Xavierq"), ("https://example.com/~", "zorro")):
+        stand_in = ConsistencyMap(pseudo).replace("URL", f"{site}{slug}/home")
+        assert stand_in == f"{site}{pseudo.stand_in('USERNAME', slug)}/home"
+
+
+def test_an_email_in_a_url_takes_the_email_s_stand_in_in_every_encoding(pseudo: Pseudonymizer) -> None:
+    for url, encode in (("https://x.com/u/zorro%40mask.org", lambda s: quote(s, safe="")), ("https://site.com/@zorro@mask.org", str)):
+        places = ConsistencyMap(pseudo)
+        stand_in = places.replace("URL", url)
+        email = ConsistencyMap(pseudo).replace("EMAIL_ADDRESS", "zorro@mask.org")
+        assert encode(email) in stand_in and "zorro" not in stand_in, stand_in
