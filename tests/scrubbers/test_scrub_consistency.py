@@ -233,3 +233,21 @@ def test_an_email_in_a_url_takes_the_email_s_stand_in_in_every_encoding(pseudo: 
         stand_in = places.replace("URL", url)
         email = ConsistencyMap(pseudo).replace("EMAIL_ADDRESS", "zorro@mask.org")
         assert encode(email) in stand_in and "zorro" not in stand_in, stand_in
+
+
+def test_a_military_address_stays_military_in_its_region(pseudo: Pseudonymizer) -> None:
+    places = ConsistencyMap(pseudo)
+    boxes = set()
+    for region, zip_start in (("AA", "340"), ("AE", "09"), ("AP", "96")):
+        stand_in = places.replace("ADDRESS", f"PSC 4296, Box 4371\nAPO {region} 03140")  # the same zip written in each
+        match = re.fullmatch(rf"PSC (\d{{4}}), Box (\d{{4}})\nAPO {region} (\d{{5}})", stand_in)
+        assert match and match.group(3).startswith(zip_start), stand_in
+        boxes.add(match.group(1, 2))
+    assert len(boxes) == 1 and "4296" not in boxes.pop()  # a number is the same stand-in in every region
+    assert places.replace("ADDRESS", "PSC 4296, Box 4371\nAPO AA 03140") == "PSC 8562, Box 1425\nAPO AA 34054"  # pinned per secret
+
+
+def test_a_ship_is_named_by_a_surname_stand_in(pseudo: Pseudonymizer) -> None:
+    places = ConsistencyMap(pseudo)
+    ship = places.replace("ADDRESS", "USNS Ujvary\nFPO AP 96678")
+    assert ship.startswith(f"USNS {places.replace('PERSON', 'Ujvary')}\nFPO AP 96") and "Ujvary" not in ship
