@@ -1,5 +1,6 @@
 """The consistency map alone: one stand-in per original, a person's other forms following their full name."""
 
+import hashlib
 import re
 from urllib.parse import quote
 
@@ -147,3 +148,106 @@ def test_a_full_name_stand_in_reuses_no_real_name_part(scrubber) -> None:
     scrubbed, _ = scrubber.scrub_json([{"full_name": name} for name in names])
     real = {part for name in names for part in name.split()}
     assert not real & {part for person in scrubbed for part in person["full_name"].split()}
+
+
+def _handle_digits(cmap: ConsistencyMap, digits: str) -> str:
+    first, last = (part.lower() for part in _full(cmap))
+    handle = cmap.replace("USERNAME", f"jane_gonzalez{digits}")
+    assert handle.startswith(f"{first}_{last}")
+    return handle[len(f"{first}_{last}") :]
+
+
+def test_a_handle_s_digits_keep_their_count_and_change(cmap: ConsistencyMap) -> None:
+    originals = [str(n) for n in range(1, 10)] + [f"{n}" for n in range(10, 400, 7)] + [f"{n:04d}" for n in range(0, 300, 9)]
+    kept_a_zero = 0
+    for digits in originals:
+        new = _handle_digits(cmap, digits)
+        assert new.isdigit() and len(new) == len(digits) and new != digits, (digits, new)
+        if digits[0] != "0":
+            assert new[0] != "0", (digits, new)  # no leading zero the original did not have
+        kept_a_zero += new[0] == "0"
+        assert _handle_digits(cmap, digits) == new  # the same digits, the same stand-in
+    assert kept_a_zero  # a zero-padded number may stay zero-padded
+
+
+def test_a_handle_s_digits_are_the_same_on_every_run(pseudo: Pseudonymizer) -> None:
+    """Stand-ins depend on the secret and the value only: a rerun (or another release) gives byte-identical output."""
+    people = ConsistencyMap(pseudo)
+    people.register_people(["Jane Gonzalez"])
+    assert [_handle_digits(people, d) for d in ("88", "7", "1990", "0042")] == ["29", "1", "9091", "4634"]
+    many = " ".join(_handle_digits(people, str(n)) for n in range(100, 700))  # some re-draw a leading zero
+    assert hashlib.sha256(many.encode()).hexdigest() == "702062ce903f233640c41a30d00742209dfdab7d5d91fb06731d55daace19360"
+
+
+@pytest.mark.parametrize("title", ["Dr.", "dr.", "Prof.", "Mx", "MX."])
+def test_a_title_before_a_lone_name_stays_and_the_name_changes(pseudo: Pseudonymizer, title: str) -> None:
+    people = ConsistencyMap(pseudo)
+    alone = people.replace("PERSON", "Zorro")
+    assert people.replace("PERSON", f"{title} Zorro") == f"{title} {alone}"
+    fresh = ConsistencyMap(pseudo)._person(f"{title} Zorro")  # no lone 'Zorro' met before: a stand-in of its own
+    assert re.fullmatch(rf"{re.escape(title)} [A-Z][a-z'-]+", fresh) and not fresh.endswith("Zorro")
+
+
+def test_a_three_part_name_keeps_its_title_and_its_initial_handle(pseudo: Pseudonymizer) -> None:
+    people = ConsistencyMap(pseudo)
+    people.register_people(["Dr. Jane Maria Gonzalez"])
+    title, first, middle, last = people.replace("PERSON", "Dr. Jane Maria Gonzalez").split()
+    assert title == "Dr." and (first, middle, last) != ("Jane", "Maria", "Gonzalez")
+    assert people._person("Dr. Jane Maria Gonzalez").split()[:2] == ["Dr.", first]
+    assert people.replace("USERNAME", "jgonzalez") == f"{first[0]}{last}".lower()
+
+
+def test_a_lone_unknown_name_is_the_same_on_every_run(pseudo: Pseudonymizer) -> None:
+    assert [ConsistencyMap(pseudo).replace("PERSON", n) for n in ("Zorro", "Quimby", "Dr. Xavi")] == ["Isaura", "Maxi", "Dr. Middelkoop"]
+
+
+def test_a_written_address_takes_its_parts_stand_ins(pseudo: Pseudonymizer) -> None:
+    from scrubbers import addresses
+
+    places = ConsistencyMap(pseudo)
+    value = ", 763 Broadway, Philadelphia, PA 19122"
+    stand_in = places.replace("ADDRESS", value)
+    state = places.replace("STATE", "PA")
+    town = places.replace("CITY", "Philadelphia")
+    zip_code = places.replace("POSTCODE", "19122")
+    assert stand_in.startswith(", ") and not stand_in.startswith(", , ")  # the text between the parts stays
+    assert stand_in.endswith(f", {town}, {state} {zip_code}"), stand_in
+    assert addresses.real_state_of_zip(zip_code) == state != "PA"  # the zip lies in the state's stand-in
+    assert zip_code in addresses.zips_of(town, state)
+
+
+def test_an_address_with_no_part_read_takes_the_pseudonymizer_s_stand_in(pseudo: Pseudonymizer) -> None:
+    for value in (",", " , ", ", ,"):
+        assert ConsistencyMap(pseudo).replace("STREET_ADDRESS", value) == pseudo.stand_in("STREET_ADDRESS", value)
+
+
+def test_a_url_s_unknown_handle_takes_the_handle_stand_in(pseudo: Pseudonymizer) -> None:
+    for site, slug in (("https://medium.com/@", "zorro"), ("https://medium.com/@", "Xavierq"), ("https://example.com/~", "zorro")):
+        stand_in = ConsistencyMap(pseudo).replace("URL", f"{site}{slug}/home")
+        assert stand_in == f"{site}{pseudo.stand_in('USERNAME', slug)}/home"
+
+
+def test_an_email_in_a_url_takes_the_email_s_stand_in_in_every_encoding(pseudo: Pseudonymizer) -> None:
+    for url, encode in (("https://x.com/u/zorro%40mask.org", lambda s: quote(s, safe="")), ("https://site.com/@zorro@mask.org", str)):
+        places = ConsistencyMap(pseudo)
+        stand_in = places.replace("URL", url)
+        email = ConsistencyMap(pseudo).replace("EMAIL_ADDRESS", "zorro@mask.org")
+        assert encode(email) in stand_in and "zorro" not in stand_in, stand_in
+
+
+def test_a_military_address_stays_military_in_its_region(pseudo: Pseudonymizer) -> None:
+    places = ConsistencyMap(pseudo)
+    boxes = set()
+    for region, zip_start in (("AA", "340"), ("AE", "09"), ("AP", "96")):
+        stand_in = places.replace("ADDRESS", f"PSC 4296, Box 4371\nAPO {region} 03140")  # the same zip written in each
+        match = re.fullmatch(rf"PSC (\d{{4}}), Box (\d{{4}})\nAPO {region} (\d{{5}})", stand_in)
+        assert match and match.group(3).startswith(zip_start), stand_in
+        boxes.add(match.group(1, 2))
+    assert len(boxes) == 1 and "4296" not in boxes.pop()  # a number is the same stand-in in every region
+    assert places.replace("ADDRESS", "PSC 4296, Box 4371\nAPO AA 03140") == "PSC 8562, Box 1425\nAPO AA 34054"  # pinned per secret
+
+
+def test_a_ship_is_named_by_a_surname_stand_in(pseudo: Pseudonymizer) -> None:
+    places = ConsistencyMap(pseudo)
+    ship = places.replace("ADDRESS", "USNS Ujvary\nFPO AP 96678")
+    assert ship.startswith(f"USNS {places.replace('PERSON', 'Ujvary')}\nFPO AP 96") and "Ujvary" not in ship
