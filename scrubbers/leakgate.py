@@ -84,10 +84,14 @@ def check_leaks(
     output_strings: Iterable[str],
     stand_ins: frozenset[str] | StandIns,
     detector: Detector,
+    structural_strings: Iterable[str] = (),
 ) -> LeakVerdict:
     """`originals` are (type, value) pairs replaced in this session, held in memory only for this check;
-    `output_strings` are the scrubbed content strings (structural fields such as ids, timestamps and
-    provenance are not content and are not passed).
+    `output_strings` are the scrubbed content strings; `structural_strings` are the output's other strings
+    (fields not scrubbed as content: names of tools, tags, statuses, timestamps), searched for an original
+    written as text (a name, an e-mail, a street) and nothing else: a field left out of scrubbing by
+    mistake still holds its values (an error template mined from one message is that message), while
+    their digits (timestamps, trace ids) would match a phone's by chance.
 
     Originals equal to one of our stand-ins (a real 'Maria' next to a stand-in 'Maria') are not
     leaks. Residual findings inside one of our stand-ins are ours, not leaks.
@@ -98,11 +102,16 @@ def check_leaks(
     ours = stand_ins if isinstance(stand_ins, StandIns) else StandIns.of(stand_ins)
     folded_stand_ins, all_stand_ins = ours.folded, ours.joined
     last_fours = _written_last_fours(texts, digit_texts) - ours.card_ends
+    structural = sorted(set(structural_strings) - set(texts))
+    folded_structural = "\n".join(structural).casefold()
     leaked: set[str] = set()
     for entity_type, original in sorted(set(originals)):
         if len(original.strip()) < 2 or original.strip().casefold() in folded_stand_ins:
             continue
         if _original_survives(entity_type, original, texts, digit_texts, folded_text, last_fours):
+            leaked.add(entity_type)
+        elif entity_type not in DIGIT_TYPES and structural and _original_survives(
+                entity_type, original, structural, [], folded_structural, frozenset()):
             leaked.add(entity_type)
     for text in texts:
         for finding in detector.residual_findings(text):

@@ -32,7 +32,7 @@ SESSION_SKIP = (
     "tool_calls.name", "tool_calls.call_id", "tool_calls.status", "tool_calls.at", "tool_calls.duration_ms",
     "people.role", "people.external_id",
     "signals.tickets.id", "signals.tickets.status", "signals.tickets.priority", "signals.tickets.tags", "signals.tickets.at",
-    "signals.errors.template", "signals.errors.severity", "signals.errors.source", "signals.errors.at",
+    "signals.errors.severity", "signals.errors.source", "signals.errors.at",
     "signals.escalations.id", "signals.escalations.queue", "signals.escalations.at",
     "signals.deploys.id", "signals.deploys.kind", "signals.deploys.at", "signals.deploys.service",
     "signals.deploys.from_version", "signals.deploys.to_version", "signals.deploys.incident_id",
@@ -101,6 +101,18 @@ class _Item:
 
 def _fields(document: _Document) -> list[tuple[str | None, str]]:
     return document.fields
+
+
+def _strings(value: Any) -> Iterator[str]:
+    """Every string of a JSON-like value, keys aside."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _strings(item)
 
 
 def _walk_fields(document: _Document) -> Iterable[tuple[str | None, str]]:
@@ -269,7 +281,7 @@ class Scrubber:
             scrubbed = [_Document(out, d.policy, d.keyed) for d, out in zip(item.documents, (session_out, state_out))]
             content = [text for document in scrubbed for _, text in _fields(document)]
             originals = {(entity, value) for entity, value in item.originals | set(item.known) if entity not in NOT_SEARCHED}
-            verdict = check_leaks(originals, content, stand_ins, detector)
+            verdict = check_leaks(originals, content, stand_ins, detector, _strings((session_out, state_out)))
             report = ScrubReport(
                 session_id=session.session_id,
                 counts=dict(sorted(item.counts.items())),

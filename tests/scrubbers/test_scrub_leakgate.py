@@ -198,3 +198,19 @@ def test_the_last_four_of_a_stand_in_card_or_last_four_is_ours_and_of_no_other_s
     assert _verdict(detector, original, text, {"6759 6498 4417"}).passed
     assert _verdict(detector, original, text, {"4417"}).passed
     assert not _verdict(detector, original, text, {"555-4417"}).passed
+
+
+def test_a_name_surviving_in_a_structural_field_is_a_leak(detector) -> None:
+    """A field scrubbing leaves alone (an error's template, a tag) is searched for originals written as text: an
+    error template mined from one message is that message, name and all."""
+    verdict = check_leaks([("PERSON", "Ana Clara Jesus")], ["payment declined for Reni Nolcini <<EMAIL>>"],
+                          frozenset(), detector, ["payment declined for Ana Clara Jesus <<EMAIL>>", "errored"])
+    assert not verdict.passed and verdict.types == ["PERSON"]
+
+
+def test_digits_in_structural_fields_are_no_leak(detector) -> None:
+    """Timestamps and trace ids hold digit runs a phone or a card may share by chance: only content is searched for
+    digit originals."""
+    verdict = check_leaks([("PHONE_NUMBER", "(415) 555-0132"), ("PERSON", "Jane Gonzalez")], ["Thanks, Maria Lopez"],
+                          frozenset(), detector, ["trace-4155550132ab", "2026-11-16T04:15:55.0132Z"])
+    assert verdict.passed

@@ -509,3 +509,17 @@ def test_a_known_card_s_last_four_digits_are_its_stand_in_s(scrubber) -> None:
     assert row["card_last4"] == end != "1111" and text == f"the card ending in {end} was declined"
     card = re.search(r"\d{4}-\d{4}-\d{4}-\d{4}", written).group()
     assert card != "5500-0000-0000-0004" and written.endswith(f"card ending in {card[-4:]}")
+
+
+def test_an_error_template_mined_from_one_message_is_scrubbed_like_the_message(scrubber: Scrubber) -> None:
+    """drain3 keeps every token of a message no other message varies: a one-message cluster's template is the
+    message itself, personal values and all. It is scrubbed as text, with the message's own stand-ins."""
+    message = "payment declined for Ana Clara Jesus after 3 attempts"
+    session = Session(session_id="s-template", started_at=AT,
+                      turns=[Turn(role="user", source="traces", at=AT, text="my payment failed twice today")],
+                      signals=Signals(errors=[ErrorSignal(message=message, template=message.replace("3", "<NUM>"))]))
+    (scrubbed,) = scrubber.scrub_sessions([(session, {})])
+    (error,) = scrubbed.session.signals.errors
+    assert "Ana Clara Jesus" not in error.template and "Ana Clara Jesus" not in error.message
+    assert error.template == error.message.replace("3", "<NUM>")
+    assert scrubbed.report.leak_passed
