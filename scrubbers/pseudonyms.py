@@ -55,6 +55,15 @@ def same_case(template: str, value: str) -> str:
     return value
 
 
+def name_part_like(template: str, value: str) -> str:
+    """A name part's stand-in written as the original part is: an initial ('K.', 'K') stays an initial (the
+    stand-in's, with the original's dot), any other part takes the original's case (`same_case`)."""
+    letters = template.rstrip(".")
+    if len(letters) == 1 and letters.isalpha() and value:
+        return value[0].upper() + template[1:]
+    return same_case(template, value)
+
+
 class Pseudonymizer:
     """`stand_in(type, value)`: a deterministic, realistic replacement of the same type and shape.
 
@@ -164,7 +173,7 @@ def _make_person(fake: Faker, rng: random.Random, value: str) -> str:
         middle = [t if t in PARTICLES else first_name(rng) for t in tokens[1:-1]]
         names = [given, *middle, last_name(rng)]
         title = [title_for(t, names[0]) for t in title]
-    return " ".join(title + [same_case(t, n) for t, n in zip(tokens or [value], names)])
+    return " ".join(title + [name_part_like(t, n) for t, n in zip(tokens or [value], names)])
 
 
 def _make_email(fake: Faker, rng: random.Random, value: str) -> str:

@@ -251,3 +251,16 @@ def test_a_ship_is_named_by_a_surname_stand_in(pseudo: Pseudonymizer) -> None:
     places = ConsistencyMap(pseudo)
     ship = places.replace("ADDRESS", "USNS Ujvary\nFPO AP 96678")
     assert ship.startswith(f"USNS {places.replace('PERSON', 'Ujvary')}\nFPO AP 96") and "Ujvary" not in ship
+
+
+@pytest.mark.parametrize("original", ["K. Virtanen", "J Smith", "Anna M. Szabó"])
+def test_an_initial_stays_an_initial_of_the_stand_in(pseudo: Pseudonymizer, original: str) -> None:
+    """'K. Virtanen' becomes 'O. Musatti', not 'OTTOMAR Musatti': a one-letter part written in capitals is an
+    initial, not a name in capitals; the stand-in's initial keeps the original's dot, and its surname initial key."""
+    people = ConsistencyMap(pseudo)
+    stand_in = people.replace("PERSON", original).split()
+    for part, replaced in zip(original.split(), stand_in):
+        if len(part.rstrip(".")) == 1:
+            assert len(replaced.rstrip(".")) == 1 and replaced[0].isupper() and replaced[1:] == part[1:]
+        else:
+            assert replaced[0].isupper() and replaced[1:].islower() and replaced.lower() != part.lower()
