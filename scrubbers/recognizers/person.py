@@ -132,8 +132,17 @@ GAZETTEER_LOCALES = (
     "en_US", "en_GB", "en_IE", "en_IN", "es_ES", "es_MX", "fr_FR", "de_DE", "de_AT", "it_IT", "pt_BR", "pt_PT",
     "nl_NL", "pl_PL", "sv_SE", "cs_CZ", "fi_FI", "no_NO", "da_DK", "hu_HU", "tr_TR", "hr_HR", "sl_SI", "sk_SK",
     "et_EE", "lv_LV", "lt_LT", "ro_RO", "is_IS", "ga_IE", "el_GR", "ru_RU", "uk_UA",
+    "vi_VN", "id_ID", "az_AZ", "uz_UZ", "en_NG", "yo_NG", "ig_NG", "ha_NG", "en_KE", "sw", "zu_ZA", "tw_GH",
+    "en_PK", "en_TH", "es_AR", "es_CL", "es_CO", "fr_CA", "de_CH", "ja_JP", "zh_CN", "zh_TW",
 )
-"""Faker's per-locale name lists the gazetteer reads (an installed package: nothing is downloaded)."""
+"""Faker's per-locale name lists the gazetteer reads (an installed package: nothing is downloaded): every locale
+whose lists are written in Latin letters, and the romanized lists of the others that have them (Japanese,
+Chinese); lists in other scripts add nothing a Latin-script text could hold."""
+NAME_LIST_ATTRIBUTES = (
+    ("first_names", "first"), ("first_names_female", "first"), ("first_names_male", "first"),
+    ("first_romanized_names", "first"), ("first_romanized_names_female", "first"),
+    ("first_romanized_names_male", "first"), ("last_names", "last"), ("last_romanized_names", "last"),
+)
 
 
 def _locale_names(locales: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]]:
@@ -143,8 +152,11 @@ def _locale_names(locales: tuple[str, ...]) -> tuple[frozenset[str], frozenset[s
     last: set[str] = set()
     for locale in locales:
         provider = importlib.import_module(f"faker.providers.person.{locale}").Provider
-        for attribute, names in (("first_names", first), ("first_names_female", first), ("first_names_male", first), ("last_names", last)):
+        for attribute, part in NAME_LIST_ATTRIBUTES:
+            names = first if part == "first" else last
             values = getattr(provider, attribute, ())
+            if not isinstance(values, (dict, list, tuple)):
+                continue  # a locale that computes the list (a property) has it under another attribute too
             names.update(n.lower() for n in (values.keys() if hasattr(values, "keys") else values) if n.isalpha())
     not_names = STOP_WORDS | NOT_NAMES  # 'My' is a Swedish first name, 'May' an English one
     return frozenset(first - not_names), frozenset(last - not_names)
@@ -175,7 +187,7 @@ RARE_WORD_ZIPF = 3.2
 
 
 class PersonGazetteerRecognizer(LocalRecognizer):
-    """A capitalised word that Faker's name lists of 33 locales know, and that is not a common English
+    """A capitalised word that Faker's name lists of 55 locales know, and that is not a common English
     word ('Alena', 'Perić'; not 'Rose', 'Bill', 'Will'): a name even without a cue or NER."""
 
     SCORE = 0.55

@@ -15,3 +15,14 @@ def test_person_gazetteer_recognizer(text: str, expected: list[str]) -> None:
 
 def test_the_gazetteer_reads_faker_s_name_lists_by_default() -> None:
     assert found(PersonGazetteerRecognizer(), "Why is Alena so impulsive?") == ["Alena"]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("My order never arrived. Regards, J. Vũ", ["Vũ"]),  # Vietnamese
+    ("The parcel was signed for by Ngozi, not by me", ["Ngozi"]),  # Igbo
+    ("Please ask Takahashi at the front desk", ["Takahashi"]),  # Japanese, romanized
+    ("It went to Mr. Xiong instead", ["Xiong"]),  # Chinese, romanized
+])
+def test_the_gazetteer_reads_every_latin_script_locale_and_the_romanized_lists(text: str, expected: list[str]) -> None:
+    """Names from outside Europe and the Americas: Faker's Latin-script locales and its romanized lists."""
+    assert found(PersonGazetteerRecognizer(), text) == expected
