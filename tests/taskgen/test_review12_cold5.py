@@ -3,7 +3,7 @@ agrees with what it judges, hand-overs follow the policy, and a reviewer reads w
 
 from __future__ import annotations
 
-from test_catalogue_branch import _plan
+from test_catalogue_branch import _run, _task
 from test_product_tools import ACTOR, _seed, tau2  # noqa: F401  (tau2: the fixture)
 
 from ingest.models import Session, ToolCall, Turn
@@ -40,3 +40,61 @@ def test_a_moved_orders_sentence_says_one_of_the_orders_where_the_scope_does(tau
     assert several.endswith("Order #W1234567 is one of the orders I ask about.") and "It is about my order" not in several
     one = negative_words("closed", words, "", seed, ACTOR, ACTOR, tau2, "#W1234567")
     assert one.endswith("It is about my order #W1234567.")
+
+
+
+ONE_LAMP = "I want to change the desk lamp in order #W1234567 to the black one with a halogen bulb."
+TRANSFER = (("transfer_to_human_agents", {"summary": "customer wants a lamp change"}), ("send_reply", {"text": "I cannot change it."}))
+
+
+def test_a_refusal_of_a_closed_order_fails_a_hand_over_the_policy_does_not_call_for(tau2):
+    """Family 6: a transfer only where the request cannot be handled within the agent's actions. The closed negative
+    of a one-order change forbids the transfer and checks none was made; so does its positive, done within the tools."""
+    from taskgen.domains.retail import RetailDomain
+
+    domain = RetailDomain(tau2)
+    session = Session(session_id="s", turns=[Turn(role="user", text=ONE_LAMP, source="traces")], entity_ids={"customer": ["c1"]})
+    positive = domain.plan_positive(session, Classification(intent="exchange", outcome="resolved", evidence=[], signature="s"), _seed(), ACTOR, tau2)
+    negative = domain.plan_negative(ONE_LAMP, "exchange", _seed(), ACTOR, positive, tau2)
+    assert negative.boundary == "closed"
+    for plan, seed in ((positive, _seed()), (negative, _seed().model_copy(update={"state": negative.state}))):
+        assert "transfer_to_human_agents" in plan.forbidden_tools and "not_escalated()" in [item.describe() for item in plan.expectations]
+        task = _task(plan, ONE_LAMP, "negative" if plan is negative else "positive")
+        assert _run(tau2, task, seed)[0].passed
+        assert not _run(tau2, task, seed, agent="", calls=TRANSFER)[0].passed
+
+
+def test_a_refusal_among_other_parts_fails_a_hand_over_about_its_own_order(tau2):
+    """Family 6: where the request has other parts (another order's return), a hand-over about the task's own order
+    still fails the refusal (its reason names the order); one about the other part is not code's to judge."""
+    from taskgen.domains.retail import RetailDomain
+
+    domain = RetailDomain(tau2)
+    two = ONE_LAMP + " I also want to return the water bottle."
+    session = Session(session_id="s", turns=[Turn(role="user", text=two, source="traces")], entity_ids={"customer": ["c1"]})
+    positive = domain.plan_positive(session, Classification(intent="exchange", outcome="resolved", evidence=[], signature="s"), _seed(), ACTOR, tau2)
+    negative = domain.plan_negative(two, "exchange", _seed(), ACTOR, positive, tau2)
+    assert negative.boundary == "closed" and "transfer_to_human_agents" not in negative.forbidden_tools
+    assert "not_escalated(order_id=#W1234567)" in [item.describe() for item in negative.expectations]
+
+
+def test_a_prompt_giving_only_the_opaque_account_id_says_the_customers_name(tau2):
+    """Family 4: 'I am cust_019f6362b3 living in Austin TX 78701' (the source said 'noah_ito_3850', a name the stand-in
+    hides): the prompt adds the requester's full name from the seed, so the agent can verify them by name and zip; the
+    identity negative's customer then gives neither the zip nor the account id."""
+    from taskgen.domains.retail import RetailDomain
+    from taskgen.domains.retail.identity import gives_identity
+
+    zip_code = "78701"
+    state = _seed().state
+    row = {**state["customer"]["c1"], "name": {"first_name": "Ada", "last_name": "Quill"}, "zip_code": zip_code}
+    seed = _seed().model_copy(update={"state": {**state, "customer": {"c1": row}}})
+    words = f"I am user c1 living in Austin TX {zip_code}. I want to know the status of order #W1234567."
+    domain = RetailDomain(tau2)
+    session = Session(session_id="s", turns=[Turn(role="user", text=words, source="traces")], entity_ids={"customer": ["c1"], "order": ["#W1234567"]})
+    plan = domain.plan_positive(session, Classification(intent="order_status", outcome="resolved", evidence=[], signature="s"), seed, ACTOR, tau2)
+    assert plan.words.startswith(f"I am user c1 living in Austin TX {zip_code}. My full name is ") and gives_identity(plan.words, row)
+    assert not any("cannot verify who asks" in question for question in plan.review_questions)
+    negative = domain.plan_negative(plan.words, "order_status", seed, ACTOR, plan, tau2)
+    assert negative.boundary == "identity_not_verified", negative.boundary
+    assert zip_code not in negative.prompt and " c1 " not in negative.prompt, negative.prompt

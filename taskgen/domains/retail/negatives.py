@@ -318,7 +318,7 @@ def negative_words(
             return head + changed if identity.identified_customer(changed, customers) is None else None
         if row is None or not identity.gives_identity(body, row):
             return "" if identity.identified_customer(body, customers) is None else None
-        changed = identity.without_identity(body, row)
+        changed = identity.without_identity(body, row, also=(account_id,) if account_id and identity.said(body, account_id) else ())
         return head + changed if identity.identified_customer(changed, customers) is None else None
     if boundary == "identity_verified":
         row = _customer_row(seed, schema, requester.get("customer_id"))
