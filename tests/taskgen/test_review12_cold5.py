@@ -98,3 +98,29 @@ def test_a_prompt_giving_only_the_opaque_account_id_says_the_customers_name(tau2
     negative = domain.plan_negative(plan.words, "order_status", seed, ACTOR, plan, tau2)
     assert negative.boundary == "identity_not_verified", negative.boundary
     assert zip_code not in negative.prompt and " c1 " not in negative.prompt, negative.prompt
+
+
+def _paying_with(methods: dict):
+    state = _seed().state
+    customer = {**state["customer"]["c1"], "payment_methods": methods}
+    return _seed().model_copy(update={"state": {**state, "customer": {"c1": customer}}})
+
+
+def test_an_item_change_no_payment_method_can_pay_is_flagged(tau2):
+    """Family 7: the lamp change costs 11.50 more (50.00 -> 61.50); a customer holding only a gift card of 5.00 cannot
+    pay it (the product's tool refuses), so the task says so; a balance that covers it, or a card, raises nothing."""
+    from taskgen.domains.retail import RetailDomain
+
+    domain = RetailDomain(tau2)
+    session = Session(session_id="s", turns=[Turn(role="user", text=ONE_LAMP, source="traces")], entity_ids={"customer": ["c1"]})
+    classification = Classification(intent="exchange", outcome="resolved", evidence=[], signature="s")
+
+    def questions(methods: dict) -> list[str]:
+        plan = domain.plan_positive(session, classification, _paying_with(methods), ACTOR, tau2)
+        assert "items_replaced(items=111, new_items=113, order_id=#W1234567)" in [item.describe() for item in plan.expectations]
+        return [question for question in plan.review_questions if "costs 11.50 more" in question]
+
+    assert len(questions({"gift_card_1": {"id": "gift_card_1", "source": "gift_card", "balance": 5.0}})) == 1
+    assert questions({"gift_card_1": {"id": "gift_card_1", "source": "gift_card", "balance": 11.5}}) == []
+    assert questions({"gift_card_1": {"id": "gift_card_1", "source": "gift_card", "balance": 5.0},
+                      "cc_1": {"id": "cc_1", "source": "credit_card"}}) == []

@@ -88,6 +88,7 @@ class RetailDomain:
                 questions.append(unverifiable)
         schema = RetailSchema.from_document(seed.domain_schema)
         plan = hand_over(plan, order_id, prompt, schema.canonical(seed.state), policy, schema)
+        questions += coverage.unpayable_changes(plan.expectations, schema.canonical(seed.state), actor.get("customer_id"))
         return plan.model_copy(update={"review_questions": [*plan.review_questions, *questions]}) if questions else plan
 
     def plan_negative(
@@ -96,8 +97,10 @@ class RetailDomain:
         negative = negatives.plan_negative(prompt, intent, seed, actor, positive, policy)
         if negative.boundary == "none":
             return negative
-        schema = RetailSchema.from_document(seed.domain_schema)
-        return hand_over(negative, positive.target.get("order_id"), negative.prompt or prompt, schema.canonical(negative.state), policy, schema)
+        schema, state = RetailSchema.from_document(seed.domain_schema), RetailSchema.from_document(seed.domain_schema).canonical(negative.state)
+        negative = hand_over(negative, positive.target.get("order_id"), negative.prompt or prompt, state, policy, schema)
+        unpayable = coverage.unpayable_changes(negative.expectations, state, negative.actor.get("customer_id"))
+        return negative.model_copy(update={"review_questions": [*negative.review_questions, *unpayable]}) if unpayable else negative
 
     def seed_schema(self, mapping: StateMapping, entity_patterns: dict[str, EntityRule]) -> dict[str, Any]:
         """Where orders, customers and their fields live in the mapped product (checked now: a role
