@@ -124,3 +124,20 @@ def test_an_item_change_no_payment_method_can_pay_is_flagged(tau2):
     assert questions({"gift_card_1": {"id": "gift_card_1", "source": "gift_card", "balance": 11.5}}) == []
     assert questions({"gift_card_1": {"id": "gift_card_1", "source": "gift_card", "balance": 5.0},
                       "cc_1": {"id": "cc_1", "source": "credit_card"}}) == []
+
+
+def test_a_review_card_shows_the_seed_facts_a_verdict_depends_on_and_how_the_budget_was_set(tau2):
+    """Family 7 and presentation: a cold reader sees the customer's payment methods with their balances, each order's
+    payment history, the catalogue variants the checks name, and the rule the budget follows."""
+    from bench.review_sample import _task_card
+    from taskgen.config import BudgetConfig
+    from taskgen.draft import budget_rule
+
+    seed = _paying_with({"gift_card_1": {"id": "gift_card_1", "source": "gift_card", "balance": 5.0}})
+    plan = _acted_plan(tau2, ONE_LAMP, [LAMP_CALL])
+    card = _task_card(_task(plan, ONE_LAMP), seed, budget_rule(BudgetConfig(turns_headroom=2.5, min_turns=6)))
+    customer = card["seed"]["customers"]["c1"]
+    assert customer["payment_methods"] == ["gift_card_1 (gift_card, balance 5.0)"]
+    assert card["seed"]["orders"]["#W1234567"]["payments"] == ["payment None by gift_card_1"]
+    assert card["seed"]["catalogue_variants_checked"] == {"113": "Desk Lamp (color black, bulb halogen, 61.5)"}
+    assert "times 2.5, at least 6" in card["budget_rule"]
