@@ -141,3 +141,16 @@ def test_a_review_card_shows_the_seed_facts_a_verdict_depends_on_and_how_the_bud
     assert card["seed"]["orders"]["#W1234567"]["payments"] == ["payment None by gift_card_1"]
     assert card["seed"]["catalogue_variants_checked"] == {"113": "Desk Lamp (color black, bulb halogen, 61.5)"}
     assert "times 2.5, at least 6" in card["budget_rule"]
+
+
+def test_a_reply_content_check_reads_the_value_whatever_its_hyphens_case_and_spacing():
+    """Family 8: 'full size' is said 'Full-Size' or 'fullsize' as well; a value is still a word of its own."""
+    from taskgen.domains.retail.grader import holds
+    from taskgen.domains.retail.grader import expect as check
+
+    def says(text: str, value: str) -> bool:
+        return holds(check("reply_contains", value=value), {"reply": {"r1": {"id": "r1", "text": text}}})
+
+    assert all(says(text, "full size") for text in ("It comes Full-Size.", "the fullsize one", "full size, tactile"))
+    assert not says("a full one of any size", "full size") and not says("fullsized", "full size")
+    assert says("Tracking: 1Z999.", "1Z999") and not says("Tracking: 1Z9990.", "1Z999")
