@@ -154,3 +154,13 @@ def test_a_reply_content_check_reads_the_value_whatever_its_hyphens_case_and_spa
     assert all(says(text, "full size") for text in ("It comes Full-Size.", "the fullsize one", "full size, tactile"))
     assert not says("a full one of any size", "full size") and not says("fullsized", "full size")
     assert says("Tracking: 1Z999.", "1Z999") and not says("Tracking: 1Z9990.", "1Z999")
+
+
+def test_a_question_about_the_requests_other_part_names_no_tool_the_product_lacks(tau2):
+    """Presentation: tau2-bench's tools hold no refund tool; the question about the 'refund' part named the demo's
+    refund_order 'neither required nor forbidden', a tool the card lists nowhere."""
+    words = "I want to return the water bottle in order #W7654321 for a full refund. I also want a refund for my desk lamp."
+    returned = ToolCall(name="return_delivered_order_items", arguments={"order_id": "#W7654321", "item_ids": ["222"], "payment_method_id": "cc_1"})
+    plan = _acted_plan(tau2, words, [returned], intent="return_label")
+    asked = [question for question in plan.review_questions if "also asks for refund" in question]
+    assert asked and "refund_order" not in asked[0] and "no tool of the product makes it" in asked[0]
