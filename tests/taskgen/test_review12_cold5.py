@@ -164,3 +164,17 @@ def test_a_question_about_the_requests_other_part_names_no_tool_the_product_lack
     plan = _acted_plan(tau2, words, [returned], intent="return_label")
     asked = [question for question in plan.review_questions if "also asks for refund" in question]
     assert asked and "refund_order" not in asked[0] and "no tool of the product makes it" in asked[0]
+
+
+def test_review_questions_say_evidence_and_sources_in_a_reviewers_words(tau2):
+    """Presentation: no pipeline tags ('rule:primary_request:1', 'failed:agent_path_untrusted') in questions for a reviewer."""
+    from taskgen.plain import plain_evidence
+
+    said = plain_evidence(["meaning:exchange:13", "rule:primary_request:3", "rule:boilerplate_clause:0", "tool:return_delivered_order_items",
+                           "keyword:exchange", "rule:fallback_request:4"])
+    assert said == ("the nearest labelled example reads it as exchange; clause 4 is the main request; the agent called "
+                    "return_delivered_order_items; the keyword 'exchange'; clause 5 is a fallback")
+    session = Session(session_id="s", turns=[Turn(role="user", text=ONE_LAMP, source="traces")], entity_ids={"customer": ["c1"]})
+    plan = plan_positive(session, Classification(intent="exchange", outcome="failed", evidence=[], signature="s"), _seed(), ACTOR, tau2)
+    asked = [question for question in plan.review_questions if "usable resolution" in question]
+    assert asked and "agent_path" not in asked[0] and "the agent's own calls, not trusted in a session failed" in asked[0]
