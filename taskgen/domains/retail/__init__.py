@@ -77,8 +77,9 @@ class RetailDomain:
         order_id = plan.target.get("order_id")
         questions = [*coverage.missing_orders(session, seed, actor), *coverage.unknown_addresses(prompt, seed, actor, order_id)]
         if unverifiable := coverage.account_id_only(prompt, seed, actor, policy):
-            row = seed.state.get(RetailSchema.from_document(seed.domain_schema).kinds["customer"], {}).get(actor.get("customer_id"), {})
-            if named := identity.with_name(prompt, row, actor.get("customer_id") or ""):
+            customers = seed.state.get(RetailSchema.from_document(seed.domain_schema).kinds["customer"], {})
+            named = identity.with_name(prompt, customers.get(actor.get("customer_id"), {}), actor.get("customer_id") or "")
+            if named and identity.identified_customer(named, customers) == actor.get("customer_id"):  # no one else fits them
                 # the words keep what the source's readable account id told: who the customer is
                 plan, prompt = plan.model_copy(update={"words": named}), named
                 questions.append("The customer gave only their account id, which scrubbing made opaque: the prompt adds their full "
