@@ -178,3 +178,21 @@ def test_review_questions_say_evidence_and_sources_in_a_reviewers_words(tau2):
     plan = plan_positive(session, Classification(intent="exchange", outcome="failed", evidence=[], signature="s"), _seed(), ACTOR, tau2)
     asked = [question for question in plan.review_questions if "usable resolution" in question]
     assert asked and "agent_path" not in asked[0] and "the agent's own calls, not trusted in a session failed" in asked[0]
+
+
+def test_an_item_change_the_products_tools_rule_out_for_the_orders_status_is_refused_not_handed_on(tau2):
+    """Family 6 (pair 2): tau2-bench exchanges delivered orders and changes pending ones; an exchange of a processed
+    order is refused (tau2's own gold: no write, no transfer), by the drafter and the reference agent alike."""
+    from taskgen.domains.retail import RetailDomain
+
+    state = _seed().state
+    processed = {**state["order"]["#W1234567"], "status": "processed"}
+    seed = _seed().model_copy(update={"state": {**state, "order": {**state["order"], "#W1234567": processed}}})
+    words = "I want to exchange the desk lamp in order #W1234567 for a camera."
+    session = Session(session_id="s", turns=[Turn(role="user", text=words, source="traces")], entity_ids={"customer": ["c1"], "order": ["#W1234567"]})
+    plan = RetailDomain(tau2).plan_positive(session, Classification(intent="exchange", outcome="resolved", evidence=[], signature="s"), seed, ACTOR, tau2)
+    assert "transfer_to_human_agents" not in plan.required_tools and "transfer_to_human_agents" in plan.forbidden_tools
+    assert {"reply_refuses()", "not_escalated()"} <= {item.describe() for item in plan.expectations}
+    task = _task(plan, words)
+    assert _run(tau2, task, seed)[0].passed
+    assert not _run(tau2, task, seed, agent="", calls=TRANSFER)[0].passed
