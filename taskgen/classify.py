@@ -13,6 +13,7 @@ from ingest.models import Session, sha256_hex
 from taskgen import calls, meaning
 from taskgen.contacts import LaterSession
 from taskgen.followups import confirms, contains_word as _contains_word, contrary_kind, matched_language
+from taskgen.plain import plain_evidence
 from taskgen.meaning import IntentScores, MeaningModel
 from taskgen.requests import Clause, asks_amount, consequent, is_later_ask, is_question, negated_phrase, orders_the_asks, split_request, states_amount
 from taskgen.taxonomy import Taxonomy
@@ -354,7 +355,7 @@ def _doubts(found: _Intent, taxonomy: Taxonomy) -> tuple[list[str], str]:
             f"call {n} {tool}: {meant}" for n, tool, meant in found.unrequested) + "; did the customer want them?)")
     if not because:
         return [], ""
-    return because, (f"Intent '{found.intent}' {'; it '.join(reasons)} (evidence: {', '.join(found.evidence) or 'none'}). "
+    return because, (f"Intent '{found.intent}' {'; it '.join(reasons)} (what points to it: {plain_evidence(found.evidence)}). "
                      f"Is '{found.intent}' what the customer asked for?")
 
 

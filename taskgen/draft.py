@@ -151,6 +151,15 @@ def budget_for(session: Session, config: BudgetConfig, needed_turns: int = 0, sy
     )
 
 
+def budget_rule(config: BudgetConfig) -> str:
+    """How `budget_for` derives a task's budget, in words a reviewer reads beside the figures (its review card)."""
+    return (f"turns: the larger of the incident's own model turns and the turns a terse correct agent needs on either seed of "
+            f"the pair, times {config.turns_headroom:g}, at least {config.min_turns}; tokens: the incident's own tokens times "
+            f"{config.tokens_headroom:g}, or what a correct agent re-reading the system prompt at every one of those turns uses if "
+            f"more, at least {config.min_tokens}; latency: the incident's own latency times {config.latency_headroom:g}, at least "
+            f"{config.min_latency_ms} ms. A trial over any of them fails.")
+
+
 def incident_behaviour(session: Session) -> IncidentBehaviour:
     """The incident agent's tool calls (results left out) and its last reply, for the incident replay."""
     replies = [turn.text for turn in session.turns if turn.role == "agent" and turn.text.strip()]

@@ -30,7 +30,7 @@ def test_a_cold_reader_sees_prices_and_payment_methods():
     assert _item_text({"name": "Tablet", "options": {"color": "black"}, "price": 299.5}) == "Tablet (color black, 299.5)"
     assert _item_text({"name": "Kettle", "price": 20}) == "Kettle (20)"
     row = {"payment_methods": {"gift_card_1": {"id": "gift_card_1", "source": "gift_card", "balance": 12}}}
-    assert _payment_methods(row) == ["gift_card_1 (gift_card)"] and _payment_methods({}) == []
+    assert _payment_methods(row) == ["gift_card_1 (gift_card, balance 12)"] and _payment_methods({}) == []
 
 
 def _one_order_pair(status: str, intent: str, prompt: str):
@@ -75,7 +75,7 @@ def test_a_cold_reader_sees_a_call_forbidden_on_one_order_as_a_check():
     lines = pair_lines(1, positive, negative, {"seed-x": seed})
     shown = [line for line in lines if line.startswith("- forbidden calls")]
     assert shown == ["- forbidden calls (a check: attempted, even refused by the tool, fails the task): modify_pending_order_address(order_id=#W1)"]
-    assert _task_card(negative, seed)["forbidden_calls"] == ["modify_pending_order_address(order_id=#W1)"]
+    assert _task_card(negative, seed, "")["forbidden_calls"] == ["modify_pending_order_address(order_id=#W1)"]
 
 
 def test_the_rest_of_a_request_is_the_incidents_writes_on_anything_but_the_tasks_order():

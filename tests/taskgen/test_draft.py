@@ -18,13 +18,13 @@ def _pair(drafted, session_id):
 EXPECTED_POSITIVE = {
     "s-refund": ["refund_exists(amount_cents=8999, order_id=#W1000001)", "order_status(order_id=#W1000001, status=delivered)",
                  "address_equals(address=18 Linden Court, Dayton, OH 45402, customer_id=cus_1001)", "reply_sent()",
-                 "reply_states_amount(amount_cents=8999)"],
+                 "reply_states_amount(amount_cents=8999)", "not_escalated()"],
     "s-return": ["return_label_exists(order_id=#W1000005)", "no_refund(order_id=#W1000005)", "order_status(order_id=#W1000005, status=delivered)",
-                 "address_equals(address=9 Cedar Row, Austin, TX 78701, customer_id=cus_1003)"],
+                 "address_equals(address=9 Cedar Row, Austin, TX 78701, customer_id=cus_1003)", "not_escalated()"],
     "s-cancel": ["order_status(order_id=#W1000002, status=cancelled)", "cancel_reason(order_id=#W1000002, reason=no longer needed)",
                  "no_refund(order_id=#W1000002)",
-                 "address_equals(address=18 Linden Court, Dayton, OH 45402, customer_id=cus_1001)", "reply_sent()"],
-    "s-address": ["address_equals(address=742 Evergreen Terrace, Springfield, OR 97403, customer_id=cus_1003)"],
+                 "address_equals(address=18 Linden Court, Dayton, OH 45402, customer_id=cus_1001)", "reply_sent()", "not_escalated()"],
+    "s-address": ["address_equals(address=742 Evergreen Terrace, Springfield, OR 97403, customer_id=cus_1003)", "not_escalated()"],
 }
 
 
@@ -332,8 +332,8 @@ def test_a_request_the_tools_cannot_do_goes_to_a_human_and_its_negative_is_anoth
     assert pair.positive.intent == "exchange" and "escalate_to_human" in pair.positive.required_tools
     # the request's own boundary first (cold review 5): the order cancelled, nothing left to change, refused
     assert pair.negative.boundary == "closed" and "reply_refuses()" in {item.describe() for item in pair.negative.expectations}
-    # whether a hand-over is about the cancelled order is in its free-text reason: a judge's item, no code check (#12)
-    assert not [item for item in pair.negative.expectations if item.check == "not_escalated"]
+    # a hand-over naming the cancelled order fails it (fifth cold review, #12 family 6); one for another request is a judge's
+    assert [item.describe() for item in pair.negative.expectations if item.check == "not_escalated"] == ["not_escalated(order_id=#W1000001)"]
     assert any("hand-over to a human about order #W1000001" in item for item in pair.negative.rubric)
     from taskgen.draft import draft_pair as draft
 

@@ -45,13 +45,20 @@ def test_a_prompt_giving_only_the_account_id_is_flagged_as_unverifiable(domain, 
     from taskgen.draft import draft_pair
 
     seed = _tau_seed()
-    for words, flagged in (("I am user cus_a living in Dayton OH 45402. I want a refund for order #W0000001, the kettle arrived cracked.", True),
-                           ("I am user cus_a, cus_a@example.net. I want a refund for order #W0000001, the kettle arrived cracked.", False)):
+    customers = seed.state["customer"]
+    other = {**customers["cus_b"], "name": {"first_name": "Marcus", "last_name": "Ollie"}}
+    named = seed.model_copy(update={"state": {**seed.state, "customer": {**customers, "cus_b": other}}})
+    # the account id and zip, the seed knowing a name no other customer with that zip has: the prompt says it (fifth cold
+    # review, family 4), nothing flagged; where cus_b has the same name and zip, the name tells no one: flagged
+    for words, start, flagged in (("I am user cus_a living in Dayton OH 45402. I want a refund for order #W0000001, the kettle arrived cracked.", named, False),
+                                  ("I am user cus_a living in Dayton OH 45402. I want a refund for order #W0000001, the kettle arrived cracked.", seed, True),
+                                  ("I am user cus_a, cus_a@example.net. I want a refund for order #W0000001, the kettle arrived cracked.", seed, False)):
         session = make_session("s-id", words, "cus_a", ["#W0000001"], [ToolCall(name="get_order", arguments={"order_id": "#W0000001"})])
-        pair = draft_pair(session, classify(session, taxonomy), seed, domain)
+        pair = draft_pair(session, classify(session, taxonomy), start, domain)
         asked = any("only as account cus_a" in question for question in pair.positive.review_questions)
-        issues = [issue.code for issue in domain.check_task(pair.positive, seed)]
+        issues = [issue.code for issue in domain.check_task(pair.positive, start)]
         assert asked == flagged and ("requester_unverifiable" in issues) == flagged, (words, issues)
+        assert ("My full name is" in pair.positive.prompt) == ("45402" in words and not flagged)
 
 
 def test_a_prompt_giving_another_accounts_id_for_the_requester_is_flagged_too():

@@ -20,6 +20,7 @@ from taskgen.classify import Classification
 from taskgen.domains import Agent, NegativePlan, Plan
 from taskgen.domains.retail import agents, canary, coverage, grader, identity, negatives, plans, reference
 from taskgen.domains.retail.environment import TOOLS, WRITE_TOOLS, RetailEnvironment, tool_names
+from taskgen.domains.retail.handover import hand_over
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.rules import order_ids_in, refunded_cents
 from taskgen.domains.retail.schema import RetailSchema
@@ -76,13 +77,31 @@ class RetailDomain:
         order_id = plan.target.get("order_id")
         questions = [*coverage.missing_orders(session, seed, actor), *coverage.unknown_addresses(prompt, seed, actor, order_id)]
         if unverifiable := coverage.account_id_only(prompt, seed, actor, policy):
-            questions.append(unverifiable)
+            customers = seed.state.get(RetailSchema.from_document(seed.domain_schema).kinds["customer"], {})
+            named = identity.with_name(prompt, customers.get(actor.get("customer_id"), {}), actor.get("customer_id") or "")
+            if named and identity.identified_customer(named, customers) == actor.get("customer_id"):  # no one else fits them
+                # the words keep what the source's readable account id told: who the customer is
+                plan, prompt = plan.model_copy(update={"words": named}), named
+                questions.append("The customer gave only their account id, which scrubbing made opaque: the prompt adds their full "
+                                 "name from the seed (sentence 'My full name is ...') so the agent can verify them by name and zip code. "
+                                 "Is that what the customer told?")
+            else:
+                questions.append(unverifiable)
+        schema = RetailSchema.from_document(seed.domain_schema)
+        plan = hand_over(plan, order_id, prompt, schema.canonical(seed.state), policy, schema)
+        questions += coverage.unpayable_changes(plan.expectations, schema.canonical(seed.state), actor.get("customer_id"))
         return plan.model_copy(update={"review_questions": [*plan.review_questions, *questions]}) if questions else plan
 
     def plan_negative(
         self, prompt: str, intent: str, seed: Seed, actor: dict[str, str], positive: Plan, policy: RetailPolicy
     ) -> NegativePlan:
-        return negatives.plan_negative(prompt, intent, seed, actor, positive, policy)
+        negative = negatives.plan_negative(prompt, intent, seed, actor, positive, policy)
+        if negative.boundary == "none":
+            return negative
+        schema, state = RetailSchema.from_document(seed.domain_schema), RetailSchema.from_document(seed.domain_schema).canonical(negative.state)
+        negative = hand_over(negative, positive.target.get("order_id"), negative.prompt or prompt, state, policy, schema)
+        unpayable = coverage.unpayable_changes(negative.expectations, state, negative.actor.get("customer_id"))
+        return negative.model_copy(update={"review_questions": [*negative.review_questions, *unpayable]}) if unpayable else negative
 
     def seed_schema(self, mapping: StateMapping, entity_patterns: dict[str, EntityRule]) -> dict[str, Any]:
         """Where orders, customers and their fields live in the mapped product (checked now: a role

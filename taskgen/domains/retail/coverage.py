@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import re
 
-from ingest.models import Session
+from ingest.models import Session, StateRows
 from taskgen.domains.retail import identity
+from taskgen.domains.retail.variants import price_cents, price_difference
+from taskgen.task import Expectation
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.schema import RetailSchema
 from taskgen.seeds import Seed
@@ -96,3 +98,35 @@ def account_id_only(prompt: str, seed: Seed, actor: dict[str, str], policy: Reta
     return (f"The prompt gives the requester only as account {customer_id}, without the e-mail address or the full name and "
             "zip code a customer is looked up by: the agent cannot verify who asks. Give the customer those details, or "
             "reject the task.")
+
+
+def _options(expectations: list[Expectation]) -> list[Expectation]:
+    return [option for item in expectations for option in (item.any_of if item.check == "any_of" else [item])]
+
+
+def unpayable_changes(expectations: list[Expectation], state: StateRows, customer_id: str | None) -> list[str]:
+    """Why an item change the task expects cannot be made on its seed: the new items (pinned) cost more than the old,
+    and every payment method the customer holds is a gift card whose balance is short of the difference (the
+    product's tool refuses it: tau2-bench's policy, "a gift card must have enough balance"). One review question per
+    change (fifth cold review, #12 family 7: a negative whose gift card could not pay its own expected exchange)."""
+    checks = _options(expectations)
+    methods = state.get("customer", {}).get(customer_id or "", {}).get("payment_methods")
+    methods = list(methods.values()) if isinstance(methods, dict) else methods if isinstance(methods, list) else []
+    if not methods or not all(isinstance(method, dict) and method.get("source") == "gift_card" for method in methods):
+        return []
+    best = max((price_cents(method.get("balance")) or 0 for method in methods), default=0)
+    questions = []
+    for item in checks:
+        if item.check not in ("items_replaced", "exchange_variants") or not item.args.get("new_items"):
+            continue
+        order_id = str(item.args.get("order_id"))
+        items = item.args.get("items") or next((other.args.get("items") for other in checks if other.check == "recorded_items"
+                                               and other.args.get("order_id") == item.args.get("order_id")
+                                               and other.args.get("field") == item.args.get("field")), None)
+        difference = price_difference(state, order_id, str(items).split(","), str(item.args["new_items"]).split(",")) if items else None
+        if difference is not None and difference > best:
+            questions.append(
+                f"The item change on order {order_id} costs {difference / 100:.2f} more, and the customer's only payment methods are "
+                f"gift cards holding at most {best / 100:.2f}: the product refuses the change, so no agent can do what this task "
+                "expects on its seed. Give the seed a payment method that can pay it, or reject the task.")
+    return questions

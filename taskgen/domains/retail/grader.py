@@ -240,8 +240,11 @@ def _reply_states_status(state: StateRows, args: dict) -> bool:
 
 
 def _reply_contains(state: StateRows, args: dict) -> bool:
-    """A reply carries the value the customer asked for (a tracking number), as a word of its own."""
-    return any(_words(str(args["value"])).strip() and _words(str(args["value"])) in _words(text) for text in replies(state))
+    """A reply carries the value the customer asked for (a tracking number, an option's value), as words of their own;
+    case, hyphens, punctuation and the spaces between its words aside ('full size', 'Full-Size', 'fullsize')."""
+    value = _words(str(args["value"])).split()
+    spelled = re.compile(r"(?<![a-z0-9])" + r"\s*".join(re.escape(word) for word in value) + r"(?![a-z0-9])")
+    return bool(value) and any(spelled.search(_words(text)) for text in replies(state))
 
 
 def _reply_states_amount(state: StateRows, args: dict) -> bool:

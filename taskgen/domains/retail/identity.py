@@ -96,3 +96,16 @@ def with_identity(text: str, row: dict[str, Any]) -> str | None:
     if found["zip"]:
         return f"My name is {' '.join(found['name'])} and my zip code is {found['zip'][0]}. {text}".strip()
     return None
+
+
+def with_name(text: str, row: dict[str, Any], account_id: str) -> str | None:
+    """The words with the customer's full name said after the sentence giving their account id, where that makes
+    them verifiable (the zip or e-mail is said too); None otherwise. A source's readable account id ('emma_smith_8564')
+    carries the name its scrubbed stand-in ('cust_be4baeb56c') no longer shows (fifth cold review, #12 family 4)."""
+    found = details(row)
+    if not found["name"] or not said(text, account_id):
+        return None
+    sentences = _SENTENCE.split(text.strip())
+    at = next(index for index, sentence in enumerate(sentences) if said(sentence, account_id))
+    named = " ".join([*sentences[: at + 1], f"My full name is {' '.join(found['name'])}.", *sentences[at + 1:]])
+    return named if gives_identity(named, row) else None

@@ -17,6 +17,7 @@ from taskgen.domains.retail.parts import distinct, promise_about_target
 from taskgen.domains.retail.plans import ACTION_KINDS, in_scope_parts, main_actions, plan_for
 from taskgen.domains.retail.rules import asks_outside_tools, decide, requested_order_id, words_tell_order
 from taskgen.domains.retail.schema import RetailSchema
+from taskgen.domains.retail.scope import one_of_orders
 from taskgen.seeds import Seed, format_timestamp, parse_timestamp
 from taskgen.task import Expectation, ForbiddenCall
 
@@ -317,7 +318,7 @@ def negative_words(
             return head + changed if identity.identified_customer(changed, customers) is None else None
         if row is None or not identity.gives_identity(body, row):
             return "" if identity.identified_customer(body, customers) is None else None
-        changed = identity.without_identity(body, row)
+        changed = identity.without_identity(body, row, also=(account_id,) if account_id and identity.said(body, account_id) else ())
         return head + changed if identity.identified_customer(changed, customers) is None else None
     if boundary == "identity_verified":
         row = _customer_row(seed, schema, requester.get("customer_id"))
@@ -333,7 +334,9 @@ def negative_words(
         order_id = str(target_order or "")
         if not order_id or words_tell_order(body, order_id, view, actor):
             return ""
-        return f"{prompt.rstrip()} It is about my order {order_id}."
+        # Said as one order among several where the task's scope says so (its other parts are on other orders).
+        said = f"Order {order_id} is one of the orders I ask about." if scope == one_of_orders(order_id) else f"It is about my order {order_id}."
+        return f"{prompt.rstrip()} {said}"
     if boundary == "outside_request":
         sentence = _outside_sentence(policy)
         return f"{prompt.rstrip()} {sentence}" if sentence and not asks_outside_tools(prompt, policy) else None

@@ -138,9 +138,11 @@ def in_scope_parts(
     rubric = list(plan.rubric)
     if "escalate" in parts and order_id and any(item.check == "not_escalated" for item in plan.expectations):
         rubric.append(f"Judge: is no hand-over to a human about order {order_id} itself (one for the customer's other request is fine)?")
+    declared = sorted(freed & {tool.name for tool in policy.tools})  # a tool the product lacks is no tool the task frees
     question = (f"The customer also asks for {', '.join(parts)} beside this task's request; the task judges "
                 f"{'order ' + order_id if order_id else 'its own request'} and leaves the other part to the agent "
-                f"({', '.join(sorted(freed))} neither required nor forbidden). Split the request into tasks of their own?")
+                f"({', '.join(declared) + ' neither required nor forbidden' if declared else 'no tool of the product makes it'}). "
+                "Split the request into tasks of their own?")
     return plan.model_copy(update={
         "expectations": expectations, "rubric": rubric, "may_change": distinct(may_change),
         "forbidden_tools": [tool for tool in plan.forbidden_tools if tool not in freed | unforbidden or tool in plan.required_tools],

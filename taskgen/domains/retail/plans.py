@@ -23,8 +23,9 @@ from taskgen.domains.retail.rules import (
 from taskgen.domains.retail.schema import RetailSchema
 from taskgen.domains.retail.other_orders import require_other_orders, untouched_orders
 from taskgen.domains.retail.told import told_elsewhere
-from taskgen.domains.retail.scope import SEVERAL_ORDERS, task_scope, words_about
+from taskgen.domains.retail.scope import SEVERAL_ORDERS, scope_for_parts, task_scope, words_about
 from taskgen.draft import user_prompt
+from taskgen.plain import plain_source
 from taskgen.seeds import Seed, parse_timestamp
 from taskgen.task import Expectation
 
@@ -515,12 +516,12 @@ def plan_positive(
     evidence_action, source = incident_action(session, classification, policy)
     if evidence_action is None:
         questions.append(
-            f"The incident gives no usable resolution ({source}); the expectations follow the policy "
+            f"The incident gives no usable resolution ({plain_source(source)}); the expectations follow the policy "
             f"(rule {decision.rule}). Is '{decision.action}' what a correct agent does?"
         )
     elif evidence_action != decision.action:
         questions.append(
-            f"The incident's resolution ({source}) points to '{evidence_action}' but the policy on the seed gives "
+            f"The incident's resolution ({plain_source(source)}) points to '{evidence_action}' but the policy on the seed gives "
             f"'{decision.action}' (rule {decision.rule}). Which one is right?"
         )
     if decision.action in ACTION_KINDS and all(holds(item, state) for item in plan.expectations if not is_reply_check(item)):
@@ -560,6 +561,7 @@ def plan_positive(
         plan = promise_about_target(plan, order_id, state)
     questions += prompt_seed_conflicts(prompt, order_id, state, seed.clock, policy)
     questions += scope_questions(prompt, decision, state)
+    scope = scope_for_parts(scope, order_id, plan, state)
     if not scope and order_id and requested_order_id(prompt, state, actor, schema) == order_id:
         # The words tell the order by its items: no question whether the prompt should name it.
         questions = [question for question in questions if "name no order id" not in question]

@@ -386,6 +386,12 @@ def _outside_request(view: AgentView, env: Environment, policy: RetailPolicy) ->
         return _refuse(env, f"change order {order['id']}: it is {order.get('status')}, so nothing on it can change any more")
     if order is not None and (_follow_catalogue(view, env, policy, order) or _change_items(view, env, policy, order)):
         return None
+    statuses = {status for tool in policy.tools if tool.action in ("exchange", "modify_items") for status in tool.requires_status}
+    paying = view.intent != "exchange" and re.search(r"\bpayment\b|\bpay (?:with|by|for)\b|\bcard\b", view.prompt.lower())
+    if order is not None and statuses and not paying and order.get("status") not in statuses and order.get("customer_id") == view.actor.get("customer_id"):
+        # the product changes items itself, only on orders in those statuses: a change of this one is refused, not handed on
+        return _refuse(env, f"change the items of order {order['id']}: it is {order.get('status')}, and items change only on "
+                            f"orders {' or '.join(sorted(statuses))}")
     return _hand_over(env, "a request the tools cannot carry out")
 
 

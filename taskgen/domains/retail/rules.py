@@ -218,6 +218,19 @@ def item_change_tool(intent: str, prompt: str, order: dict | None, customer_id: 
                  and tool.requires_status), None)
 
 
+def item_change_ruled_out(intent: str, prompt: str, order: dict | None, customer_id: str | None, policy: RetailPolicy) -> bool:
+    """The product makes item changes itself, but none on this order's status (tau2-bench: an exchange only of a delivered
+    order, an item change only of a pending one): the policy rules the change out, so the agent refuses it; no human
+    makes it ("transfer if and only if the request cannot be handled within the scope of your actions"). Fifth cold
+    review, #12 family 6: an exchange of a processed order required a transfer the policy does not call for."""
+    if order is None or order.get("customer_id") != customer_id or (intent != "exchange" and not asks_outside_tools(prompt, policy)):
+        return False
+    if _PAYMENT_CHANGE.search(prompt) and intent != "exchange":
+        return False
+    makes = any(tool.plan_action in ("exchange", "modify_items") and tool.requires_status for tool in policy.tools)
+    return makes and item_change_tool(intent, prompt, order, customer_id, policy) is None
+
+
 _NEGATED = re.compile(r"\b(?:not|no|never|without|n't|dont|doesnt|didnt|wont|isnt|cant)\b(?:\W+\w+){0,2}\W*$|n't(?:\W+\w+){0,2}\W*$")
 """A 'not' among the three words before a phrase; customers write 'dont' without its apostrophe too."""
 
@@ -395,6 +408,8 @@ def decide(
         tool = item_change_tool(intent, prompt, order, actor.get("customer_id"), policy)
         if tool is not None:
             return Decision(action=tool.plan_action, rule=f"{tool.plan_action}_allowed", order_id=order_id)
+        if item_change_ruled_out(intent, prompt, order, actor.get("customer_id"), policy):
+            return Decision(action="decline", rule="item_change_not_allowed", order_id=order_id)
         return Decision(action="escalate", rule="outside_agent_tools", order_id=order_id)
     if order_id is None:
         return Decision(action="decline", rule="order_not_found")

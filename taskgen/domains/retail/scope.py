@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 
 from ingest.models import Session, StateRows
+from taskgen.domains import Plan
+from taskgen.domains.retail.grader import holds, orders_of
 from taskgen.domains.retail.rules import order_ids_in, requested_order_id
 from taskgen.domains.retail.schema import RetailSchema
 
@@ -43,8 +45,30 @@ def task_scope(
     if asked:
         return f"(Ask about order {order_id} only, and about no other order.)", asked
     if several or ASKS_SEVERAL.search(user_text):
-        return f"(Order {order_id} is one of the orders you ask about: give the agent this order id when you ask about it.)", []
+        return one_of_orders(order_id), []
     return f"(The order you ask about is {order_id}: give the agent this order id, and ask about no other order.)", []
+
+
+def one_of_orders(order_id: str) -> str:
+    """The scope sentence of a task about one order among several the customer asks about."""
+    return f"(Order {order_id} is one of the orders you ask about: give the agent this order id when you ask about it.)"
+
+
+def acts_elsewhere(plan: Plan, order_id: str | None, state: StateRows) -> bool:
+    """The plan judges or allows a change on another order than `order_id`: a check on another order that does
+    not hold on the seed (a part of the request the agent must do there), an either-or about one, or an allowance.
+    A check that another order stays as it is asks nothing of it."""
+    others = [item for item in plan.expectations if orders_of(item) - {order_id}]
+    return (any(item.check == "any_of" or not holds(item, state) for item in others)
+            or any(allowance.row_id != order_id and allowance.kind != "customer" for allowance in plan.may_change))
+
+
+def scope_for_parts(scope: str, order_id: str | None, plan: Plan, state: StateRows) -> str:
+    """The scope sentence the plan allows: one saying to ask about no other order contradicts a request whose other
+    parts the task judges on other orders (cold review of tau2 drafts, #12 family 5); it says the order is one of them."""
+    if not order_id or "no other order" not in scope or not acts_elsewhere(plan, order_id, state):
+        return scope
+    return one_of_orders(order_id)
 
 
 def _id(order_id: str) -> str:
