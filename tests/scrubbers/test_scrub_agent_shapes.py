@@ -1,0 +1,30 @@
+"""Shapes of published agent transcripts the scrubber must read as they are (tau2-bench's layout:
+`scrubbers/transcripts_tau2.py`): tool results printed as Python dicts, markdown, customers typing."""
+
+import ast
+import json
+import re
+
+ADDRESS = {"address1": "986 Sunset Drive", "address2": "Suite 259", "city": "Denver", "country": "USA", "state": "CO", "zip": "80279"}
+ORDER = {"order_id": "#W2611340", "user_id": "noah_brown_6181", "address": ADDRESS,
+         "items": [{"name": "Garden Hose", "product_id": "6679515468", "item_id": "5206946487", "price": 95.08,
+                    "options": {"length": "50ft", "color": "brown"}}],
+         "status": "delivered", "fulfillments": [{"tracking_id": ["357962501027"], "item_ids": ["5206946487"]}],
+         "payment_history": [{"transaction_type": "payment", "amount": 95.08, "payment_method_id": "gift_card_7245904"}]}
+
+
+def test_a_tool_result_printed_as_a_python_dict_is_scrubbed_as_structure(scrubber) -> None:
+    (out,), _ = scrubber.scrub_json([[{"role": "tool", "content": repr(ORDER)}]])
+    text = out[0]["content"]
+    new = ast.literal_eval(text)
+    assert text == repr(new)  # written back as Python prints it
+    assert list(new) == list(ORDER) and list(new["address"]) == list(ADDRESS)
+    assert new["items"] == ORDER["items"] and new["fulfillments"] == ORDER["fulfillments"]  # goods, ids, tracking kept
+    assert new["payment_history"] == ORDER["payment_history"] and new["status"] == "delivered"
+    assert re.fullmatch(r"[a-z]+_[a-z]+_\d{4}", new["user_id"]) and new["user_id"] != ORDER["user_id"]
+    assert all(new["address"][k] != ADDRESS[k] for k in ("address1", "city", "zip")) and re.fullmatch(r"\d{5}", new["address"]["zip"])
+
+
+def test_text_that_only_looks_like_a_python_dict_stays_free_text(scrubber) -> None:
+    (out,), _ = scrubber.scrub_json([["{'a': 1,  'b': 2}", "[1, 2, 3]"]])
+    assert out == ["{'a': 1,  'b': 2}", "[1, 2, 3]"]
