@@ -156,6 +156,8 @@ class KnownValues:
             if entity in DIGIT_TYPES:
                 self._numbers.setdefault(digits_only(value)[-10:], entity)
             else:
+                if entity == "PERSON" and value.islower() and _as_written(entity, value.capitalize()):
+                    value = value.capitalize()  # 'amelia brown' typed in lower case: 'Brown' is her, 'brown' the colour
                 (self._exact if _as_written(entity, value) else self._words).setdefault(value, entity)
             if entity == "USERNAME" and _HANDLE_JOINT.search(value):
                 self._handles.append(re.compile(rf"(?i)(?<![\w.-]){re.escape(value)}[_.-]?\d+(?!\w)"))
