@@ -43,3 +43,19 @@ def test_a_lower_case_common_word_name_survives_only_as_a_name(detector) -> None
     assert check_leaks([("PERSON", "brown")], ["the hose in brown"], frozenset(), detector).passed
     assert not check_leaks([("PERSON", "brown")], ["Thanks, Brown."], frozenset(), detector).passed
     assert not check_leaks([("PERSON", "kovalev")], ["Thanks, Kovalev."], frozenset(), detector).passed
+
+
+def test_a_customer_s_typo_is_no_name_and_a_rare_name_still_is(scrubber) -> None:
+    texts = ["i wnat to return the cleaner becuase it is broken", "you recieved the order, woudl you check",
+             "thx, harinakshi", "ask natasja about it"]
+    (out,), _ = scrubber.scrub_json([texts])
+    assert out[:2] == texts[:2]
+    assert "harinakshi" not in out[2] and "natasja" not in out[3]
+
+
+def test_after_an_exclamation_a_capitalised_stop_word_opens_a_sentence(scrubber) -> None:
+    texts = ["Hi! How can I help you today?", "Thanks! Could you confirm the e-mail on the account?",
+             "Hi! Jane here, my order is late.", "Hi Will, thanks for calling."]
+    (out,), _ = scrubber.scrub_json([texts])
+    assert out[:2] == texts[:2]
+    assert "Jane" not in out[2] and "Will" not in out[3]
