@@ -54,13 +54,10 @@ def _original_survives(
         return False
     if entity_type in DIGIT_TYPES and len(digits) >= MIN_DIGITS:
         return any(digits in text for text in digit_texts)
-    value = original.strip()
-    if value.islower() and common_word_name(entity_type, value.capitalize()):
-        value = value.capitalize()  # a name typed in lower case ('amelia brown'): searched as a name, not the colour 'brown'
-    if value.casefold() not in folded:
+    if original.strip().casefold() not in folded:
         return False
-    flags = 0 if value.lower() in STOP_WORDS or entity_type in AS_WRITTEN or common_word_name(entity_type, value) else re.IGNORECASE
-    pattern = re.compile(r"(?<!\w)" + re.escape(value) + r"(?!\w)", flags)
+    flags = 0 if original.strip().lower() in STOP_WORDS or entity_type in AS_WRITTEN or common_word_name(entity_type, original) else re.IGNORECASE
+    pattern = re.compile(r"(?<!\w)" + re.escape(original.strip()) + r"(?!\w)", flags)
     return any(pattern.search(text) for text in texts)
 
 

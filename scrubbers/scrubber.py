@@ -156,8 +156,6 @@ class KnownValues:
             if entity in DIGIT_TYPES:
                 self._numbers.setdefault(digits_only(value)[-10:], entity)
             else:
-                if entity == "PERSON" and value.islower() and _as_written(entity, value.capitalize()):
-                    value = value.capitalize()  # 'amelia brown' typed in lower case: 'Brown' is her, 'brown' the colour
                 (self._exact if _as_written(entity, value) else self._words).setdefault(value, entity)
             if entity == "USERNAME" and _HANDLE_JOINT.search(value):
                 self._handles.append(re.compile(rf"(?i)(?<![\w.-]){re.escape(value)}[_.-]?\d+(?!\w)"))
@@ -403,7 +401,7 @@ class Scrubber:
                 known.update(("CITY", short) for short in addresses.short_forms(value))
             if entity == "PERSON":
                 parts = _name_parts(value) if value not in detected_names else [p for p in _name_parts(value) if _listed(p)]
-                known.update(("PERSON", part) for part in parts)
+                known.update(("PERSON", item.non_personal.as_name(part)) for part in parts)
                 known.update(("USERNAME", handle) for handle in _name_handles(parts))
             elif entity == "EMAIL_ADDRESS":
                 local = value.rpartition("@")[0]

@@ -33,16 +33,10 @@ def test_text_that_only_looks_like_a_python_dict_stays_free_text(scrubber) -> No
 def test_a_name_typed_in_lower_case_that_is_a_common_word_is_not_searched_for_as_the_word(scrubber) -> None:
     """'my friend amelia brown': her surname is found elsewhere as 'Brown', never as the colour 'brown' of a product."""
     texts = ["my friend amelia brown said i should call", "I see the Garden Hose in brown, 50ft.", "Thanks, Brown."]
-    (out,), _ = scrubber.scrub_json([texts])
+    (out, _goods), _ = scrubber.scrub_json([texts, {"name": "Garden Hose", "price": 95.08, "options": {"color": "brown"}}])
     assert "amelia brown" not in out[0] and out[1] == texts[1] and "Brown" not in out[2]
-
-
-def test_a_lower_case_common_word_name_survives_only_as_a_name(detector) -> None:
-    from scrubbers.leakgate import check_leaks
-
-    assert check_leaks([("PERSON", "brown")], ["the hose in brown"], frozenset(), detector).passed
-    assert not check_leaks([("PERSON", "brown")], ["Thanks, Brown."], frozenset(), detector).passed
-    assert not check_leaks([("PERSON", "kovalev")], ["Thanks, Kovalev."], frozenset(), detector).passed
+    (out,), _ = scrubber.scrub_json([["my friend emma ito said i should call", "ask emma about it"]])
+    assert "emma" not in out[1]  # no label 'emma': her name is searched for in any case
 
 
 def test_a_customer_s_typo_is_no_name_and_a_rare_name_still_is(scrubber) -> None:
