@@ -63,3 +63,17 @@ def test_the_tau2_set_covers_most_tasks() -> None:
 
     transcripts = load()
     assert len(transcripts) > 100 and all(t.user_id in t.personal for t in transcripts)
+
+
+@pytest.mark.skipif(not (DEFAULT_FOLDER / "tasks.json").is_file(), reason="tau2-bench retail data is not in ../shared")
+def test_tau2_transcripts_through_scrub_hold_their_figures(scrubber) -> None:
+    from scrubbers.transcripts_tau2 import load
+
+    transcripts = load()
+    (scrubbed,), _ = scrubber.scrub_json([[t.messages for t in transcripts]])
+    result = score(transcripts, scrubbed)
+    assert result.transcripts == 106 and result.structure_broken == 0 and not result.leaked  # 4 broken before (repr results)
+    assert result.user_ids_same_shape == result.user_ids == 106 and result.streets_replaced == result.streets
+    assert result.protected_kept == result.protected > 19000 and result.kept >= 0.999  # 99.4% before
+    assert result.goods_kept == result.goods and result.zips_misshapen == 0
+    assert result.localities_left <= 13 and result.zips_of_towns == result.addresses > 400
