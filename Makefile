@@ -53,6 +53,7 @@ eval-scrub: install
 	$(BIN)/python -m scrubbers.evaluation
 	$(BIN)/python -m scrubbers.gold
 	$(BIN)/python -m scrubbers.transcripts
+	$(BIN)/python -m scrubbers.transcripts_tau2
 	$(BIN)/python -m scrubbers.phone_examples
 
 eval-classify: install

@@ -141,6 +141,12 @@ class NonPersonalValues:
         labels = {v.strip() for v in values if label_like(v) and not any(mentions(personal_words, v.strip()))}
         forms = {form for label in labels for form in number_forms(label) if not any(mentions(personal_words, form))}
         self._labels = sorted(labels | forms, key=lambda v: (-len(v), v))
+        self._folded = frozenset(label.casefold() for label in self._labels)
+
+    def as_name(self, part: str) -> str:
+        """A part of a name typed in lower case that is also a label here ('amelia brown', and a product 'brown'):
+        capitalised, to be searched for as the name it is, never as the colour."""
+        return part.capitalize() if part.islower() and part.casefold() in self._folded else part
 
     def keep(self, text: str, findings: Sequence[Finding]) -> list[Finding]:
         """`findings` without those lying inside a mention of a known non-personal value."""

@@ -413,7 +413,7 @@ class Scrubber:
                 known.update(("CITY", short) for short in addresses.short_forms(value))
             if entity == "PERSON":
                 parts = _name_parts(value) if value not in detected_names else [p for p in _name_parts(value) if _listed(p)]
-                known.update(("PERSON", part) for part in parts)
+                known.update(("PERSON", item.non_personal.as_name(part)) for part in parts)
                 known.update(("USERNAME", handle) for handle in _name_handles(parts))
             elif entity == "EMAIL_ADDRESS":
                 local = value.rpartition("@")[0]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import functools
 import json
 from collections.abc import Callable, Iterator
@@ -98,22 +99,35 @@ def join(path: str, key: str) -> str:
 
 
 def embedded_json(text: str) -> dict | list | None:
-    """The object or array a string holds, if it is one."""
+    """The object or array a string holds, if it is one: JSON, or a Python dict or list as `repr` prints it
+    ("{'order_id': '#W2611340', 'zip': '80279'}", a tool result logged with `str(result)`), read only when
+    printing it again gives the same text (so it is written back exactly as it was)."""
     stripped = text.strip()
     if not (stripped[:1] in "{[" and stripped[-1:] in "}]" and len(stripped) > 1):
         return None
     try:
         value = json.loads(stripped)
     except ValueError:
-        return None
+        value = _python_literal(stripped)
     return value if isinstance(value, (dict, list)) else None
+
+
+def _python_literal(text: str) -> Any:
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
+        return None
+    return value if isinstance(value, (dict, list)) and repr(value) == text else None
 
 
 def dump_like(original: str, value: Any) -> str:
     """Serialize `value` in the formatting style `original` used (indent, separators, escaping)."""
     stripped = original.strip()
     lead, trail = original[: len(original) - len(original.lstrip())], original[len(original.rstrip()) :]
-    original_value = json.loads(stripped)
+    try:
+        original_value = json.loads(stripped)
+    except ValueError:  # a Python repr (`embedded_json`): printed again as one
+        return lead + repr(value) + trail
     styles = [
         (indent, separators, ascii_only)
         for indent in (None, 2, 4, "\t", 1, 3)

@@ -37,6 +37,7 @@ Nothing personal is printed: counts and shares only.
 
 from __future__ import annotations
 
+import ast
 import difflib
 import json
 import re
@@ -171,7 +172,7 @@ def load(folder: Path = DEFAULT_FOLDER) -> list[Transcript]:
 
 
 def _leaves(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
-    """(path, leaf) of a message, with JSON inside strings parsed (its keys are part of the path)."""
+    """(path, leaf) of a message, with JSON (or a Python repr) inside strings parsed (its keys are part of the path)."""
     if isinstance(value, dict):
         yield path + "{}", tuple(value)
         for key, item in value.items():
@@ -184,7 +185,12 @@ def _leaves(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
         try:
             inner = json.loads(value)
         except ValueError:
-            yield path, value
+            try:  # a Python repr of a dict or list, as some tools answer ("{'order_id': '#W2611340'}")
+                inner = ast.literal_eval(value.strip())
+            except (ValueError, SyntaxError):
+                yield path, value
+            else:
+                yield from _leaves(inner, path + "$")
         else:
             yield from _leaves(inner, path + "$")
     else:

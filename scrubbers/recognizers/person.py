@@ -64,6 +64,8 @@ _INTRO = (
 _ROLE = r"\b(?:Customer|customer|identity[^\S\n]+of|(?:ordered|bought|purchased|got|gift|present)[^\S\n]+(?:it[^\S\n]+)?for)[^\S\n]+"
 _CLOSING = r"(?i:thx|thanks|thank[^\S\n]+you|ty|cheers|regards|best|br)[,!.]?[^\S\n]+(?:-[^\S\n]*)?"
 _GREETING = r"(?:^|\n)[^\S\n]*(?i:hi|hello|hey|dear|thanks|thank[^\S\n]+you|good[^\S\n]+(?:morning|afternoon|evening))[,!]?[^\S\n]+"
+_NO_OPENER = rf"(?:(?<![!.][^\S\n]+)|(?!(?i:{'|'.join(sorted(w for w in STOP_WORDS if w.isalpha()))})\b))"
+"""After 'Hi!' a sentence starts: its first word is capitalised as any is ('Hi! How can I help?'), a name only if no stop word."""
 _SIGN_OFF = r"(?i:regards|thanks|thank[^\S\n]+you|cheers|best|sincerely|br)[,!.]?[^\S\n]*\n[^\S\n]*(?:-[^\S\n]*)?"
 
 
@@ -75,7 +77,7 @@ class PersonContextRecognizer(PresetPatternRecognizer):
     PATTERNS = [
         Pattern("After a title", f"(?<={_TITLE}){_CAP}(?:[^\\S\\n]+{_CAP})?", 0.7),
         Pattern("Introduction", f"(?<={_INTRO}){_NAME}(?=[\\s,.!?;]|$)", 0.55),
-        Pattern("Greeting", f"(?<={_GREETING}){_NAME}(?=[,!.\\s]|$)", 0.55),
+        Pattern("Greeting", f"(?<={_GREETING}){_NO_OPENER}{_NAME}(?=[,!.\\s]|$)", 0.55),
         Pattern("Sign-off", f"(?<={_SIGN_OFF}){_NAME}(?=\\s*$|\\s*\\n)", 0.6),
         Pattern("After a role", f"(?<={_ROLE}){_CAP}(?:[^\\S\\n]+{_CAP}){{0,2}}(?![^\\S\\n]*\\p{{Lu}})", 0.55),
         Pattern("Dash sign-off", f"(?<=(?:^|\\n)[^\\S\\n]*[-–—][^\\S\\n]*){_CAP}(?:[^\\S\\n]+{_CAP})?(?=[^\\S\\n]*$)", 0.6),
