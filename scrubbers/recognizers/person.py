@@ -405,7 +405,9 @@ class NerPersonRecognizer(SpacyRecognizer):
 _RELATIONS = (
     r"neighbou?r|partner|wife|husband|spouse|friend|son|daughter|mother|father|mom|mum|dad|sister|brother|boss|colleague"
     r"|roommate|flatmate|boyfriend|girlfriend|fianc[ée]e?|cousin|aunt|uncle|niece|nephew|grandmother|grandfather|grandma|grandpa"
-    r"|grandson|granddaughter|landlord|landlady|caretaker|assistant"
+    r"|grandson|granddaughter|landlord|landlady|caretaker|assistant|coworker|co-worker|workmate|manager|supervisor"
+    r"|housemate|tenant|carer|nanny|babysitter|stepson|stepdaughter|stepmother|stepfather|mother-in-law|father-in-law"
+    r"|sister-in-law|brother-in-law|son-in-law|daughter-in-law|courier|driver|doctor"
 )
 _OWNED = _RELATIONS + r"|address|phone|number|email|e-mail|account|order|birthday|card|car|house|flat|apartment"
 _WORD_NAME = r"\p{L}[\p{L}'’-]*\p{L}"
@@ -425,6 +427,16 @@ class PersonRelationRecognizer(PresetPatternRecognizer):
     CONTEXT = ["name", "called"]
     CUES = regex.compile(rf"(?i)\b(?:my|our|his|her|their)[^\S\n]+(?:{_RELATIONS})\b|[’']s[^\S\n]+(?:{_OWNED})\b")
 
+    def analyze(self, text: str, entities: list[str], nlp_artifacts=None) -> list[RecognizerResult]:
+        """A name typed in lower case after its relation takes its surname too ('my coworker harper ahmed'): the
+        next lower-case word, when the surname lists know it and English does not use it much."""
+        results = super().analyze(text, entities, nlp_artifacts) or []
+        for result in results:
+            if " " not in text[result.start : result.end] and (after := _NEXT_LOWER_WORD.match(text, result.end)):
+                if _lower_case_surname(after.group(1)):
+                    result.end = after.end(1)
+        return results
+
     def validate_result(self, pattern_text: str) -> bool | None:
         first = pattern_text.split()[0]
         lower = first.lower()
@@ -432,6 +444,16 @@ class PersonRelationRecognizer(PresetPatternRecognizer):
             return False
         # a capitalised word that could be a name; in lower case, one the name lists know or a rare one
         return None if first[0].isupper() or lower in NAME_LISTS or zipf_frequency(lower, "en") < RARE_WORD_ZIPF else False
+
+
+_NEXT_LOWER_WORD = regex.compile(r"[^\S\n]+(\p{Ll}[\p{Ll}'’-]*\p{Ll})(?![\w@-])")
+LOWER_SURNAME_ZIPF = 4.5
+"""A lower-case word after a third party's first name is their surname when the lists know it as one and English
+uses it less than this (wordfreq Zipf): 'ahmed' (3.8), 'carpenter' (3.8); not 'brown' (5.0), nor any verb."""
+
+
+def _lower_case_surname(word: str) -> bool:
+    return word in WORLD_LAST_NAMES and word not in STOP_WORDS and zipf_frequency(word, "en") < LOWER_SURNAME_ZIPF
 
 
 _RELATION_NOT_NAMES = frozenset({"who", "which", "that", "is", "was", "has", "had", "and", "or", "will", "can", "just", "also", "said", "says"})

@@ -14,3 +14,13 @@ from scrubbers.recognizers.person import PersonRelationRecognizer
 ])
 def test_person_relation_recognizer(text: str, expected: list[str]) -> None:
     assert found(PersonRelationRecognizer(), text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("my coworker harper ahmed picked it up", ["harper ahmed"]),  # a relation of work; a surname in lower case
+    ("my mother-in-law Olga Petrova paid", ["Olga Petrova"]),
+    ("my sister anna called yesterday", ["anna"]),  # 'called' is no surname
+    ("my friend john brown said so", ["john"]),  # 'brown' is too common a word to take without a capital
+])
+def test_a_relation_of_work_or_by_marriage_and_a_lower_case_surname(text: str, expected: list[str]) -> None:
+    assert found(PersonRelationRecognizer(), text) == expected
