@@ -10,6 +10,7 @@ import re
 
 from ingest.models import StateRows
 from taskgen.domains import Plan
+from taskgen.domains.retail.address_part import account_address_part
 from taskgen.domains.retail.grader import allow, expect
 from taskgen.domains.retail.policy import RetailPolicy, WriteTool
 from taskgen.domains.retail.variants import catalogue, price_cents, variant_asked
@@ -103,10 +104,14 @@ def in_scope_parts(
     anywhere, elsewhere = freed - conditioned, again | conditioned
     expectations: list[Expectation] = []
     settled: set[str] = set()
+    address_may: list[Allowance] = []
+    address_rubric: list[str] = []
     for item in plan.expectations:
         if "update_address" in parts and item.check == "address_equals":
-            item = Expectation(check="any_of", any_of=[item, expect("address_changed", customer_id=item.args["customer_id"],
-                                                                    address=item.args["address"])])
+            checks, allowed, judged = account_address_part(
+                item, [sentence for sentence in request_sentences(prompt) if not _CONDITIONAL.search(sentence)], state)
+            expectations, address_may, address_rubric = [*expectations, *checks], [*address_may, *allowed], [*address_rubric, *judged]
+            continue
         elif "escalate" in parts and item.check == "not_escalated" and "order_id" not in item.args:
             continue  # a hand-over for the other part is right; one for this order is judged by the rubric
         elif item.check in ("no_refund", "refunded_total") and any(
@@ -127,7 +132,7 @@ def in_scope_parts(
                                       for item in plan.expectations if item.check == "order_status"
                                       for tool in _writing(_on(item, anywhere, elsewhere, order_id), item, state, policy, order_id)
                                       for field in _fields_written(tool))]
-    may_change += [allow(kind, order) for order in sorted(settled) for kind in ("refund", "payment")]
+    may_change += [allow(kind, order) for order in sorted(settled) for kind in ("refund", "payment")] + address_may
     if not parts:
         return plan.model_copy(update={
             "expectations": expectations, "may_change": distinct(may_change),
@@ -135,7 +140,7 @@ def in_scope_parts(
             f"The customer asks for the task's own kind of change on more than one order; the task judges order {order_id} and "
             f"lets the agent do it on the others ({', '.join(sorted(again))}: their end state allowed there). "
             "Split the request into tasks of their own?"]
-    rubric = list(plan.rubric)
+    rubric = [*plan.rubric, *address_rubric]
     if "escalate" in parts and order_id and any(item.check == "not_escalated" for item in plan.expectations):
         rubric.append(f"Judge: is no hand-over to a human about order {order_id} itself (one for the customer's other request is fine)?")
     question = (f"The customer also asks for {', '.join(parts)} beside this task's request; the task judges "

@@ -532,7 +532,7 @@ def _only_asks(prompt: str) -> bool:
 
 def reference_agent(policy: RetailPolicy) -> Agent:
     """Follows the policy file through the tools: the one agent every sound task must let pass."""
-    from taskgen.domains.retail.reference_side import side_cancellations  # it imports this module's helpers
+    from taskgen.domains.retail.reference_side import side_address, side_cancellations  # it imports this module's helpers
 
     def run(view: AgentView, env: Environment) -> None:
         answer(view, env)
@@ -541,6 +541,7 @@ def reference_agent(policy: RetailPolicy) -> Agent:
             if view.intent not in ("order_status", "other", "account_access"):
                 _side_requests(view, env, policy)
                 side_cancellations(view, env, policy)
+                side_address(view, env, policy)
 
     def answer(view: AgentView, env: Environment) -> None:
         if view.intent not in ("order_status", "other") and _only_asks(view.prompt):

@@ -1,0 +1,40 @@
+"""The customer's own address where another part of the request asks for an address change (fifth cold review of tau2
+drafts, #12, family 3): the check `address_equals(X) OR address_changed(X)` held whatever the address ended as, so it
+checked nothing. An order's address asked changed ('change my pending order address to the default one') leaves the
+account's as it is; the account's asked changed to an address the words give or name by its town is required to become
+it (the part is checked, not only allowed); else the change is allowed, a judge's to rule on."""
+
+from __future__ import annotations
+
+import re
+
+from ingest.models import StateRows
+from taskgen.domains.retail.addresses import address_in, address_named
+from taskgen.domains.retail.grader import allow, expect
+from taskgen.domains.retail.rules import known_addresses
+from taskgen.task import Allowance, Expectation
+
+ADDRESS_CHANGE = re.compile(r"\b(?:chang|updat|modif|correct)\w*\b[^.?!;]{0,60}\baddress\b", re.IGNORECASE)
+_ACCOUNT = re.compile(r"\b(?:default|account|profile|user|home) address\b|\baddress (?:on|of|in) (?:my|the) (?:account|profile)\b"
+                      r"|\bmy address\b", re.IGNORECASE)
+_ORDER = re.compile(r"\border(?:'s|s)?\b(?:(?!\band\b)[^.?!;]){0,25}\baddress|\baddress(?:es)?\b[^.?!;]{0,20}\b(?:of|on|for) "
+                    r"(?:my|the|this|that|all)\b[^.?!;]{0,20}\borders?\b|\bits (?:shipping )?address\b", re.IGNORECASE)
+
+
+def _same(one: object, other: object) -> bool:
+    return " ".join(str(one).lower().replace(",", " ").split()) == " ".join(str(other).lower().replace(",", " ").split())
+
+
+def account_address_part(item: Expectation, sentences: list[str], state: StateRows) -> tuple[list[Expectation], list[Allowance], list[str]]:
+    """(the checks, allowances and rubric items) replacing `item` (the account's address as on the seed) where `sentences`
+    (the request's, without a condition) ask for an address change beside the task's own request."""
+    customer_id, seed_address = str(item.args["customer_id"]), item.args["address"]
+    asked = [sentence for sentence in sentences if ADDRESS_CHANGE.search(sentence)]
+    if asked and all(_ORDER.search(sentence) and not _ACCOUNT.search(sentence) for sentence in asked):
+        return [item], [], []  # an order's own address: the account's stays as it is
+    text = " ".join(asked)
+    new = address_in(text) or address_named(text, known_addresses(state, customer_id))
+    if new and not _same(new, seed_address):
+        return [expect("address_equals", customer_id=customer_id, address=new)], [], []
+    return [], [allow("customer", customer_id, "address")], [
+        "Judge (the words give no address code can read): is the customer's address changed to the one they asked for?"]
