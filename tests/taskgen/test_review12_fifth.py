@@ -46,3 +46,45 @@ def test_an_address_change_with_no_address_read_is_allowed_not_checked_by_an_alw
     assert not _tautologies(task)
     assert not any(item.check == "address_equals" for item in task.expectations)
     assert any(allowance.kind == "customer" and allowance.field == "address" for allowance in task.may_change)
+
+
+def _seed_with_second_address():
+    """The tools' seed with the delivered order #W7654321 shipped elsewhere (9 Elm Street, Dallas, TX 75201)."""
+    import copy
+
+    from test_product_tools import _seed
+
+    seed = _seed()
+    state = copy.deepcopy(seed.state)
+    state["order"]["#W7654321"]["shipping_address"] = "9 Elm Street, Dallas, TX 75201"
+    return seed.model_copy(update={"state": state})
+
+
+def _options(task) -> list:
+    return [option for item in task.expectations for option in (item.any_of if item.check == "any_of" else [item])]
+
+
+def test_an_address_said_to_be_another_orders_is_that_orders_and_is_required(tau2):
+    seed = _seed_with_second_address()
+    words = "For order #W1234567, I want to change the address to be the same as order #W7654321."
+    task = _positive(tau2, words, "#W1234567", [], seed=seed)
+    assert expect("order_address_equals", order_id="#W1234567", address="9 Elm Street, Dallas, TX 75201") in task.expectations
+    asked = _run(tau2, task, (("send_reply", {"text": "Which address should I use? Please give me the full address."}),), seed=seed)[0]
+    assert not asked.passed  # the seed tells the address: asking for it does not do the job
+    assert _run(tau2, task, (), agent="reference", seed=seed)[0].passed
+
+
+def test_an_orders_address_to_ask_for_does_not_pass_on_the_accounts_address_changed(tau2):
+    task = _positive(tau2, "Please change the shipping address of order #W1234567, I moved.", "#W1234567", [])
+    assert not any(option.check == "address_changed" for option in _options(task))
+    account = _run(tau2, task, (("modify_user_address", dict(user_id="c1", **NEW)), ("send_reply", {"text": "Done."})))[0]
+    assert not account.passed
+    assert _run(tau2, task, (), agent="reference")[0].passed
+
+
+def test_the_accounts_address_to_ask_for_does_not_pass_on_an_orders_address_changed(tau2):
+    task = _positive(tau2, "Please change my default address, I moved.", "#W1234567", [])
+    assert not any(option.check == "order_address_changed" for option in _options(task))
+    order = _run(tau2, task, (("modify_pending_order_address", dict(order_id="#W1234567", **NEW)), ("send_reply", {"text": "Done."})))[0]
+    assert not order.passed
+    assert _run(tau2, task, (), agent="reference")[0].passed

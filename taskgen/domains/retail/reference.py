@@ -16,7 +16,7 @@ import re
 from datetime import datetime, timedelta
 
 from taskgen.domains import Agent, Environment
-from taskgen.domains.retail.addresses import address_in, address_named
+from taskgen.domains.retail.addresses import address_in, address_named, address_of_order_said
 from taskgen.domains.retail.policy import RetailPolicy, WriteTool
 from taskgen.domains.retail.reference_catalogue import conditional_change, wanted_variant
 from taskgen.seeds import parse_timestamp
@@ -266,6 +266,10 @@ def _change_address(view: AgentView, env: Environment, policy: RetailPolicy) -> 
     order_tool = next((tool for tool in policy.tools if tool.action == "order_address"), None)
     to_order = (order_tool is not None and order is not None and order.get("customer_id") == customer_id
                 and order.get("status") in order_tool.requires_status and not _OWN_ADDRESS.search(view.prompt))
+    if address is None:
+        # "the same as order #W8277957": that order's address, looked up
+        others = [row for row in env.call("list_orders", customer_id=customer_id) or [] if order is None or row["id"] != order["id"]]
+        address = address_of_order_said(view.prompt, {row["id"]: (env.call("get_order", order_id=row["id"]) or {}).get("shipping_address") for row in others})
     if address is None:
         # "my Tooele UT address": one the customer already has, on the account or another order, told by its town
         account = env.call("get_customer", customer_id=customer_id) or {}
