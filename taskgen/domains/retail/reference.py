@@ -267,9 +267,10 @@ def _change_address(view: AgentView, env: Environment, policy: RetailPolicy) -> 
     to_order = (order_tool is not None and order is not None and order.get("customer_id") == customer_id
                 and order.get("status") in order_tool.requires_status and not _OWN_ADDRESS.search(view.prompt))
     if address is None:
-        # "the same as order #W8277957": that order's address, looked up
-        others = [row for row in env.call("list_orders", customer_id=customer_id) or [] if order is None or row["id"] != order["id"]]
-        address = address_of_order_said(view.prompt, {row["id"]: (env.call("get_order", order_id=row["id"]) or {}).get("shipping_address") for row in others})
+        # "the same as order #W8277957": that order of theirs, looked up, and its address
+        said = [word for word in dict.fromkeys(_ID_LIKE.findall(view.prompt)) if order is None or word.lstrip("#") != str(order["id"]).lstrip("#")]
+        theirs = {word: found for word in said if (found := env.call("get_order", order_id=word)) and found.get("customer_id") == customer_id}
+        address = address_of_order_said(view.prompt, {word: found.get("shipping_address") for word, found in theirs.items()})
     if address is None:
         # "my Tooele UT address": one the customer already has, on the account or another order, told by its town
         account = env.call("get_customer", customer_id=customer_id) or {}
