@@ -88,3 +88,60 @@ def test_the_accounts_address_to_ask_for_does_not_pass_on_an_orders_address_chan
     order = _run(tau2, task, (("modify_pending_order_address", dict(order_id="#W1234567", **NEW)), ("send_reply", {"text": "Done."})))[0]
     assert not order.passed
     assert _run(tau2, task, (), agent="reference")[0].passed
+
+
+# ---------------------------------------------------------------- family 2: the variant the catalogue decides
+def _state():
+    from test_product_tools import _seed
+
+    from taskgen.domains.retail import RetailDomain
+    from taskgen.domains.retail.policy import RetailPolicy
+
+    return RetailDomain(RetailPolicy.from_yaml()).environment(_seed()).state
+
+
+def _seed_with_red_lamp():
+    """The tools' seed whose lamp has a fourth variant, red and dearer, listed first (item id 1100)."""
+    import copy
+
+    from test_product_tools import _seed
+
+    seed = _seed()
+    state = copy.deepcopy(seed.state)
+    state["product"]["p-lamp"]["variants"]["1100"] = {"item_id": "1100", "options": {"color": "red", "bulb": "LED"}, "available": True, "price": 80.0}
+    return seed.model_copy(update={"state": state})
+
+
+def test_the_cheapest_variant_asked_for_is_pinned_and_the_reference_agent_picks_it(tau2):
+    seed = _seed_with_red_lamp()
+    task = _positive(tau2, "Please change the desk lamp in order #W1234567 to the cheapest one.", "#W1234567", [], intent="exchange", seed=seed)
+    assert expect("items_replaced", order_id="#W1234567", items="111", new_items="112") in task.expectations
+    dearer = ("modify_pending_order_items", dict(order_id="#W1234567", item_ids=["111"], new_item_ids=["1100"], payment_method_id="gift_card_1"))
+    assert not _run(tau2, task, (dearer, ("send_reply", {"text": "Done."})), seed=seed)[0].passed
+    assert _run(tau2, task, (), agent="reference", seed=seed)[0].passed
+
+
+def test_a_variant_asked_at_the_same_price_or_lower_is_pinned_when_one_fits():
+    from taskgen.domains.retail.variants import variant_asked
+
+    state, lamp = _state(), {"item_id": "111", "product_id": "p-lamp", "price": 50.0, "options": {"color": "white", "bulb": "LED"}}
+    assert variant_asked(lamp, state, "I want the lamp in black. I want the price to be the same or lower.") == "112"
+    # the one asked for costs more (61.50 > 50.00): none fits, none pinned
+    assert variant_asked(lamp, state, "I want the lamp in black with a halogen bulb, the price the same or lower.") is None
+    assert variant_asked(lamp, state, "I want the lamp in black, under $40.") is None  # a price code does not weigh
+
+
+def test_an_option_named_with_the_items_own_value_is_kept_not_left_open():
+    from taskgen.domains.retail.variants import variant_asked
+
+    state, lamp = _state(), {"item_id": "111", "product_id": "p-lamp", "price": 50.0, "options": {"color": "white", "bulb": "LED"}}
+    assert variant_asked(lamp, state, "Exchange Desk Lamp {'color': 'white', 'bulb': 'LED'} to {'color': 'black'}.") == "112"
+    assert variant_asked(lamp, state, "Exchange the desk lamp for a black one with another bulb.") is None  # the bulb: not told which
+
+
+def test_an_item_change_whose_variant_is_not_told_carries_a_review_question():
+    from taskgen.domains.retail.variants import unpinned_variant_questions
+
+    open_ended = [expect("items_replaced", order_id="#W1234567", items="111")]
+    assert len(unpinned_variant_questions(open_ended)) == 1
+    assert not unpinned_variant_questions([expect("items_replaced", order_id="#W1234567", items="111", new_items="112")])

@@ -23,6 +23,7 @@ from taskgen.domains.retail.rules import (
 from taskgen.domains.retail.schema import RetailSchema
 from taskgen.domains.retail.other_orders import require_other_orders, untouched_orders
 from taskgen.domains.retail.told import told_elsewhere
+from taskgen.domains.retail.variants import unpinned_variant_questions
 from taskgen.domains.retail.scope import SEVERAL_ORDERS, task_scope, words_about
 from taskgen.draft import user_prompt
 from taskgen.seeds import Seed, parse_timestamp
@@ -564,7 +565,7 @@ def plan_positive(
         plan = plan.model_copy(update={"expectations": [*plan.expectations, *told_elsewhere(plan, prompt, state, actor.get("customer_id"))]})
         plan = promise_about_target(plan, order_id, state)
     questions += prompt_seed_conflicts(prompt, order_id, state, seed.clock, policy)
-    questions += scope_questions(prompt, decision, state)
+    questions += scope_questions(prompt, decision, state) + unpinned_variant_questions(plan.expectations)
     if not scope and order_id and requested_order_id(prompt, state, actor, schema) == order_id:
         # The words tell the order by its items: no question whether the prompt should name it.
         questions = [question for question in questions if "name no order id" not in question]

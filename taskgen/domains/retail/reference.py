@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from taskgen.domains import Agent, Environment
 from taskgen.domains.retail.addresses import address_in, address_named, address_of_order_said
 from taskgen.domains.retail.policy import RetailPolicy, WriteTool
-from taskgen.domains.retail.reference_catalogue import conditional_change, wanted_variant
+from taskgen.domains.retail.reference_catalogue import _cheapest, conditional_change, wanted_variant
 from taskgen.seeds import parse_timestamp
 from taskgen.task import AgentView
 
@@ -158,6 +158,8 @@ def _new_item_ids(order: dict, prompt: str, state: dict) -> list[str]:
         others = sorted((other, variant) for other, variant in (product or {}).get("variants", {}).items()
                         if other != item_id and isinstance(variant, dict) and variant.get("available", True) is not False)
         asked = wanted_variant(items.get(item_id, {}), product, prompt) if product else None
+        if asked is None and product and re.search(r"\bcheapest\b|\blowest[- ]price|\bleast expensive\b", words):
+            asked = _cheapest(items.get(item_id, {}), product)  # "the cheapest one": the catalogue's prices tell it
         if asked is not None and any(other == asked for other, _ in others):
             chosen.append(asked)  # the variant the words ask for, option by option
             continue
