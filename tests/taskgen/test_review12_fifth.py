@@ -145,3 +145,25 @@ def test_an_item_change_whose_variant_is_not_told_carries_a_review_question():
     open_ended = [expect("items_replaced", order_id="#W1234567", items="111")]
     assert len(unpinned_variant_questions(open_ended)) == 1
     assert not unpinned_variant_questions([expect("items_replaced", order_id="#W1234567", items="111", new_items="112")])
+
+
+def test_a_negative_keeping_the_accounts_address_does_not_turn_the_positives_change_into_an_always_true_option(tau2):
+    """Pair 14's negative (the order on its way): the positive's 'ask for the address, or change the account's or the
+    order's' met the negative's 'the account's address as on the seed' and made 'it is X, or it is not X'."""
+    from test_product_tools import _seed
+
+    from taskgen.domains import Plan
+    from taskgen.domains.retail import RetailDomain
+    from taskgen.domains.retail.grader import allow
+    from taskgen.domains.retail.negatives import rest_of_request
+    from taskgen.task import Expectation
+
+    state, old = RetailDomain(tau2).environment(_seed()).state, "1 Old Rd, Austin, TX 78701"
+    positive = Plan(expectations=[Expectation(check="any_of", any_of=[
+        expect("reply_asks_for", about="address"), expect("address_changed", customer_id="c1", address=old),
+        expect("order_address_changed", order_id="#W1234567", address=old)])], may_change=[allow("order", "#W1234567", "shipping_address")])
+    negative = Plan(expectations=[expect("reply_refuses"), expect("address_equals", customer_id="c1", address=old)])
+    judged = rest_of_request(negative, positive, "#W1234567", state, tau2)
+    options = [option for item in judged.expectations for option in (item.any_of if item.check == "any_of" else [item])]
+    assert expect("address_equals", customer_id="c1", address=old) in options
+    assert not any(option.check == "address_changed" for option in options)
