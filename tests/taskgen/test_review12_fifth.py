@@ -169,18 +169,17 @@ def test_a_negative_keeping_the_accounts_address_does_not_turn_the_positives_cha
     assert allow("customer", "c1", "address") in judged.may_change  # either is right: allowed, not checked
 
 
-def test_a_cancelled_order_or_one_item_cancelled_is_no_cancellation_of_an_order_asked(tau2):
-    """Pairs 1 and 12: 'the tracking number of my cancelled order' and 'cancel the skateboard in my other order' (the
-    policy cancels whole orders) freed the cancellation tool and let the other order end cancelled."""
+def test_a_cancelled_order_is_no_cancellation_asked(tau2):
+    """Pair 12: 'the tracking number of my cancelled order' freed the cancellation tool and let the pending order end
+    cancelled. ('Cancel the skateboard in my other order' stays a cancellation: tau2 task 98's gold cancels that order.)"""
     from taskgen.domains.retail.parts import other_parts
 
     assert "cancel" not in other_parts("I also want to get the tracking number of my cancelled order.", {"return_label"}, tau2)
-    assert "cancel" not in other_parts("Lastly, I want to cancel the desk lamp in my other order.", {"return_label"}, tau2)
     assert "cancel" in other_parts("Lastly, I want to cancel my other order.", {"return_label"}, tau2)
-    words = "Please return the water bottle of order #W7654321. Lastly, I want to cancel the desk lamp in my other order."
+    words = "Please return the water bottle of order #W7654321. I want to get the tracking number of my cancelled order."
     task = _positive(tau2, words, "#W7654321", ["#W1234567"], intent="return_label")
     assert "cancel_pending_order" in task.forbidden_tools
-    whole = _run(tau2, task, (RETURN, ("cancel_pending_order", dict(order_id="#W1234567", reason="no longer needed")),
-                              ("send_reply", {"text": "Done."})))[0]
-    assert not whole.passed  # the whole other order cancelled: not what was asked
+    cancelled = _run(tau2, task, (RETURN, ("cancel_pending_order", dict(order_id="#W1234567", reason="no longer needed")),
+                                  ("send_reply", {"text": "Done."})))[0]
+    assert not cancelled.passed
     assert _run(tau2, task, (), agent="reference")[0].passed

@@ -22,13 +22,12 @@ from taskgen.task import Allowance, Expectation
 
 
 _PART_VERBS: dict[str, str] = {
-    "cancel": r"\bcancel(?!l?ed\s+(?:\w+\s+)?orders?\b)\w*(?!\s+(?:the|my|this|that|a|an)\s+(?!(?:\w+\s+){0,2}orders?\b)(?:[a-z]+\s+){1,3}(?:in|from|of|on)\b)",
+    "cancel": r"\bcancel(?!l?ed\s+(?:\w+\s+)?orders?\b)\w*",
     "return_label": r"\breturn\w*|\bsend (?:it |them )?back",
     "refund": r"\brefund\w*|\bmoney back",
     "update_address": r"\b(?:chang|updat|modif|correct)\w*\b[^.?!;]{0,60}\baddress\b",
 }
-# a cancelled order is no cancellation asked ('the tracking number of my cancelled order'), nor is one item of an order
-# ('cancel the skateboard in my other order': the policy cancels whole orders): fifth cold review, #12
+# a cancelled order is no cancellation asked ('the tracking number of my cancelled order'): fifth cold review, #12
 _PART_TOOLS = {"cancel": "cancel_order", "return_label": "create_return_label", "refund": "refund_order",
                "update_address": "update_address", "escalate": "escalate_to_human"}
 """Each part's tool where the policy declares none for it (the demo's names); the declared tool's name otherwise."""
