@@ -183,3 +183,20 @@ def test_a_cancelled_order_is_no_cancellation_asked(tau2):
                                   ("send_reply", {"text": "Done."})))[0]
     assert not cancelled.passed
     assert _run(tau2, task, (), agent="reference")[0].passed
+
+
+def test_an_orders_address_asked_changed_to_the_default_one_beside_a_return_is_required(tau2):
+    """Pair 12: 'I also want to change my pending order address to the default one' was only allowed."""
+    import copy
+
+    from test_product_tools import _seed
+
+    seed = _seed()
+    state = copy.deepcopy(seed.state)
+    state["order"]["#W1234567"]["shipping_address"] = "9 Elm Street, Dallas, TX 75201"
+    seed = seed.model_copy(update={"state": state})
+    words = "Please return the water bottle of order #W7654321. I also want to change my pending order address to the default one."
+    task = _positive(tau2, words, "#W7654321", [], intent="return_label", seed=seed)
+    assert expect("order_address_equals", order_id="#W1234567", address="1 Old Rd, Austin, TX 78701") in task.expectations
+    assert not _run(tau2, task, (RETURN, ("send_reply", {"text": "Done."})), seed=seed)[0].passed  # half the job
+    assert _run(tau2, task, (), agent="reference", seed=seed)[0].passed

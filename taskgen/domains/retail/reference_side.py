@@ -67,13 +67,15 @@ def side_address(view: AgentView, env: Environment, policy: RetailPolicy) -> Non
     name. An order's address alone ('my pending order address') is no change of theirs; no address read, none made."""
     if view.intent == "address_change":
         return
-    parts = [part for part in re.split(r"(?<=[.!?])\s+|\n+", view.prompt) if part.strip() and not _INTRO.match(part)
-             and _SIDE_ADDRESS.search(part) and not _SIDE_IF.search(part.lower())
-             and (_MY_ADDRESS.search(part) or not _ORDERS_ADDRESS.search(part))]
+    asked = [part for part in re.split(r"(?<=[.!?])\s+|\n+", view.prompt) if part.strip() and not _INTRO.match(part)
+             and _SIDE_ADDRESS.search(part) and not _SIDE_IF.search(part.lower())]
+    parts = [part for part in asked if _MY_ADDRESS.search(part) or not _ORDERS_ADDRESS.search(part)]
     customer_id = view.actor.get("customer_id")
-    account = env.call("get_customer", customer_id=customer_id) if parts and customer_id else None
+    account = env.call("get_customer", customer_id=customer_id) if asked and customer_id else None
     if not account:
         return
+    if asked and not parts:
+        return _side_order_address(" ".join(asked), account, customer_id, env, policy)
     text = " ".join(parts)
     theirs = [env.call("get_order", order_id=row["id"]) or {} for row in env.call("list_orders", customer_id=customer_id) or []]
     known = [found for found in dict.fromkeys(row.get("shipping_address") for row in theirs)
@@ -82,3 +84,18 @@ def side_address(view: AgentView, env: Environment, policy: RetailPolicy) -> Non
     if address:
         _use(env, _tool(policy, "update_address", _DEMO["update_address"]), customer_id=customer_id, address=address)
         env.call("send_reply", text="Your address is updated too, as you asked.")
+
+
+def _side_order_address(text: str, account: dict, customer_id: str, env: Environment, policy: RetailPolicy) -> None:
+    """An order's own address asked changed beside another request ('my pending order address to the default one'): to the
+    address the words give, or the account's own where they say so; on the customer's one order the tool takes."""
+    tool = next((tool for tool in policy.tools if tool.action == "order_address"), None)
+    address = address_in(text) or (account.get("address") if re.search(r"\b(?:default|profile|account|home)\b", text, re.IGNORECASE) else None)
+    if tool is None or not address:
+        return
+    listed = env.call("list_orders", customer_id=customer_id) or []
+    takes = [row for row in (env.call("get_order", order_id=item["id"]) for item in listed) if row and row.get("status") in tool.requires_status]
+    if len(takes) == 1 and " ".join(str(takes[0].get("shipping_address")).lower().replace(",", " ").split()) != " ".join(
+            str(address).lower().replace(",", " ").split()):
+        _use(env, tool, order=takes[0], address=str(address))
+        env.call("send_reply", text=f"The shipping address of order {takes[0]['id']} is now {address}, as you asked.")
