@@ -200,3 +200,26 @@ def test_an_orders_address_asked_changed_to_the_default_one_beside_a_return_is_r
     assert expect("order_address_equals", order_id="#W1234567", address="1 Old Rd, Austin, TX 78701") in task.expectations
     assert not _run(tau2, task, (RETURN, ("send_reply", {"text": "Done."})), seed=seed)[0].passed  # half the job
     assert _run(tau2, task, (), agent="reference", seed=seed)[0].passed
+
+
+# ---------------------------------------------------------------- family 1: the payment method the words ask for
+def test_the_payment_method_the_words_ask_for_is_pinned_and_the_reference_agent_uses_it(tau2):
+    """Pair 10: 'return them and refund to credit card' was checked only for a method the customer holds."""
+    task = _positive(tau2, "Please return the water bottle of order #W7654321 and refund it to my gift card.", "#W7654321", [],
+                     intent="return_label")
+    assert any(item.check == "recorded_payment" and item.args.get("method") == "gift_card_1" for item in task.expectations)
+    assert not _run(tau2, task, (RETURN, ("send_reply", {"text": "Done."})))[0].passed  # refunded to the card instead
+    assert _run(tau2, task, (), agent="reference")[0].passed
+
+
+def test_method_asked_reads_one_kind_the_customer_holds_once():
+    from taskgen.domains.retail.payment_words import method_asked
+
+    methods = {"gift_card_1": {"source": "gift_card"}, "cc_1": {"source": "credit_card"}, "cc_2": {"source": "credit_card"}}
+    anything = lambda method: True  # noqa: E731
+    assert method_asked("Refund it to my gift card.", methods, "cc_1", anything) == "gift_card_1"
+    assert method_asked("Refund it to my credit card.", methods, "cc_1", anything) is None  # two credit cards: which one?
+    assert method_asked("Refund it to the original payment method.", methods, "cc_1", anything) == "cc_1"
+    assert method_asked("I do not want it on my gift card.", methods, "cc_1", anything) is None  # a negation: not told
+    assert method_asked("Refund it to my gift card.", methods, "cc_1", lambda method: method != "gift_card_1") is None
+    assert method_asked("Please return the lamp.", methods, "cc_1", anything) is None

@@ -12,6 +12,7 @@ from ingest.models import StateRows
 from taskgen.domains import Plan
 from taskgen.domains.retail.address_part import account_address_part
 from taskgen.domains.retail.grader import allow, expect
+from taskgen.domains.retail.payment_words import payment_pinned
 from taskgen.domains.retail.policy import RetailPolicy, WriteTool
 from taskgen.domains.retail.variants import catalogue, price_cents, variant_asked
 from taskgen.domains.retail.rules import (
@@ -247,7 +248,8 @@ def recorded_checks(tool: WriteTool, order_id: str | None, state: StateRows, cus
                           "items the variants the customer asked for?")
         elif argument == tool.payment_arg and customer_id:
             original = {"original_or_gift_card": 1} if tool.action == "return" else {}
-            checks.append(expect("recorded_payment", order_id=order_id, field=field, customer_id=customer_id, **original))
+            pinned = payment_pinned(state, order_id, customer_id, prompt, bool(original))
+            checks.append(expect("recorded_payment", order_id=order_id, field=field, customer_id=customer_id, **original, **pinned))
         else:
             checks.append(expect("order_recorded", order_id=order_id, field=field))
             if argument == tool.items_arg:

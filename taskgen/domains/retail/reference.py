@@ -123,10 +123,21 @@ def _address_parts(address: str, names: list[str]) -> dict[str, str]:
     return found
 
 
-def _payment_of(order: dict) -> str:
+def _payment_of(order: dict, prompt: str = "", env: Environment | None = None, returning: bool = False) -> str:
+    """The order's own payment method, unless the words ask for one kind ('to my gift card') and the customer holds one
+    method of it (a return's refund goes to the original method or a gift card only)."""
     history = order.get("payment_history")
-    first = history[0] if isinstance(history, list) and history and isinstance(history[0], dict) else {}
-    return str(first.get("payment_method_id") or "")
+    first = str((history[0] if isinstance(history, list) and history and isinstance(history[0], dict) else {}).get("payment_method_id") or "")
+    said = [part for part in re.split(r"(?<=[.!?;])\s+", prompt) if re.search(r"\bcredit ?card|\bgift ?card|\bpay ?pal\b", part, re.IGNORECASE)]
+    kinds = {kind for kind, words in (("credit_card", r"\bcredit ?card"), ("gift_card", r"\bgift ?card"), ("paypal", r"\bpay ?pal\b"))
+             if any(re.search(words, part, re.IGNORECASE) for part in said)}
+    if env is None or len(kinds) != 1 or any(re.search(r"\b(?:not|never|no)\b|n't\b", part, re.IGNORECASE) for part in said):
+        return first
+    held = (env.call("get_customer", customer_id=order.get("customer_id")) or {}).get("payment_methods") or {}
+    rows = held.items() if isinstance(held, dict) else ((row.get("id"), row) for row in held if isinstance(row, dict))
+    fit = [str(key) for key, row in rows if isinstance(row, dict) and row.get("source") in kinds
+           and (not returning or str(key) == first or row.get("source") == "gift_card")]
+    return fit[0] if len(fit) == 1 else first
 
 
 _ALL_BUT = re.compile(r"\b(?:everything|all)\b[^.?!;]{0,60}?\b(?:except(?: for)?|other than|apart from|but (?=(?:an?|the|my|one)\b))"
@@ -189,7 +200,7 @@ def _use(env: Environment, tool: WriteTool, order: dict | None = None, customer_
     if order is not None and tool.new_items_arg:
         args[tool.new_items_arg] = _new_item_ids(order, prompt, getattr(env, "state", {}))
     if order is not None and tool.payment_arg:
-        args[tool.payment_arg] = _payment_of(order)
+        args[tool.payment_arg] = _payment_of(order, prompt, env, tool.action == "return")
     for name in tool.arguments:
         if name not in args and name not in tool.optional:
             args[name] = ""
