@@ -223,3 +223,21 @@ def test_method_asked_reads_one_kind_the_customer_holds_once():
     assert method_asked("I do not want it on my gift card.", methods, "cc_1", anything) is None  # a negation: not told
     assert method_asked("Refund it to my gift card.", methods, "cc_1", lambda method: method != "gift_card_1") is None
     assert method_asked("Please return the lamp.", methods, "cc_1", anything) is None
+
+
+def test_the_orders_address_part_is_on_the_customers_other_order_even_when_the_tasks_own_order_takes_the_tool_too(tau2):
+    """Pair 12's negative: its own order not delivered (pending) made two orders the order-address tool takes, and the
+    reference agent changed neither; the task's own order is not the one the other part means."""
+    import copy
+
+    from test_product_tools import _seed
+
+    seed = _seed()
+    state = copy.deepcopy(seed.state)
+    state["order"]["#W1234567"]["shipping_address"] = "9 Elm Street, Dallas, TX 75201"
+    state["order"]["#W7654321"].update(status="pending", shipping_address="9 Elm Street, Dallas, TX 75201")
+    seed = seed.model_copy(update={"state": state})
+    words = "Please return the water bottle of order #W7654321. I also want to change my pending order address to the default one."
+    task = _positive(tau2, words, "#W7654321", [], intent="return_label", seed=seed)
+    assert expect("order_address_equals", order_id="#W1234567", address="1 Old Rd, Austin, TX 78701") in task.expectations
+    assert _run(tau2, task, (), agent="reference", seed=seed)[0].passed

@@ -29,13 +29,13 @@ def _same(one: object, other: object) -> bool:
 
 
 def account_address_part(item: Expectation, sentences: list[str], state: StateRows,
-                         policy: RetailPolicy) -> tuple[list[Expectation], list[Allowance], list[str]]:
+                         policy: RetailPolicy, target: str | None = None) -> tuple[list[Expectation], list[Allowance], list[str]]:
     """(the checks, allowances and rubric items) replacing `item` (the account's address as on the seed) where `sentences`
     (the request's, without a condition) ask for an address change beside the task's own request."""
     customer_id, seed_address = str(item.args["customer_id"]), item.args["address"]
     asked = [sentence for sentence in sentences if ADDRESS_CHANGE.search(sentence)]
     if asked and all(_ORDER.search(sentence) and not _ACCOUNT.search(sentence) for sentence in asked):
-        return [item, *_order_address(" ".join(asked), state, customer_id, seed_address, policy)], [], []  # the account's stays
+        return [item, *_order_address(" ".join(asked), state, customer_id, seed_address, policy, target)], [], []  # account's stays
     text = " ".join(asked)
     new = address_in(text) or address_named(text, known_addresses(state, customer_id))
     if new and not _same(new, seed_address):
@@ -47,15 +47,17 @@ def account_address_part(item: Expectation, sentences: list[str], state: StateRo
 _OWN = re.compile(r"\b(?:default|profile|account|home)\b", re.IGNORECASE)
 
 
-def _order_address(text: str, state: StateRows, customer_id: str, own: object, policy: RetailPolicy) -> list[Expectation]:
+def _order_address(text: str, state: StateRows, customer_id: str, own: object, policy: RetailPolicy,
+                   target: str | None) -> list[Expectation]:
     """The order's address the words ask for ('change my pending order address to the default one'), required where the
-    address is told (written, or the account's own) and the customer has one order the order-address tool takes."""
+    address is told (written, or the account's own) and the customer has one order the order-address tool takes beside
+    the task's own (`target`)."""
     tool = policy.tool_for("order_address")
     address = address_in(text) or (own if _OWN.search(text) else None)
     if tool is None or not address:
         return []
     orders = [order_id for order_id, row in sorted(state.get("order", {}).items()) if str(row.get("customer_id")) == customer_id
-              and (not tool.requires_status or row.get("status") in tool.requires_status)]
+              and order_id != target and (not tool.requires_status or row.get("status") in tool.requires_status)]
     if len(orders) != 1 or _same(state["order"][orders[0]].get("shipping_address"), address):
         return []
     return [expect("order_address_equals", order_id=orders[0], address=str(address))]

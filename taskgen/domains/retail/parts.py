@@ -111,7 +111,7 @@ def in_scope_parts(
     for item in plan.expectations:
         if "update_address" in parts and item.check == "address_equals":
             checks, allowed, judged = account_address_part(
-                item, [sentence for sentence in request_sentences(prompt) if not _CONDITIONAL.search(sentence)], state, policy)
+                item, [sentence for sentence in request_sentences(prompt) if not _CONDITIONAL.search(sentence)], state, policy, order_id)
             expectations, address_may, address_rubric = [*expectations, *checks], [*address_may, *allowed], [*address_rubric, *judged]
             continue
         elif "escalate" in parts and item.check == "not_escalated" and "order_id" not in item.args:

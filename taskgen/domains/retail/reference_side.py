@@ -75,7 +75,7 @@ def side_address(view: AgentView, env: Environment, policy: RetailPolicy) -> Non
     if not account:
         return
     if asked and not parts:
-        return _side_order_address(" ".join(asked), account, customer_id, env, policy)
+        return _side_order_address(" ".join(asked), account, customer_id, env, policy, _named_order(view, env) or _only_order(view, env))
     text = " ".join(parts)
     theirs = [env.call("get_order", order_id=row["id"]) or {} for row in env.call("list_orders", customer_id=customer_id) or []]
     known = [found for found in dict.fromkeys(row.get("shipping_address") for row in theirs)
@@ -86,15 +86,17 @@ def side_address(view: AgentView, env: Environment, policy: RetailPolicy) -> Non
         env.call("send_reply", text="Your address is updated too, as you asked.")
 
 
-def _side_order_address(text: str, account: dict, customer_id: str, env: Environment, policy: RetailPolicy) -> None:
+def _side_order_address(text: str, account: dict, customer_id: str, env: Environment, policy: RetailPolicy, own: dict | None) -> None:
     """An order's own address asked changed beside another request ('my pending order address to the default one'): to the
-    address the words give, or the account's own where they say so; on the customer's one order the tool takes."""
+    address the words give, or the account's own where they say so; on the customer's one order the tool takes, the
+    request's own order (`own`) aside."""
     tool = next((tool for tool in policy.tools if tool.action == "order_address"), None)
     address = address_in(text) or (account.get("address") if re.search(r"\b(?:default|profile|account|home)\b", text, re.IGNORECASE) else None)
     if tool is None or not address:
         return
     listed = env.call("list_orders", customer_id=customer_id) or []
-    takes = [row for row in (env.call("get_order", order_id=item["id"]) for item in listed) if row and row.get("status") in tool.requires_status]
+    takes = [row for row in (env.call("get_order", order_id=item["id"]) for item in listed)
+             if row and row.get("status") in tool.requires_status and (own is None or row["id"] != own["id"])]
     if len(takes) == 1 and " ".join(str(takes[0].get("shipping_address")).lower().replace(",", " ").split()) != " ".join(
             str(address).lower().replace(",", " ").split()):
         _use(env, tool, order=takes[0], address=str(address))
