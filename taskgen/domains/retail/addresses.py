@@ -109,6 +109,11 @@ _SAME_AS_ORDER = re.compile(r"\b(?:same|identical)\b[^.?!;]{0,40}?\b(?:as|to)\b[
                             r"|\baddress (?:of|on|from|in) (?:my |the )?(?:other )?order\s+(?P<other>#?[A-Za-z]*[-_]?\d[\w-]*)", re.IGNORECASE)
 
 
+def orders_said_for_address(text: str) -> list[str]:
+    """The order ids the words say an address is taken from ('the same as order #W8277957'), as written."""
+    return [match.group("id") or match.group("other") for match in _SAME_AS_ORDER.finditer(text)]
+
+
 def address_of_order_said(text: str, addresses: dict[str, str]) -> str | None:
     """The address the words say is another order's ('change the address to be the same as order #W8277957', 'to the
     address of order #W8277957'): that order's, from `addresses` (order id -> its shipping address, as the reader found

@@ -16,7 +16,7 @@ import re
 from datetime import datetime, timedelta
 
 from taskgen.domains import Agent, Environment
-from taskgen.domains.retail.addresses import address_in, address_named, address_of_order_said
+from taskgen.domains.retail.addresses import address_in, address_named, address_of_order_said, orders_said_for_address
 from taskgen.domains.retail.policy import RetailPolicy, WriteTool
 from taskgen.domains.retail.reference_catalogue import _cheapest, conditional_change, wanted_variant
 from taskgen.seeds import parse_timestamp
@@ -281,7 +281,7 @@ def _change_address(view: AgentView, env: Environment, policy: RetailPolicy) -> 
                 and order.get("status") in order_tool.requires_status and not _OWN_ADDRESS.search(view.prompt))
     if address is None:
         # "the same as order #W8277957": that order of theirs, looked up, and its address
-        said = [word for word in dict.fromkeys(_ID_LIKE.findall(view.prompt)) if order is None or word.lstrip("#") != str(order["id"]).lstrip("#")]
+        said = [word for word in dict.fromkeys(orders_said_for_address(view.prompt)) if order is None or word.lstrip("#") != str(order["id"]).lstrip("#")]
         theirs = {word: found for word in said if (found := env.call("get_order", order_id=word)) and found.get("customer_id") == customer_id}
         address = address_of_order_said(view.prompt, {word: found.get("shipping_address") for word, found in theirs.items()})
     if address is None:
