@@ -241,3 +241,18 @@ def test_the_orders_address_part_is_on_the_customers_other_order_even_when_the_t
     task = _positive(tau2, words, "#W7654321", [], intent="return_label", seed=seed)
     assert expect("order_address_equals", order_id="#W1234567", address="1 Old Rd, Austin, TX 78701") in task.expectations
     assert _run(tau2, task, (), agent="reference", seed=seed)[0].passed
+
+
+def test_the_review_question_says_the_address_part_is_required_where_it_is(tau2):
+    from test_product_tools import ACTOR, CLOCK, _seed
+
+    from taskgen.domains.retail import RetailDomain
+    from taskgen.domains.retail.parts import in_scope_parts, main_actions
+    from taskgen.domains.retail.plans import plan_for
+    from taskgen.domains.retail.rules import decide
+
+    state = RetailDomain(tau2).environment(_seed()).state
+    decision = decide("return_label", RETURN_AND_ADDRESS, state, ACTOR, CLOCK, tau2, "#W7654321")
+    plan = plan_for(decision, state, "c1", "#W7654321", RETURN_AND_ADDRESS, tau2)
+    _, questions = in_scope_parts(plan, RETURN_AND_ADDRESS, main_actions("return_label", decision), state, "c1", "#W7654321", tau2)
+    assert any("the address change it asks for is required" in question and NEW_ADDRESS in question for question in questions), questions

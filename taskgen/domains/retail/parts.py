@@ -108,11 +108,13 @@ def in_scope_parts(
     settled: set[str] = set()
     address_may: list[Allowance] = []
     address_rubric: list[str] = []
+    address_required: list[str] = []  # the address checks the words decide (account_address_part), required not left
     for item in plan.expectations:
         if "update_address" in parts and item.check == "address_equals":
             checks, allowed, judged = account_address_part(
                 item, [sentence for sentence in request_sentences(prompt) if not _CONDITIONAL.search(sentence)], state, policy, order_id)
             expectations, address_may, address_rubric = [*expectations, *checks], [*address_may, *allowed], [*address_rubric, *judged]
+            address_required += [check.describe() for check in checks if check != item]
             continue
         elif "escalate" in parts and item.check == "not_escalated" and "order_id" not in item.args:
             continue  # a hand-over for the other part is right; one for this order is judged by the rubric
@@ -147,7 +149,9 @@ def in_scope_parts(
         rubric.append(f"Judge: is no hand-over to a human about order {order_id} itself (one for the customer's other request is fine)?")
     question = (f"The customer also asks for {', '.join(parts)} beside this task's request; the task judges "
                 f"{'order ' + order_id if order_id else 'its own request'} and leaves the other part to the agent "
-                f"({', '.join(sorted(freed))} neither required nor forbidden). Split the request into tasks of their own?")
+                f"({', '.join(sorted(freed))} neither required nor forbidden)"
+                + (f"; the address change it asks for is required ({'; '.join(address_required)})" if address_required else "")
+                + ". Split the request into tasks of their own?")
     return plan.model_copy(update={
         "expectations": expectations, "rubric": rubric, "may_change": distinct(may_change),
         "forbidden_tools": [tool for tool in plan.forbidden_tools if tool not in freed | unforbidden or tool in plan.required_tools],
