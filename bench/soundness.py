@@ -41,6 +41,10 @@ and the store's sessions, by checks written here, apart from the drafter:
   e-mail nor the requester's full name (`_unflagged`: no review question says the agent cannot verify the requester);
 - scopes_contradicting_prompt: positive prompts whose scope sentence says to ask about no other order while the
   words ask about several;
+- tasks_with_complementary_options: tasks with an either-or of a check and its negation ('the address is X, or it is not X'),
+  true whatever the end state;
+- positives_leaving_parts_unchecked: positives with a part of the customer's request neither required nor forbidden (their
+  review question says so): an agent doing only the task's own part passes;
 - item_change_positives / _pinning_variant: change positives checking an item change, and those whose check names the
   new variant itself (the seed's catalogue tells which one the words ask for);
 - canaries_unlike_shops_cancelled: canary orders whose parcels differ from how the source shop keeps a cancelled
@@ -336,8 +340,10 @@ HEADLINE = (
     "change_positives_with_presence_only_checks", "tasks_with_always_met_options", "item_change_positives", "item_change_positives_pinning_variant",
     "negatives_failing_rest_of_request", "positives_failing_rest_of_request", "negatives_failing_rest_beyond_positive", "seeds_lacking_needed_orders",
     "seeds_lacking_needed_orders_unflagged", "prompts_with_account_id_only", "prompts_with_account_id_only_unflagged",
-    "canaries_unlike_shops_cancelled", "scopes_contradicting_prompt",
+    "canaries_unlike_shops_cancelled", "scopes_contradicting_prompt", "tasks_with_complementary_options", "positives_leaving_parts_unchecked",
 )
+_COMPLEMENTS = {"address_equals": "address_changed", "order_address_equals": "order_address_changed"}
+"""A check and its negation on the same field: an either-or holding both holds whatever the field is."""
 _WRITTEN_CHECKS = ("address_equals", "order_address_equals", "order_recorded", "order_status", "recorded_items", "exchange_variants",
                    "recorded_payment")
 """End-state checks on a field a write tool changes."""
@@ -393,6 +399,13 @@ def measure(config_path: Path) -> dict[str, Any]:
             # an either-or with an option every replying trial meets: a check that always passes
             figures["tasks_with_always_met_options"] += any(
                 item.check == "any_of" and any(option.check == "reply_sent" for option in item.any_of) for item in flat_expectations(task.expectations))
+            # an either-or of a check and its negation (the address is X, or it is not X): always true
+            figures["tasks_with_complementary_options"] += any(
+                item.check == "any_of" and any(option.check in _COMPLEMENTS and any(
+                    other.check == _COMPLEMENTS[option.check] and other.args == option.args for other in item.any_of) for option in item.any_of)
+                for item in flat_expectations(task.expectations))
+        # a part of the request left to the agent, neither required nor forbidden: a half-done job passes it
+        figures["positives_leaving_parts_unchecked"] += any("neither required nor forbidden" in question for question in positive.review_questions)
         if incoherences(seed, None):
             figures["incoherent_seeds"] += 1
         if negative.seed_id != positive.seed_id and incoherences(negative_seed, seed):

@@ -32,9 +32,10 @@ def test_the_default_address_the_request_asks_changed_is_judged_as_the_positive_
     negative = Plan(expectations=[expect("reply_refuses"), kept, expect("order_status", order_id="#W1000002", status="shipped")])
     judged = rest_of_request(negative, positive, "#W1000002", state, policy)
     described = [item.describe() for item in judged.expectations]
-    # changed as the positive asks, or kept by a refusal that comes alone
-    either = Expectation(check="any_of", any_of=[kept, *changed.any_of])
-    assert either.describe() in described and kept.describe() not in described
+    # changed as the positive asks, or kept by a refusal that comes alone: either passes, so no check of it (an either-or
+    # 'it is X, or it is not X' is always true: fifth cold review) but the change allowed
+    assert not any("address_equals" in text or "address_changed(" in text for text in described)
+    assert allow("customer", "cus_1001", "address") in judged.may_change
     assert "order_status(order_id=#W1000002, status=shipped)" in described  # its own order still crosses
     # where the task is the customer's own address (no order address written or allowed), the address crosses too
     customer_task = positive.model_copy(update={"may_change": []})
@@ -53,8 +54,11 @@ def test_the_account_s_address_in_an_either_or_with_the_order_s_is_judged_as_the
     positive = Plan(expectations=[expect("reply_sent"), mixed], may_change=[allow("order", "#W1000002", "shipping_address")])
     kept = expect("address_equals", customer_id="cus_1001", address=old)
     negative = Plan(expectations=[expect("reply_refuses"), kept, expect("order_status", order_id="#W1000002", status="shipped")])
-    described = [item.describe() for item in rest_of_request(negative, positive, "#W1000002", state, policy).expectations]
-    assert Expectation(check="any_of", any_of=[kept, account_changed]).describe() in described
+    judged = rest_of_request(negative, positive, "#W1000002", state, policy)
+    described = [item.describe() for item in judged.expectations]
+    # kept or changed: allowed, not an always-true either-or of the two (fifth cold review)
+    assert Expectation(check="any_of", any_of=[kept, account_changed]).describe() not in described
+    assert allow("customer", "cus_1001", "address") in judged.may_change
     assert kept.describe() not in described and "order_status(order_id=#W1000002, status=shipped)" in described
 
 

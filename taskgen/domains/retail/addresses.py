@@ -103,3 +103,23 @@ def address_named(text: str, known: Iterable[str]) -> str | None:
     found = {address for address in known if (town := town_of(address))
              and re.search(r"(?<![\w-])" + re.escape(town) + r"(?![\w-])", text, re.IGNORECASE)}
     return found.pop() if len(found) == 1 else None
+
+
+_SAME_AS_ORDER = re.compile(r"\b(?:same|identical)\b[^.?!;]{0,40}?\b(?:as|to)\b[^.?!;]{0,25}?\border\s+(?P<id>#?[A-Za-z]*[-_]?\d[\w-]*)"
+                            r"|\baddress (?:of|on|from|in) (?:my |the )?(?:other )?order\s+(?P<other>#?[A-Za-z]*[-_]?\d[\w-]*)", re.IGNORECASE)
+
+
+def orders_said_for_address(text: str) -> list[str]:
+    """The order ids the words say an address is taken from ('the same as order #W8277957'), as written."""
+    return [match.group("id") or match.group("other") for match in _SAME_AS_ORDER.finditer(text)]
+
+
+def address_of_order_said(text: str, addresses: dict[str, str]) -> str | None:
+    """The address the words say is another order's ('change the address to be the same as order #W8277957', 'to the
+    address of order #W8277957'): that order's, from `addresses` (order id -> its shipping address, as the reader found
+    them); None when the words say no such thing or the order is not among them. Reading, like address_named."""
+    by_id = {str(order_id).lstrip(_SIGNS).lower(): address for order_id, address in addresses.items() if isinstance(address, str) and address}
+    for match in _SAME_AS_ORDER.finditer(text):
+        if (found := by_id.get((match.group("id") or match.group("other")).lstrip(_SIGNS).lower())) is not None:
+            return found
+    return None

@@ -175,8 +175,8 @@ def _recorded_payment(state: StateRows, args: dict) -> bool:
     order = state.get("order", {}).get(str(args["order_id"]), {})
     methods = _payment_methods(state.get("customer", {}).get(str(args["customer_id"]), {}))
     method = str(order.get(str(args["field"])) or "")
-    if method not in methods:
-        return False
+    if method not in methods or (args.get("method") and method != str(args["method"])):
+        return False  # with `method`: the one the customer's words ask for (payment_pinned)
     if not args.get("original_or_gift_card"):
         return True
     paid = {str(entry.get("payment_method_id")) for entry in order.get("payment_history") or [] if isinstance(entry, dict)}

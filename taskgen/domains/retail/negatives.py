@@ -10,7 +10,7 @@ from ingest.models import StateRows
 from taskgen.domains import NegativePlan, Plan
 from taskgen.domains.retail import identity
 from taskgen.domains.retail.catalogue_branch import catalogue_negative
-from taskgen.domains.retail.grader import expect, orders_of
+from taskgen.domains.retail.grader import allow, expect, orders_of
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.other_orders import require_other_orders
 from taskgen.domains.retail.parts import distinct, promise_about_target
@@ -235,10 +235,16 @@ def rest_of_request(plan: Plan, positive: Plan, order_id: str | None, state: Sta
         # come alone). (Where the customer's address is the task's own, it crosses with the order.)
         kept = [option for item in expectations if _about_customer_address(item) for option in (item.any_of or [item])]
         options = list({option.describe(): option for option in [*kept, *own_address]}.values())
+        # 'the address is X, or it is not X' holds whatever it is (fifth cold review, #12): no check, the change allowed
+        either = [option for option in options if option.check == "address_changed" and any(
+            other.check == "address_equals" and other.args == option.args for other in options)]
+        options = [] if either else options
+        plan = plan.model_copy(update={"may_change": [*plan.may_change, *(allow("customer", str(option.args["customer_id"]), "address")
+                                                                          for option in either)]})
         expectations = [item for item in expectations if not _about_customer_address(item)] + (
             [Expectation(check="any_of", any_of=options)] if len(options) > 1 else options)
         address_tool = policy.tool_name("update_address", "update_address")
-        if address_tool not in positive.forbidden_tools and len(options) > 1:
+        if address_tool not in positive.forbidden_tools and (len(options) > 1 or either):
             # the customer's address change the request asks too (the Mary Guzman pair of the fourth cold review, #12: 'my
             # wrong order address ... and also my user default address'), accepted above as the positive accepts it, is no
             # forbidden call: its tool stays free on the negative as on the positive

@@ -10,7 +10,9 @@ import re
 
 from ingest.models import StateRows
 from taskgen.domains import Plan
+from taskgen.domains.retail.address_part import account_address_part
 from taskgen.domains.retail.grader import allow, expect
+from taskgen.domains.retail.payment_words import payment_pinned
 from taskgen.domains.retail.policy import RetailPolicy, WriteTool
 from taskgen.domains.retail.variants import catalogue, price_cents, variant_asked
 from taskgen.domains.retail.rules import (
@@ -19,13 +21,13 @@ from taskgen.domains.retail.rules import (
 )
 from taskgen.task import Allowance, Expectation
 
-
 _PART_VERBS: dict[str, str] = {
-    "cancel": r"\bcancel\w*",
+    "cancel": r"\bcancel(?!l?ed\s+(?:\w+\s+)?orders?\b)\w*",
     "return_label": r"\breturn\w*|\bsend (?:it |them )?back",
     "refund": r"\brefund\w*|\bmoney back",
     "update_address": r"\b(?:chang|updat|modif|correct)\w*\b[^.?!;]{0,60}\baddress\b",
 }
+# a cancelled order is no cancellation asked ('the tracking number of my cancelled order'): fifth cold review, #12
 _PART_TOOLS = {"cancel": "cancel_order", "return_label": "create_return_label", "refund": "refund_order",
                "update_address": "update_address", "escalate": "escalate_to_human"}
 """Each part's tool where the policy declares none for it (the demo's names); the declared tool's name otherwise."""
@@ -103,10 +105,16 @@ def in_scope_parts(
     anywhere, elsewhere = freed - conditioned, again | conditioned
     expectations: list[Expectation] = []
     settled: set[str] = set()
+    address_may: list[Allowance] = []
+    address_rubric: list[str] = []
+    address_required: list[str] = []  # the address checks the words decide (account_address_part), required not left
     for item in plan.expectations:
         if "update_address" in parts and item.check == "address_equals":
-            item = Expectation(check="any_of", any_of=[item, expect("address_changed", customer_id=item.args["customer_id"],
-                                                                    address=item.args["address"])])
+            checks, allowed, judged = account_address_part(
+                item, [sentence for sentence in request_sentences(prompt) if not _CONDITIONAL.search(sentence)], state, policy, order_id)
+            expectations, address_may, address_rubric = [*expectations, *checks], [*address_may, *allowed], [*address_rubric, *judged]
+            address_required += [check.describe() for check in checks if check != item]
+            continue
         elif "escalate" in parts and item.check == "not_escalated" and "order_id" not in item.args:
             continue  # a hand-over for the other part is right; one for this order is judged by the rubric
         elif item.check in ("no_refund", "refunded_total") and any(
@@ -127,7 +135,7 @@ def in_scope_parts(
                                       for item in plan.expectations if item.check == "order_status"
                                       for tool in _writing(_on(item, anywhere, elsewhere, order_id), item, state, policy, order_id)
                                       for field in _fields_written(tool))]
-    may_change += [allow(kind, order) for order in sorted(settled) for kind in ("refund", "payment")]
+    may_change += [allow(kind, order) for order in sorted(settled) for kind in ("refund", "payment")] + address_may
     if not parts:
         return plan.model_copy(update={
             "expectations": expectations, "may_change": distinct(may_change),
@@ -135,14 +143,15 @@ def in_scope_parts(
             f"The customer asks for the task's own kind of change on more than one order; the task judges order {order_id} and "
             f"lets the agent do it on the others ({', '.join(sorted(again))}: their end state allowed there). "
             "Split the request into tasks of their own?"]
-    rubric = list(plan.rubric)
+    rubric = [*plan.rubric, *address_rubric]
     if "escalate" in parts and order_id and any(item.check == "not_escalated" for item in plan.expectations):
         rubric.append(f"Judge: is no hand-over to a human about order {order_id} itself (one for the customer's other request is fine)?")
     declared = sorted(freed & {tool.name for tool in policy.tools})  # a tool the product lacks is no tool the task frees
     question = (f"The customer also asks for {', '.join(parts)} beside this task's request; the task judges "
                 f"{'order ' + order_id if order_id else 'its own request'} and leaves the other part to the agent "
-                f"({', '.join(declared) + ' neither required nor forbidden' if declared else 'no tool of the product makes it'}). "
-                "Split the request into tasks of their own?")
+                f"({', '.join(declared) + ' neither required nor forbidden' if declared else 'no tool of the product makes it'})"
+                + (f"; the address change it asks for is required ({'; '.join(address_required)})" if address_required else "")
+                + ". Split the request into tasks of their own?")
     return plan.model_copy(update={
         "expectations": expectations, "rubric": rubric, "may_change": distinct(may_change),
         "forbidden_tools": [tool for tool in plan.forbidden_tools if tool not in freed | unforbidden or tool in plan.required_tools],
@@ -243,7 +252,8 @@ def recorded_checks(tool: WriteTool, order_id: str | None, state: StateRows, cus
                           "items the variants the customer asked for?")
         elif argument == tool.payment_arg and customer_id:
             original = {"original_or_gift_card": 1} if tool.action == "return" else {}
-            checks.append(expect("recorded_payment", order_id=order_id, field=field, customer_id=customer_id, **original))
+            pinned = payment_pinned(state, order_id, customer_id, prompt, bool(original))
+            checks.append(expect("recorded_payment", order_id=order_id, field=field, customer_id=customer_id, **original, **pinned))
         else:
             checks.append(expect("order_recorded", order_id=order_id, field=field))
             if argument == tool.items_arg:

@@ -18,11 +18,12 @@ from taskgen.domains.retail.parts import (
     reason_check, recorded_checks,
 )
 from taskgen.domains.retail.rules import (
-    ORDER_INTENTS, Decision, conditional_write, decide, fallback_decided, order_ids_in, refunded_cents, requested_order_id, fallback_on_catalogue,
+    _DEFAULT_ADDRESS, ORDER_INTENTS, Decision, conditional_write, decide, fallback_decided, order_ids_in, refunded_cents, requested_order_id, fallback_on_catalogue,
 )
 from taskgen.domains.retail.schema import RetailSchema
 from taskgen.domains.retail.other_orders import require_other_orders, untouched_orders
 from taskgen.domains.retail.told import told_elsewhere
+from taskgen.domains.retail.variants import unpinned_variant_questions
 from taskgen.domains.retail.scope import SEVERAL_ORDERS, scope_for_parts, task_scope, words_about
 from taskgen.draft import user_prompt
 from taskgen.plain import plain_source
@@ -217,14 +218,16 @@ def _settled(tool, order_id: str | None, written: list[Expectation], no_new_refu
 
 
 def _address_to_ask(policy: RetailPolicy, order_id: str | None, order: dict | None, no_new_refund: list[Expectation],
-                    same_status: list[Expectation], update_tool: str, escalation: str, asked: Expectation | None = None) -> Plan:
+                    same_status: list[Expectation], update_tool: str, escalation: str, asked: Expectation | None = None,
+                    order_too: bool = True) -> Plan:
     """The words hold no address ('to my Hamburg address'): the agent asks for it, or finds it, and may write it
     itself, on the customer's account or, where the product changes an order's own address and the order
     takes it, on that order; a hand-over or another write is wrong, and no address can be checked. `asked`:
     the reply asks for the address or the customer's address changed (a refusal alone is neither); where the
-    order's own address may be written instead, that write is the third way to pass it."""
+    order's own address may be written instead, that write is the third way to pass it (not where the words ask for
+    the account's own address: `order_too` False)."""
     allowed = [update_tool]
-    order_tool = policy.tool_for("order_address", str(order.get("status"))) if order is not None else None
+    order_tool = policy.tool_for("order_address", str(order.get("status"))) if order is not None and order_too else None
     if asked is not None and order_tool is not None and order.get("shipping_address"):
         ways = asked.any_of if asked.check == "any_of" else [asked]
         asked = Expectation(check="any_of", any_of=[*ways, expect("order_address_changed", order_id=order_id, address=order["shipping_address"])])
@@ -289,8 +292,10 @@ def _plan_for(
         )
     if decision.action == "order_address" and (tool := policy.tool_for("order_address")) is not None:
         if not decision.address:
-            return _address_to_ask(policy, order_id, order, no_new_refund, same_status, name["update_address"], escalation,
-                                   asked=_asked_or_changed(state, customer_id))
+            # the words ask for the order's own address (fifth cold review, #12): the account's changing instead is wrong
+            plan = _address_to_ask(policy, order_id, order, no_new_refund, same_status, name["update_address"], escalation,
+                                   asked=expect("reply_asks_for", about="address"))
+            return plan.model_copy(update={"expectations": [*plan.expectations, *same_address]})
         return Plan(
             expectations=[expect("order_address_equals", order_id=order_id, address=decision.address), *no_new_refund, *same_status, *same_address],
             required_tools=[tool.name],
@@ -324,8 +329,9 @@ def _plan_for(
     if decision.action == "update_address" and not decision.address:
         # The words hold no address: the agent asks the customer for it and may change it itself; a
         # hand-over or another write is wrong, and no address can be checked.
+        # words about the account's own address ('my default address'): the order's address changing instead is wrong
         return _address_to_ask(policy, order_id, order, no_new_refund, same_status, name["update_address"], escalation,
-                               asked=_asked_or_changed(state, customer_id))
+                               asked=_asked_or_changed(state, customer_id), order_too=not _DEFAULT_ADDRESS.search(prompt))
     if decision.action == "update_address":
         order_tools, order_addresses, order_checks = order_addresses_too(prompt, state, customer_id, policy, decision.address)
         return Plan(
@@ -560,7 +566,7 @@ def plan_positive(
         plan = plan.model_copy(update={"expectations": [*plan.expectations, *told_elsewhere(plan, prompt, state, actor.get("customer_id"))]})
         plan = promise_about_target(plan, order_id, state)
     questions += prompt_seed_conflicts(prompt, order_id, state, seed.clock, policy)
-    questions += scope_questions(prompt, decision, state)
+    questions += scope_questions(prompt, decision, state) + unpinned_variant_questions(plan.expectations)
     scope = scope_for_parts(scope, order_id, plan, state)
     if not scope and order_id and requested_order_id(prompt, state, actor, schema) == order_id:
         # The words tell the order by its items: no question whether the prompt should name it.

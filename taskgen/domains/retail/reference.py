@@ -16,9 +16,9 @@ import re
 from datetime import datetime, timedelta
 
 from taskgen.domains import Agent, Environment
-from taskgen.domains.retail.addresses import address_in, address_named
+from taskgen.domains.retail.addresses import address_in, address_named, address_of_order_said, orders_said_for_address
 from taskgen.domains.retail.policy import RetailPolicy, WriteTool
-from taskgen.domains.retail.reference_catalogue import conditional_change, wanted_variant
+from taskgen.domains.retail.reference_catalogue import _cheapest, conditional_change, wanted_variant
 from taskgen.seeds import parse_timestamp
 from taskgen.task import AgentView
 
@@ -123,10 +123,21 @@ def _address_parts(address: str, names: list[str]) -> dict[str, str]:
     return found
 
 
-def _payment_of(order: dict) -> str:
+def _payment_of(order: dict, prompt: str = "", env: Environment | None = None, returning: bool = False) -> str:
+    """The order's own payment method, unless the words ask for one kind ('to my gift card') and the customer holds one
+    method of it (a return's refund goes to the original method or a gift card only)."""
     history = order.get("payment_history")
-    first = history[0] if isinstance(history, list) and history and isinstance(history[0], dict) else {}
-    return str(first.get("payment_method_id") or "")
+    first = str((history[0] if isinstance(history, list) and history and isinstance(history[0], dict) else {}).get("payment_method_id") or "")
+    said = [part for part in re.split(r"(?<=[.!?;])\s+", prompt) if re.search(r"\bcredit ?card|\bgift ?card|\bpay ?pal\b", part, re.IGNORECASE)]
+    kinds = {kind for kind, words in (("credit_card", r"\bcredit ?card"), ("gift_card", r"\bgift ?card"), ("paypal", r"\bpay ?pal\b"))
+             if any(re.search(words, part, re.IGNORECASE) for part in said)}
+    if env is None or len(kinds) != 1 or any(re.search(r"\b(?:not|never|no)\b|n't\b", part, re.IGNORECASE) for part in said):
+        return first
+    held = (env.call("get_customer", customer_id=order.get("customer_id")) or {}).get("payment_methods") or {}
+    rows = held.items() if isinstance(held, dict) else ((row.get("id"), row) for row in held if isinstance(row, dict))
+    fit = [str(key) for key, row in rows if isinstance(row, dict) and row.get("source") in kinds
+           and (not returning or str(key) == first or row.get("source") == "gift_card")]
+    return fit[0] if len(fit) == 1 else first
 
 
 _ALL_BUT = re.compile(r"\b(?:everything|all)\b[^.?!;]{0,60}?\b(?:except(?: for)?|other than|apart from|but (?=(?:an?|the|my|one)\b))"
@@ -158,6 +169,8 @@ def _new_item_ids(order: dict, prompt: str, state: dict) -> list[str]:
         others = sorted((other, variant) for other, variant in (product or {}).get("variants", {}).items()
                         if other != item_id and isinstance(variant, dict) and variant.get("available", True) is not False)
         asked = wanted_variant(items.get(item_id, {}), product, prompt) if product else None
+        if asked is None and product and re.search(r"\bcheapest\b|\blowest[- ]price|\bleast expensive\b", words):
+            asked = _cheapest(items.get(item_id, {}), product)  # "the cheapest one": the catalogue's prices tell it
         if asked is not None and any(other == asked for other, _ in others):
             chosen.append(asked)  # the variant the words ask for, option by option
             continue
@@ -187,7 +200,7 @@ def _use(env: Environment, tool: WriteTool, order: dict | None = None, customer_
     if order is not None and tool.new_items_arg:
         args[tool.new_items_arg] = _new_item_ids(order, prompt, getattr(env, "state", {}))
     if order is not None and tool.payment_arg:
-        args[tool.payment_arg] = _payment_of(order)
+        args[tool.payment_arg] = _payment_of(order, prompt, env, tool.action == "return")
     for name in tool.arguments:
         if name not in args and name not in tool.optional:
             args[name] = ""
@@ -266,6 +279,11 @@ def _change_address(view: AgentView, env: Environment, policy: RetailPolicy) -> 
     order_tool = next((tool for tool in policy.tools if tool.action == "order_address"), None)
     to_order = (order_tool is not None and order is not None and order.get("customer_id") == customer_id
                 and order.get("status") in order_tool.requires_status and not _OWN_ADDRESS.search(view.prompt))
+    if address is None:
+        # "the same as order #W8277957": that order of theirs, looked up, and its address
+        said = [word for word in dict.fromkeys(orders_said_for_address(view.prompt)) if order is None or word.lstrip("#") != str(order["id"]).lstrip("#")]
+        theirs = {word: found for word in said if (found := env.call("get_order", order_id=word)) and found.get("customer_id") == customer_id}
+        address = address_of_order_said(view.prompt, {word: found.get("shipping_address") for word, found in theirs.items()})
     if address is None:
         # "my Tooele UT address": one the customer already has, on the account or another order, told by its town
         account = env.call("get_customer", customer_id=customer_id) or {}
@@ -538,7 +556,7 @@ def _only_asks(prompt: str) -> bool:
 
 def reference_agent(policy: RetailPolicy) -> Agent:
     """Follows the policy file through the tools: the one agent every sound task must let pass."""
-    from taskgen.domains.retail.reference_side import side_cancellations  # it imports this module's helpers
+    from taskgen.domains.retail.reference_side import side_address, side_cancellations  # it imports this module's helpers
 
     def run(view: AgentView, env: Environment) -> None:
         answer(view, env)
@@ -547,6 +565,7 @@ def reference_agent(policy: RetailPolicy) -> Agent:
             if view.intent not in ("order_status", "other", "account_access"):
                 _side_requests(view, env, policy)
                 side_cancellations(view, env, policy)
+                side_address(view, env, policy)
 
     def answer(view: AgentView, env: Environment) -> None:
         if view.intent not in ("order_status", "other") and _only_asks(view.prompt):

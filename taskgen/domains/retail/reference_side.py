@@ -1,11 +1,13 @@
 """The reference agent's cancellation of another order the customer asks for outright, beside the request itself
-(fourth cold review of tau2 drafts, #12): kept apart from reference.py, whose helpers it uses."""
+(fourth cold review of tau2 drafts, #12), and its change of the customer's own address asked beside another request
+(fifth cold review): kept apart from reference.py, whose helpers it uses."""
 
 from __future__ import annotations
 
 import re
 
 from taskgen.domains import Environment
+from taskgen.domains.retail.addresses import address_in, address_named
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.reference import (
     _DEMO, _INTRO, _SIDE_IF, _named_order, _only_order, _says, _tool, _use, _why_cancel,
@@ -50,3 +52,52 @@ def side_cancellations(view: AgentView, env: Environment, policy: RetailPolicy) 
             _use(env, _tool(policy, "cancel", _DEMO["cancel"]), order=fit[0], reason=_why_cancel(part))
             env.call("send_reply", text=f"Order {fit[0]['id']} is cancelled too, as you asked.")
             orders = [order for order in orders if order is not fit[0]]
+
+
+_SIDE_ADDRESS = re.compile(r"\b(?:chang|updat|modif|correct)\w*\b[^.?!;]{0,60}\baddress\b", re.IGNORECASE)
+_ORDERS_ADDRESS = re.compile(r"\border(?:'s|s)?\b[^.?!;]{0,25}\baddress|\baddress\b[^.?!;]{0,20}\b(?:of|on|for) (?:my|the|this|that|all)\b"
+                             r"[^.?!;]{0,20}\borders?\b|\bits (?:shipping )?address\b", re.IGNORECASE)
+_MY_ADDRESS = re.compile(r"\b(?:default|account|profile|user|home|my) address\b|\baddress (?:on|of|in) (?:my|the) (?:account|profile)\b",
+                         re.IGNORECASE)
+
+
+def side_address(view: AgentView, env: Environment, policy: RetailPolicy) -> None:
+    """The customer's own address, asked changed outright beside another request ('I also want to update my address to
+    ...'): changed to the address the words give, else to the one of their addresses (another order's) whose town they
+    name. An order's address alone ('my pending order address') is no change of theirs; no address read, none made."""
+    if view.intent == "address_change":
+        return
+    asked = [part for part in re.split(r"(?<=[.!?])\s+|\n+", view.prompt) if part.strip() and not _INTRO.match(part)
+             and _SIDE_ADDRESS.search(part) and not _SIDE_IF.search(part.lower())]
+    parts = [part for part in asked if _MY_ADDRESS.search(part) or not _ORDERS_ADDRESS.search(part)]
+    customer_id = view.actor.get("customer_id")
+    account = env.call("get_customer", customer_id=customer_id) if asked and customer_id else None
+    if not account:
+        return
+    if asked and not parts:
+        return _side_order_address(" ".join(asked), account, customer_id, env, policy, _named_order(view, env) or _only_order(view, env))
+    text = " ".join(parts)
+    theirs = [env.call("get_order", order_id=row["id"]) or {} for row in env.call("list_orders", customer_id=customer_id) or []]
+    known = [found for found in dict.fromkeys(row.get("shipping_address") for row in theirs)
+             if isinstance(found, str) and found and found != account.get("address")]
+    address = address_in(text, [row["id"] for row in theirs if row.get("id")]) or address_named(text, known)
+    if address:
+        _use(env, _tool(policy, "update_address", _DEMO["update_address"]), customer_id=customer_id, address=address)
+        env.call("send_reply", text="Your address is updated too, as you asked.")
+
+
+def _side_order_address(text: str, account: dict, customer_id: str, env: Environment, policy: RetailPolicy, own: dict | None) -> None:
+    """An order's own address asked changed beside another request ('my pending order address to the default one'): to the
+    address the words give, or the account's own where they say so; on the customer's one order the tool takes, the
+    request's own order (`own`) aside."""
+    tool = next((tool for tool in policy.tools if tool.action == "order_address"), None)
+    address = address_in(text) or (account.get("address") if re.search(r"\b(?:default|profile|account|home)\b", text, re.IGNORECASE) else None)
+    if tool is None or not address:
+        return
+    listed = env.call("list_orders", customer_id=customer_id) or []
+    takes = [row for row in (env.call("get_order", order_id=item["id"]) for item in listed)
+             if row and row.get("status") in tool.requires_status and (own is None or row["id"] != own["id"])]
+    if len(takes) == 1 and " ".join(str(takes[0].get("shipping_address")).lower().replace(",", " ").split()) != " ".join(
+            str(address).lower().replace(",", " ").split()):
+        _use(env, tool, order=takes[0], address=str(address))
+        env.call("send_reply", text=f"The shipping address of order {takes[0]['id']} is now {address}, as you asked.")

@@ -13,7 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from ingest.models import StateRows
-from taskgen.domains.retail.addresses import address_in, address_named
+from taskgen.domains.retail.addresses import address_in, address_named, address_of_order_said
 from taskgen.domains.retail.policy import RetailPolicy
 from taskgen.domains.retail.schema import RetailSchema
 from taskgen.seeds import parse_timestamp
@@ -168,7 +168,9 @@ def _decide_address(
     if order is not None and order.get("status") in locked and words_tell_order(prompt, str(order_id), state, actor):
         # the policy says who answers it: a human (escalate) or the agent, refusing it (decline)
         return Decision(action=policy.address_change.in_transit, rule="order_in_transit", customer_id=customer_id, order_id=order_id)
-    address = address_in(prompt, order_ids_in(prompt, schema or RetailSchema()))  # an order id is never a house number
+    address = address_in(prompt, order_ids_in(prompt, schema or RetailSchema())) or address_of_order_said(  # an id is no house number
+        prompt, {other: row.get("shipping_address") for other, row in state.get("order", {}).items()
+                 if other != order_id and str(row.get("customer_id")) == str(customer_id)})  # "the same as order #W8277957"
     order_tool = policy.tool_for("order_address", str(order.get("status"))) if order is not None else None
     to_order = (order_tool is not None and order.get("customer_id") == customer_id and not _DEFAULT_ADDRESS.search(prompt)
                 and words_tell_order(prompt, str(order_id), state, actor))
