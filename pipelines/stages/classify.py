@@ -44,8 +44,8 @@ def classify_day(store: Store, run: RunContext, day: str, *, only: list[str], ru
         later = [index.later_contacts(session, taxonomy.later_contact_window) for session in chunk]
         prepare(chunk, taxonomy, later)
         rows = []
-        for session, contacts in zip(chunk, later):
-            c = classify(session, taxonomy, contacts)
+        for session, its_later in zip(chunk, later):
+            c = classify(session, taxonomy, its_later)
             cells[(c.intent, c.outcome)] += 1
             rows.append(
                 dict(session_id=session.session_id, day=home_day(session, day), intent=c.intent, outcome=c.outcome,
