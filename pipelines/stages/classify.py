@@ -41,10 +41,11 @@ def classify_day(store: Store, run: RunContext, day: str, *, only: list[str], ru
         sessions = apply_day_templates(store, day, sessions)
     cells: Counter = Counter()
     for chunk in _chunks(sessions, CHUNK):  # the day's sessions are never all held
-        prepare(chunk, taxonomy)
+        later = [index.later_contacts(session, taxonomy.later_contact_window) for session in chunk]
+        prepare(chunk, taxonomy, later)
         rows = []
-        for session in chunk:
-            c = classify(session, taxonomy, index.later_contacts(session, taxonomy.later_contact_window))
+        for session, its_later in zip(chunk, later):
+            c = classify(session, taxonomy, its_later)
             cells[(c.intent, c.outcome)] += 1
             rows.append(
                 dict(session_id=session.session_id, day=home_day(session, day), intent=c.intent, outcome=c.outcome,
