@@ -101,17 +101,25 @@ def _parcel_for(row: dict, template: dict, salt: str) -> dict:
     return parcel
 
 
+def refund_payment_history(row: dict) -> bool:
+    """Each payment of an order row that keeps its payment history (tau-bench's `payment_history`) refunded in
+    full, as the shop's cancellation leaves it; False where the row keeps no such history."""
+    history = row.get("payment_history")
+    if not isinstance(history, list):
+        return False
+    paid = [entry for entry in history if isinstance(entry, dict) and entry.get("transaction_type") == "payment"]
+    if paid:
+        row["payment_history"] = [*paid, *({**entry, "transaction_type": "refund"} for entry in paid)]
+    return True
+
+
 def _as_cancelled(row: dict, keeps_parcels: bool, salt: str, template: dict | None = None) -> None:
     """The order row as the shop keeps a cancelled one, so a reader takes it for a real order the customer
     cancelled (cold reviews of #12): where the row keeps its payments (tau-bench's `payment_history`), each
     payment is refunded in full; where it keeps its parcels (`fulfillments`), it keeps them as the shop's other
     cancelled orders do (`_cancelled_keeps_parcels`), with tracking ids of its own (one parcel shaped as the seed's
     others when copied from an order not shipped yet), or has none."""
-    history = row.get("payment_history")
-    if isinstance(history, list):
-        paid = [entry for entry in history if isinstance(entry, dict) and entry.get("transaction_type") == "payment"]
-        if paid:
-            row["payment_history"] = [*paid, *({**entry, "transaction_type": "refund"} for entry in paid)]
+    refund_payment_history(row)
     if isinstance(row.get("fulfillments"), list):
         if not keeps_parcels:
             row["fulfillments"] = []

@@ -9,6 +9,7 @@ from datetime import timedelta
 from ingest.models import StateRows
 from taskgen.domains import NegativePlan, Plan
 from taskgen.domains.retail import identity
+from taskgen.domains.retail.canary import refund_payment_history
 from taskgen.domains.retail.catalogue_branch import catalogue_negative
 from taskgen.domains.retail.grader import allow, expect, orders_of
 from taskgen.domains.retail.policy import RetailPolicy
@@ -24,6 +25,27 @@ from taskgen.task import Expectation, ForbiddenCall
 
 def _shift(value: object, delta: timedelta) -> str | None:
     return format_timestamp(parse_timestamp(str(value)) + delta) if value else None
+
+
+def _refund_as_closed(moved: StateRows, schema: RetailSchema, order_id: str, clock) -> None:
+    """What the product's own closing of an order records beside its status: the paid amount refunded (a cancelled
+    order without its refund is a state no tool leaves, and a reply promising no refund reads false on it). Kept the
+    product's way: a refund entry per payment in a payment history the order keeps (tau2-bench), else a row of the
+    product's refund kind where it keeps payments as rows (the demo)."""
+    from taskgen.domains.retail.rules import refunded_cents
+
+    row = next((r for key, r in moved.get(schema.kinds["order"], {}).items() if str(key) == order_id), None)
+    if row is not None and refund_payment_history(row):
+        return
+    view = schema.canonical(moved)
+    remaining = int(view["order"][order_id].get("total_cents") or 0) - refunded_cents(view, order_id)
+    if remaining <= 0 or schema.kinds["payment"] not in moved:
+        return
+    refunds = moved.setdefault(schema.kinds["refund"], {})
+    refund_id = f"refund-{order_id.lstrip('#')}-closed"
+    refunds[refund_id] = {"id": refund_id, schema.columns["refund"]["order"]: order_id,
+                          schema.columns["refund"]["amount"]: schema.from_cents(remaining),
+                          "reason": "cancelled", "created_at": format_timestamp(clock - timedelta(minutes=1))}
 
 
 def cross_boundary(
@@ -50,6 +72,8 @@ def cross_boundary(
             return None
         schema.set_field(moved, "order", str(order_id), "status", statuses[0])
         schema.set_field(moved, "order", str(order_id), "delivered_at", None)
+        if any(tool.sets_status == statuses[0] and tool.refunds for tool in policy.tools):
+            _refund_as_closed(moved, schema, str(order_id), clock)
         return moved, actor
     order = view["order"].get(order_id or "")
     if order is None:
