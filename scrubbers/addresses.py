@@ -274,11 +274,19 @@ def unit_key(value: str) -> str:
 # -- stand-ins (rng is seeded from the keyed digest of the original part) -------------------------
 
 
-def street_line(rng: random.Random, value: str) -> str:
+def street_name_key(value: str) -> str:
+    """The street a street line is on, without its building number: 'Elm Avenue' for '571 Elm Avenue' and for
+    'elm avenue,' alike (what a lone mention of the street shares with the full line)."""
+    return " ".join(re.sub(r"\d+\w*", " ", value).casefold().replace(",", " ").replace(".", " ").split())
+
+
+def street_line(rng: random.Random, value: str, street_rng: random.Random | None = None) -> str:
     """A US street line: a building number with as many digits as the original's (none when it has none:
-    'on Andreassen Street' -> 'on Maple Court'), a street name and a suffix."""
+    'on Andreassen Street' -> 'on Maple Court'), a street name and a suffix, drawn from `street_rng` when given
+    (seeded by the street alone, `street_name_key`: '571 Elm Avenue' and a lone 'Elm Avenue' on the same street)."""
     number = re.search(r"\d+", value)
-    street = f"{rng.choice(STREET_NAMES)} {rng.choice(STREET_SUFFIXES)}"
+    names = street_rng or rng
+    street = f"{names.choice(STREET_NAMES)} {names.choice(STREET_SUFFIXES)}"
     if number is None:
         return street
     building = str(rng.randint(1, 9)) + "".join(rng.choice("0123456789") for _ in range(len(number.group()) - 1))

@@ -246,8 +246,9 @@ class ConsistencyMap:
                 in_state = addresses.state_abbreviation(self.replace("STATE", real))
             return self._postcode(value, in_state)
         _, rng = self._pseudonymizer.seeded(digest)
-        if kind == "STREET_LINE":
-            return addresses.street_line(rng, value)
+        if kind == "STREET_LINE":  # the street's stand-in keyed by the street alone: the same wherever it is named
+            _, street_rng = self._pseudonymizer.seeded(self._pseudonymizer.digest("STREET_NAME", addresses.street_name_key(value)))
+            return addresses.street_line(rng, value, street_rng)
         if kind == "ADDRESS_UNIT":
             return addresses.address_unit(rng, value)
         if kind == "CITY":

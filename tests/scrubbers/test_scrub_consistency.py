@@ -264,3 +264,12 @@ def test_an_initial_stays_an_initial_of_the_stand_in(pseudo: Pseudonymizer, orig
             assert len(replaced.rstrip(".")) == 1 and replaced[0].isupper() and replaced[1:] == part[1:]
         else:
             assert replaced[0].isupper() and replaced[1:].islower() and replaced.lower() != part.lower()
+
+
+def test_a_street_named_alone_takes_the_street_of_its_full_lines_stand_in(pseudo: Pseudonymizer) -> None:
+    """'I live on Elm Avenue' and '571 Elm Avenue' are one street: the lone mention reads as the full line's street
+    (sixth cold review: a prompt's street matched none of the seed's addresses). Other numbers on it stay on it."""
+    people = ConsistencyMap(pseudo)
+    full, alone, other = (people.replace("STREET_LINE", value) for value in ("571 Elm Avenue", "Elm Avenue", "12 elm avenue"))
+    assert full.split(" ", 1)[1] == alone == other.split(" ", 1)[1].title() and full.split()[0].isdigit()
+    assert people.replace("STREET_LINE", "571 Oak Street").split(" ", 1)[1] != alone
