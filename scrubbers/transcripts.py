@@ -94,6 +94,25 @@ def _address_sentence(address: dict[str, str]) -> str:
     return f"The address on file is {address['address1']}{second}, {address['city']}, {address['state']} {address['zip']}, {address['country']}."
 
 
+def order_state_values(order: dict[str, Any]) -> set[str]:
+    """The values of an order a tool result shows that are state, not personal: ids, status, item names and options,
+    payment-method and tracking ids (the scorer counts each kept)."""
+    values = {order["order_id"], order["status"]}
+    for item in order["items"]:
+        values.update([item["name"], item["item_id"], item["product_id"], *item["options"].values()])
+    values.update(p["payment_method_id"] for p in order.get("payment_history", []))
+    values.update(t for f in order.get("fulfillments", []) for t in f.get("tracking_id", []))
+    return values
+
+
+def product_state_values(product: dict[str, Any], variants: list[dict[str, Any]]) -> set[str]:
+    """A product's name and id, and the shown variants' ids and options."""
+    values = {product["name"], product["product_id"]}
+    for variant in variants:
+        values.update([variant["item_id"], *variant["options"].values()])
+    return values
+
+
 def _other_number(name: str) -> str:
     """'Wireless Earbuds' -> 'Wireless Earbud', 'Smart Watch' -> 'Smart Watchs' (a form never written is never counted)."""
     return name[:-1] if name.endswith("s") else name + "s"
@@ -129,20 +148,14 @@ def build(tasks: Sequence[dict[str, Any]], users: dict, orders: dict, products: 
                 order = orders[arguments["order_id"]]
                 result = order
                 said = _order_sentence(order)
-                protected.update([order["order_id"], order["status"]])
-                for item in order["items"]:
-                    protected.update([item["name"], item["item_id"], item["product_id"], *item["options"].values()])
-                protected.update(p["payment_method_id"] for p in order.get("payment_history", []))
-                protected.update(t for f in order.get("fulfillments", []) for t in f.get("tracking_id", []))
+                protected.update(order_state_values(order))
             elif arguments.get("product_id") in products:
                 product = products[arguments["product_id"]]
                 result = product
                 variants = list(product["variants"].values())[:3]
                 said = f"The {product['name']} comes in {len(product['variants'])} variants, for example: " + "; ".join(
                     _options(v["options"]) for v in variants) + "."
-                protected.update([product["name"], product["product_id"]])
-                for variant in variants:
-                    protected.update([variant["item_id"], *variant["options"].values()])
+                protected.update(product_state_values(product, variants))
             else:
                 result = {"status": "ok"}
             messages.append({"role": "tool", "tool_call_id": f"call_{index:04d}", "name": name, "content": json.dumps(result)})

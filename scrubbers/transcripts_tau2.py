@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from scrubbers.transcripts import Transcript, _other_number, report, score
+from scrubbers.transcripts import Transcript, _other_number, order_state_values, product_state_values, report, score
 
 DEFAULT_FOLDER = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "tau2-bench-retail"
 """`../shared/data/tau2-bench-retail/` from the project's root."""
@@ -148,20 +148,14 @@ def build(tasks: Sequence[dict[str, Any]], db: dict[str, Any]) -> list[Transcrip
                 said = "Here is the order:\n\n" + _order_markdown(order)
                 if name == "get_order_details":
                     said += f"\n\nIt ships to {_one_line(order['address'])}."
-                protected.update([order["order_id"], order["status"]])
-                for item in order["items"]:
-                    protected.update([item["name"], item["item_id"], item["product_id"], *item["options"].values()])
-                protected.update(p["payment_method_id"] for p in order.get("payment_history", []))
-                protected.update(t for f in order.get("fulfillments", []) for t in f.get("tracking_id", []))
+                protected.update(order_state_values(order))
             elif arguments.get("product_id") in products:
                 product = products[arguments["product_id"]]
                 result = product
                 variants = list(product["variants"].values())[:3]
                 said = f"The **{product['name']}** has these options:\n" + "\n".join(
                     f"- `{v['item_id']}`: " + ", ".join(v["options"].values()) + f" (${v['price']})" for v in variants)
-                protected.update([product["name"], product["product_id"]])
-                for variant in variants:
-                    protected.update([variant["item_id"], *variant["options"].values()])
+                protected.update(product_state_values(product, variants))
             else:
                 result = "Transfer successful" if name == "transfer_to_human_agents" else {"status": "ok"}
             content = result if isinstance(result, str) else _dump(result, style)
