@@ -277,7 +277,14 @@ def unit_key(value: str) -> str:
 def street_name_key(value: str) -> str:
     """The street a street line is on, without its building number: 'Elm Avenue' for '571 Elm Avenue' and for
     'elm avenue,' alike (what a lone mention of the street shares with the full line)."""
-    return " ".join(re.sub(r"\d+\w*", " ", value).casefold().replace(",", " ").replace(".", " ").split())
+    street = _BUILDING_NUMBER_AFTER.sub("", _BUILDING_NUMBER_FIRST.sub("", value.strip()))
+    return " ".join(street.casefold().replace(",", " ").replace(".", " ").split())
+
+
+_BUILDING_NUMBER_FIRST = re.compile(r"^\d+[A-Za-z]?\b[\s,]*")
+_BUILDING_NUMBER_AFTER = re.compile(r"[\s,]+\d+[A-Za-z]?\.?$")
+"""A street line's building number, written before the street ('571 Elm Avenue') or after it ('Puruntie 82');
+a number inside the street's name stays ('12th Street')."""
 
 
 def street_line(rng: random.Random, value: str, street_rng: random.Random | None = None) -> str:

@@ -273,3 +273,14 @@ def test_a_street_named_alone_takes_the_street_of_its_full_lines_stand_in(pseudo
     full, alone, other = (people.replace("STREET_LINE", value) for value in ("571 Elm Avenue", "Elm Avenue", "12 elm avenue"))
     assert full.split(" ", 1)[1] == alone == other.split(" ", 1)[1].title() and full.split()[0].isdigit()
     assert people.replace("STREET_LINE", "571 Oak Street").split(" ", 1)[1] != alone
+
+
+@pytest.mark.parametrize(("line", "street"), [
+    ("571 Elm Avenue", "elm avenue"), ("Elm Avenue,", "elm avenue"), ("Puruntie 82", "puruntie"),
+    ("Erzsébet tér 19.", "erzsébet tér"), ("571 12th Street", "12th street"), ("12th Street", "12th street"),
+])
+def test_a_street_lines_building_number_is_not_its_street(line: str, street: str) -> None:
+    """Before the street or after it; a number in the street's own name ('12th Street') is the street's."""
+    from scrubbers.addresses import street_name_key
+
+    assert street_name_key(line) == street
